@@ -1,0 +1,221 @@
+#include "harness/cell.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <thread>
+
+#include "harness/metrics.hpp"
+#include "harness/probe.hpp"
+
+namespace memrel {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t elapsed_ns(Clock::time_point since) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
+}
+
+class CellRun {
+ public:
+  CellRun(const BackendInfo& backend, const Workload& workload, const CellOptions& options)
+      : backend_(backend), workload_(workload), options_(options) {}
+
+  CellResult run() {
+    Clock::time_point start = Clock::now();
+    result_.backend = backend_.name;
+    result_.workload = workload_.name;
+    result_.workload_source = workload_.source;
+    result_.setup.environment = allocator_environment();
+    result_.setup.memory_space = backend_.space == MemorySpace::kDevice ? "device" : "host";
+    try {
+      set_up();
+      execute(resolve_steps(workload_, result_.setup.capacity_bytes));
+      if (result_.status.empty()) result_.status = "ok";
+    } catch (const BackendUnavailable& e) {
+      result_.status = "unavailable";
+      result_.reason = e.what();
+    } catch (const OutOfMemory& e) {
+      // Outside a step (backend init): the cell could not start.
+      result_.status = "oom";
+      result_.reason = e.what();
+    } catch (const std::exception& e) {
+      result_.status = "error";
+      result_.reason = e.what();
+    }
+    result_.metrics = compute_metrics(result_);
+    result_.wall_ns = elapsed_ns(start);
+    return result_;
+  }
+
+ private:
+  void set_up() {
+    CellSetup& s = result_.setup;
+    if (backend_.space == MemorySpace::kDevice) {
+      Clock::time_point t = Clock::now();
+      device_ = DeviceProbe::create();
+      s.context_create_ns = elapsed_ns(t);
+      s.device_used_after_context = device_->used_bytes();
+      s.process_used_after_context = device_->process_bytes(&s.process_probe_note);
+      const DeviceDescription& d = device_->description();
+      s.device = {{"name", d.name},
+                  {"pci_bus_id", d.pci_bus_id},
+                  {"total_bytes", d.total_bytes},
+                  {"compute_capability", std::to_string(d.compute_capability_major) + "." +
+                                             std::to_string(d.compute_capability_minor)},
+                  {"cuda_runtime_version", d.cuda_runtime_version},
+                  {"cuda_driver_version", d.cuda_driver_version}};
+      s.capacity_bytes = d.total_bytes;
+    } else {
+      s.capacity_bytes = options_.host_capacity_bytes;
+    }
+    std::uint64_t used_before_init = raw_used();
+    Clock::time_point t = Clock::now();
+    allocator_ = backend_.make();
+    allocator_->synchronize();
+    s.backend_init_ns = elapsed_ns(t);
+    s.baseline_device_used = raw_used();
+    s.baseline_host_rss = host_rss_bytes();
+    s.backend_init_device_bytes = static_cast<std::int64_t>(s.baseline_device_used) -
+                                  static_cast<std::int64_t>(used_before_init);
+    if (device_ && s.process_used_after_context) {
+      std::string ignored;
+      if (auto p = device_->process_bytes(&ignored)) {
+        s.backend_init_process_bytes = static_cast<std::int64_t>(*p) -
+                                       static_cast<std::int64_t>(*s.process_used_after_context);
+      }
+    }
+    inject_fault_if_asked();
+  }
+
+  // Lets the runner's tests produce a crashing or hanging cell on demand.
+  static void inject_fault_if_asked() {
+    const char* fault = std::getenv("MEMREL_INJECT_FAULT");
+    if (fault == nullptr) return;
+    std::string f = fault;
+    if (f == "abort") std::abort();
+    if (f == "hang") {
+      while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+
+  std::uint64_t raw_used() const { return device_ ? device_->used_bytes() : host_rss_bytes(); }
+
+  Snapshot probe(bool with_process) {
+    allocator_->synchronize();
+    Snapshot s;
+    s.requested = requested_live_;
+    Usage u = allocator_->usage();
+    s.allocated = u.allocated;
+    s.reserved = u.reserved;
+    s.device_used = raw_used();
+    s.device_used_delta = static_cast<std::int64_t>(s.device_used) -
+                          static_cast<std::int64_t>(result_.setup.baseline_device_used);
+    s.host_rss = host_rss_bytes();
+    if (with_process && device_) {
+      std::string ignored;
+      s.process_used = device_->process_bytes(&ignored);
+    }
+    return s;
+  }
+
+  void execute(const std::vector<ConcreteStep>& steps) {
+    std::map<std::string, std::pair<void*, std::uint64_t>> live;
+    for (const ConcreteStep& step : steps) {
+      StepRecord record;
+      record.op = step_kind_name(step.kind);
+      record.id = step.id;
+      record.location = step.location;
+      record.bytes = step.bytes;
+      switch (step.kind) {
+        case StepKind::kAlloc: {
+          void* p = nullptr;
+          Clock::time_point t = Clock::now();
+          try {
+            p = allocator_->allocate(step.bytes);
+            allocator_->synchronize();
+          } catch (const OutOfMemory& e) {
+            record.latency_ns = elapsed_ns(t);
+            record.outcome = "oom";
+            record.after = probe(false);
+            result_.steps.push_back(record);
+            result_.status = "oom";
+            result_.reason = step.location + ": " + e.what();
+            return;
+          }
+          record.latency_ns = elapsed_ns(t);
+          allocator_->fill(p, step.bytes);
+          live[step.id] = {p, step.bytes};
+          requested_live_ += step.bytes;
+          break;
+        }
+        case StepKind::kFree: {
+          auto block = live.at(step.id);
+          record.bytes = block.second;
+          Clock::time_point t = Clock::now();
+          allocator_->deallocate(block.first, block.second);
+          allocator_->synchronize();
+          record.latency_ns = elapsed_ns(t);
+          live.erase(step.id);
+          requested_live_ -= block.second;
+          break;
+        }
+        case StepKind::kRelease: {
+          ReleaseRecord r;
+          r.step = result_.steps.size();
+          r.before = probe(true);
+          Clock::time_point t = Clock::now();
+          allocator_->release();
+          allocator_->synchronize();
+          record.latency_ns = r.latency_ns = elapsed_ns(t);
+          r.after = probe(true);
+          result_.releases.push_back(r);
+          break;
+        }
+        case StepKind::kMark: {
+          MarkRecord m;
+          m.label = step.label;
+          m.step = result_.steps.size();
+          m.at = probe(true);
+          result_.marks.push_back(m);
+          record.id = step.label;
+          break;
+        }
+        case StepKind::kSleep:
+          std::this_thread::sleep_for(std::chrono::milliseconds(step.sleep_ms));
+          break;
+        default:
+          break;
+      }
+      record.after = probe(false);
+      result_.steps.push_back(record);
+    }
+  }
+
+  const BackendInfo& backend_;
+  const Workload& workload_;
+  CellOptions options_;
+  CellResult result_;
+  std::unique_ptr<DeviceProbe> device_;
+  std::unique_ptr<Allocator> allocator_;
+  std::uint64_t requested_live_ = 0;
+};
+
+}  // namespace
+
+std::map<std::string, std::string> allocator_environment() {
+  std::map<std::string, std::string> env;
+  for (const char* name : {"CUDA_MODULE_LOADING", "PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF",
+                           "CUDA_VISIBLE_DEVICES", "MALLOC_ARENA_MAX"}) {
+    if (const char* v = std::getenv(name)) env[name] = v;
+  }
+  return env;
+}
+
+CellResult run_cell(const BackendInfo& backend, const Workload& workload, const CellOptions& options) {
+  return CellRun(backend, workload, options).run();
+}
+
+}  // namespace memrel

@@ -1,0 +1,25 @@
+// One (backend, workload) cell, run inside its own process: create the context, make the
+// allocator, execute the steps, probe at every mark, derive the metrics.
+#pragma once
+
+#include <cstdint>
+
+#include "allocators/registry.hpp"
+#include "harness/results.hpp"
+#include "harness/workload.hpp"
+
+namespace memrel {
+
+struct CellOptions {
+  // What device_fraction is taken of for host backends: a CI machine has no device to size by.
+  std::uint64_t host_capacity_bytes = std::uint64_t{1} << 30;
+};
+
+// Never throws for the backend's sake: an unavailable backend, an out-of-memory step or an
+// allocator error all come back as the cell's status and reason.
+CellResult run_cell(const BackendInfo& backend, const Workload& workload, const CellOptions& options);
+
+// Environment variables that change what an allocator does, recorded with every cell.
+std::map<std::string, std::string> allocator_environment();
+
+}  // namespace memrel

@@ -1,0 +1,130 @@
+// The results model and its JSON form, schema "memrel.results/1" (docs/results-schema.md).
+//
+// One place reads and writes it: the runner, the gate and the report all go through here (the
+// Python plots read the same documented format). Readers refuse a document of another schema
+// rather than guess.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memrel {
+
+constexpr const char* kResultsSchema = "memrel.results/1";
+constexpr const char* kCellSchema = "memrel.cell/1";
+
+// "FILE: message", one line: a results file that is missing, malformed or of another schema.
+class ResultsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The four views of memory at one moment. All figures are bytes.
+struct Snapshot {
+  std::uint64_t requested = 0;               // what the workload holds live
+  std::optional<std::uint64_t> allocated;    // the allocator's own view
+  std::optional<std::uint64_t> reserved;
+  std::uint64_t device_used = 0;             // driver (device backends) or RSS (host backends)
+  std::int64_t device_used_delta = 0;        // device_used - the cell's baseline
+  std::optional<std::uint64_t> process_used; // NVML's charge to this process (device only)
+  std::uint64_t host_rss = 0;
+};
+
+struct MarkRecord {
+  std::string label;
+  std::size_t step = 0;  // index into steps: the mark follows this many steps
+  Snapshot at;
+};
+
+// One executed step. `after` is probed once the step's clock has stopped (NVML is left out of
+// per-step probes: it takes milliseconds).
+struct StepRecord {
+  std::string op;        // alloc, free, release, mark, sleep
+  std::string id;
+  std::string location;  // in the workload file
+  std::uint64_t bytes = 0;
+  std::uint64_t latency_ns = 0;
+  std::string outcome = "ok";  // ok, oom
+  Snapshot after;
+};
+
+struct ReleaseRecord {
+  std::size_t step = 0;
+  std::uint64_t latency_ns = 0;
+  Snapshot before, after;
+};
+
+// Where every byte of the process's footprint came from before the workload's first step.
+struct CellSetup {
+  std::string memory_space;                           // device, host
+  std::optional<std::uint64_t> context_create_ns;     // cudaFree(0), device backends
+  std::optional<std::uint64_t> device_used_before_context;  // unknown without a context: left empty
+  std::optional<std::uint64_t> device_used_after_context;
+  std::optional<std::uint64_t> process_used_after_context;  // the context's own size (NVML)
+  std::uint64_t backend_init_ns = 0;
+  std::int64_t backend_init_device_bytes = 0;         // device used moved by backend init
+  std::optional<std::int64_t> backend_init_process_bytes;
+  std::uint64_t baseline_device_used = 0;             // after context + init: deltas start here
+  std::uint64_t baseline_host_rss = 0;
+  std::uint64_t capacity_bytes = 0;                   // what device_fraction is taken of
+  std::string process_probe_note;                     // why process_used is empty, if it is
+  nlohmann::json device;                              // DeviceDescription, null for host
+  std::map<std::string, std::string> environment;     // allocator settings the cell ran with
+};
+
+struct ReleaseEffect {
+  std::size_t step = 0;
+  std::uint64_t releasable = 0;   // reserved before - allocated after
+  std::int64_t returned = 0;      // device used before - device used after
+  std::optional<double> effectiveness;  // returned / releasable; empty when nothing releasable
+};
+
+struct CellMetrics {
+  std::uint64_t peak_requested = 0;
+  std::optional<std::uint64_t> peak_allocated, peak_reserved;
+  std::int64_t peak_device_used_delta = 0;
+  std::optional<std::int64_t> max_overhead_bytes;     // max over probes of reserved - requested
+  std::optional<double> overhead_ratio;                // peak reserved / peak requested
+  std::optional<double> utilization;                   // peak allocated / peak reserved
+  std::vector<ReleaseEffect> releases;
+  std::optional<double> release_effectiveness;         // sum returned / sum releasable
+  std::optional<std::int64_t> residual_bytes;          // delta after last release - requested
+  std::map<std::string, std::uint64_t> median_latency_ns;  // per op
+};
+
+struct CellResult {
+  std::string backend, workload, workload_source;
+  std::string status;  // ok, oom, unavailable, crashed, timeout, error
+  std::string reason;
+  std::uint64_t wall_ns = 0;
+  CellSetup setup;
+  std::vector<MarkRecord> marks;
+  std::vector<StepRecord> steps;
+  std::vector<ReleaseRecord> releases;
+  CellMetrics metrics;
+};
+
+struct RunResults {
+  nlohmann::json context;  // time, host, git commit, memrel version, gpu, options
+  std::vector<CellResult> cells;
+};
+
+nlohmann::json to_json(const CellResult& cell);
+CellResult cell_from_json(const nlohmann::json& j);  // throws ResultsError
+nlohmann::json to_json(const RunResults& run);
+RunResults run_from_json(const nlohmann::json& j);   // throws ResultsError
+
+// Throws ResultsError naming the file.
+RunResults read_run_file(const std::string& path);
+CellResult read_cell_file(const std::string& path);
+
+// Writes to PATH.tmp.PID then renames, so a reader never sees half a file and an interrupted
+// write leaves the previous file intact.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace memrel

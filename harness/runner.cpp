@@ -1,0 +1,160 @@
+#include "harness/runner.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "allocators/registry.hpp"
+#include "harness/environment.hpp"
+#include "harness/workload.hpp"
+
+namespace memrel {
+namespace {
+
+std::string temp_path(const std::string& what) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string base = (dir && *dir) ? dir : "/tmp";
+  char tmpl[4096];
+  std::snprintf(tmpl, sizeof tmpl, "%s/memrel-%s-XXXXXX", base.c_str(), what.c_str());
+  int fd = mkstemp(tmpl);
+  if (fd < 0) throw std::runtime_error(std::string("cannot create a temporary file in ") + base);
+  close(fd);
+  return tmpl;
+}
+
+std::string tail_of_file(const std::string& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string s = buffer.str();
+  if (s.size() > max_bytes) s = "..." + s.substr(s.size() - max_bytes);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+CellResult failed_cell(const std::string& backend, const std::string& workload,
+                       const std::string& source, const std::string& status, const std::string& reason) {
+  CellResult c;
+  c.backend = backend;
+  c.workload = workload;
+  c.workload_source = source;
+  c.status = status;
+  c.reason = reason;
+  return c;
+}
+
+}  // namespace
+
+CellResult run_cell_process(const RunOptions& options, const std::string& backend_name,
+                            const std::string& workload_path, const std::string& workload_name) {
+  const BackendInfo& backend = find_backend(backend_name);
+  std::string out_path = temp_path("cell");
+  std::string err_path = temp_path("stderr");
+  std::vector<std::string> args = {options.memrel_executable, "cell",
+                                   "--backend", backend_name,
+                                   "--workload", workload_path,
+                                   "--out", out_path,
+                                   "--host-capacity", std::to_string(options.cell.host_capacity_bytes)};
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Child: only async-signal-safe work until exec.
+    setpgid(0, 0);
+    int err = open(err_path.c_str(), O_WRONLY | O_TRUNC);
+    if (err >= 0) dup2(err, STDERR_FILENO);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDOUT_FILENO);
+    for (const auto& [k, v] : backend.cell_environment) setenv(k.c_str(), v.c_str(), 1);
+    if (!options.module_loading.empty()) setenv("CUDA_MODULE_LOADING", options.module_loading.c_str(), 1);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  bool timed_out = false;
+  auto deadline = start + std::chrono::seconds(options.cell_timeout_s);
+  while (true) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::uint64_t wall_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  std::string stderr_tail = tail_of_file(err_path, 2000);
+  CellResult cell;
+  if (timed_out) {
+    cell = failed_cell(backend_name, workload_name, workload_path, "timeout",
+                       "killed after the cell timeout of " + std::to_string(options.cell_timeout_s) + " s");
+  } else if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    cell = failed_cell(backend_name, workload_name, workload_path, "crashed",
+                       "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +
+                           (stderr_tail.empty() ? "" : ": " + stderr_tail));
+  } else {
+    try {
+      cell = read_cell_file(out_path);
+    } catch (const ResultsError& e) {
+      cell = failed_cell(backend_name, workload_name, workload_path, "crashed",
+                         "exited with code " + std::to_string(WEXITSTATUS(status)) +
+                             " without a usable result (" + e.what() + ")" +
+                             (stderr_tail.empty() ? "" : ": " + stderr_tail));
+    }
+  }
+  cell.wall_ns = wall_ns;
+  std::remove(out_path.c_str());
+  std::remove((out_path + ".tmp." + std::to_string(pid)).c_str());
+  std::remove(err_path.c_str());
+  return cell;
+}
+
+RunResults run_suite(const RunOptions& options, std::ostream& progress) {
+  RunResults run;
+  run.context = run_context();
+  run.context["options"] = {{"backends", options.backends},
+                            {"workloads", options.workload_paths},
+                            {"cell_timeout_s", options.cell_timeout_s},
+                            {"host_capacity_bytes", options.cell.host_capacity_bytes},
+                            {"cuda_module_loading", options.module_loading.empty() ? "default (unset)" : options.module_loading}};
+  std::vector<std::pair<std::string, std::string>> workloads;  // path, name
+  for (const auto& path : options.workload_paths) workloads.emplace_back(path, parse_workload_file(path).name);
+  std::size_t total = options.backends.size() * workloads.size(), index = 0;
+  for (const auto& backend_name : options.backends) {
+    const BackendInfo& backend = find_backend(backend_name);
+    Availability availability = backend.availability();
+    for (const auto& [path, name] : workloads) {
+      ++index;
+      CellResult cell = availability.available
+                            ? run_cell_process(options, backend_name, path, name)
+                            : failed_cell(backend_name, name, path, "unavailable", availability.reason);
+      char line[512];
+      std::snprintf(line, sizeof line, "[%zu/%zu] %-20s %-22s %-11s %8.2f s", index, total,
+                    backend_name.c_str(), name.c_str(), cell.status.c_str(), cell.wall_ns / 1e9);
+      progress << line;
+      if (cell.status != "ok") progress << "  " << cell.reason.substr(0, 160);
+      progress << std::endl;
+      run.cells.push_back(std::move(cell));
+    }
+  }
+  run.context["finished"] = utc_now_iso8601();
+  return run;
+}
+
+}  // namespace memrel
