@@ -46,6 +46,14 @@ class BackendUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a program step (real framework work, e.g. a model's forward pass under no_grad) reports
+// back to the cell: a probe at a named moment, with the bytes the program itself holds live.
+class ProgramContext {
+ public:
+  virtual ~ProgramContext() = default;
+  virtual void mark(const std::string& label, std::uint64_t requested_bytes) = 0;
+};
+
 class Allocator {
  public:
   virtual ~Allocator() = default;
@@ -68,6 +76,17 @@ class Allocator {
 
   virtual Usage usage() const = 0;
   virtual MemorySpace space() const = 0;
+
+  // Runs a named program of real framework work (workload step {"program": NAME, "args": {...}}).
+  // Only framework backends have programs; the others cannot run such a workload, which the cell
+  // records as unavailable, not as a failure.
+  virtual void run_program(const std::string& name, const std::string& args_json,
+                           ProgramContext& context) {
+    (void)args_json;
+    (void)context;
+    throw BackendUnavailable("this backend runs no framework programs (workload needs program '" +
+                             name + "': use a torch-* backend)");
+  }
 };
 
 }  // namespace memrel

@@ -18,6 +18,7 @@ constexpr std::uint64_t kMaxExpandedSteps = 1'000'000;
 // Validation resolves fractions against this capacity, so that id errors are found before a
 // device is touched; the cell resolves again against the real capacity.
 constexpr std::uint64_t kNominalCapacityBytes = std::uint64_t{64} << 30;
+constexpr std::uint64_t kValidationGroupMembers = 1024;
 
 std::uint64_t dtype_bytes(const std::string& dtype) {
   static const std::map<std::string, std::uint64_t> sizes = {
@@ -155,6 +156,12 @@ class Parser {
         expect_only(s, {"sleep_ms"}, where);
         step.kind = StepKind::kSleep;
         step.sleep_ms = positive_integer(s["sleep_ms"], where, "sleep_ms", 600'000);
+      } else if (s.contains("program")) {
+        expect_only(s, {"program", "args"}, where);
+        step.kind = StepKind::kProgram;
+        step.program = name(s["program"], where, "program");
+        if (s.contains("args") && !s["args"].is_object()) fail(where, "'args' must be an object");
+        step.args_json = s.contains("args") ? s["args"].dump() : "{}";
       } else if (s.contains("repeat")) {
         expect_only(s, {"repeat", "steps"}, where);
         if (depth >= 4) fail(where, "repeat blocks nest at most 4 deep");
@@ -168,7 +175,7 @@ class Parser {
       } else {
         std::string keys;
         for (auto it = s.begin(); it != s.end(); ++it) keys += (keys.empty() ? "" : ", ") + it.key();
-        fail(where, "unknown step {" + keys + "} (known: alloc, alloc_many, free, free_many, release, mark, sleep_ms, repeat)");
+        fail(where, "unknown step {" + keys + "} (known: alloc, alloc_many, free, free_many, release, mark, sleep_ms, repeat, program)");
       }
       out->push_back(step);
     }
@@ -205,6 +212,7 @@ const char* step_kind_name(StepKind kind) {
     case StepKind::kRelease: return "release";
     case StepKind::kMark: return "mark";
     case StepKind::kSleep: return "sleep";
+    case StepKind::kProgram: return "program";
   }
   return "?";
 }
@@ -239,7 +247,7 @@ Workload parse_workload_text(const std::string& text, const std::string& source)
   if (!doc.contains("steps")) parser.fail("steps", "missing");
   parser.parse_steps(doc["steps"], "", "", 0, &w.steps);
   if (w.steps.empty()) parser.fail("steps", "a workload needs at least one step");
-  resolve_steps(w, kNominalCapacityBytes);  // id errors, double frees
+  resolve_steps(w, kNominalCapacityBytes, kValidationGroupMembers);  // id errors, double frees
   return w;
 }
 
@@ -263,7 +271,8 @@ ConcreteStep concrete(StepKind kind, const std::string& location, const std::str
 }
 }  // namespace
 
-std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t capacity_bytes) {
+std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t capacity_bytes,
+                                        std::uint64_t max_group_members) {
   std::vector<ConcreteStep> out;
   std::map<std::string, std::string> live;        // id -> where allocated
   std::map<std::string, std::string> freed_at;    // id -> where last freed
@@ -303,7 +312,7 @@ std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t 
         std::uint64_t total = 0, n = 0;
         while (true) {
           std::uint64_t bytes = s.sizes[n % s.sizes.size()];
-          if (total + bytes > target) break;
+          if (total + bytes > target || n >= max_group_members) break;
           std::string id = s.id + "[" + std::to_string(n) + "]";
           live[id] = s.location;
           ConcreteStep c = concrete(StepKind::kAlloc, s.location, id, bytes);
@@ -341,6 +350,13 @@ std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t 
       case StepKind::kSleep: {
         ConcreteStep c = concrete(StepKind::kSleep, s.location);
         c.sleep_ms = s.sleep_ms;
+        out.push_back(c);
+        break;
+      }
+      case StepKind::kProgram: {
+        ConcreteStep c = concrete(StepKind::kProgram, s.location, s.program);
+        c.program = s.program;
+        c.args_json = s.args_json;
         out.push_back(c);
         break;
       }

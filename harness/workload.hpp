@@ -11,7 +11,8 @@
 //      {"alloc_many": "frag", "sizes": [67108864, 2097152], "until_device_fraction": 0.25},
 //      {"free": "x"}, {"free_many": "frag", "every": 2, "offset": 0},
 //      {"release": true}, {"mark": "after-free-release"}, {"sleep_ms": 10},
-//      {"repeat": 100, "steps": [ ... ]}]}
+//      {"repeat": 100, "steps": [ ... ]},
+//      {"program": "linear-stack", "args": {"mode": "no_grad"}}]}   (framework backends only)
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ class WorkloadError : public std::runtime_error {
 // memrel targets has 256 TiB, and larger values are almost always a unit mistake.
 constexpr std::uint64_t kMaxRequestBytes = std::uint64_t{1} << 48;
 
-enum class StepKind { kAlloc, kAllocMany, kFree, kFreeMany, kRelease, kMark, kSleep };
+enum class StepKind { kAlloc, kAllocMany, kFree, kFreeMany, kRelease, kMark, kSleep, kProgram };
 
 const char* step_kind_name(StepKind kind);
 
@@ -49,6 +50,8 @@ struct Step {
   std::uint64_t every = 1, offset = 0;
   std::string label;  // mark
   std::uint64_t sleep_ms = 0;
+  std::string program;    // program: its name, run by the backend (framework backends only)
+  std::string args_json;  // program: its arguments, a JSON object
 };
 
 struct Workload {
@@ -64,15 +67,19 @@ Workload parse_workload_file(const std::string& path);
 // One allocation or free the cell performs, with sizes resolved against a capacity (device
 // memory for device backends, --host-capacity for host backends).
 struct ConcreteStep {
-  StepKind kind;  // kAlloc, kFree, kRelease, kMark, kSleep only
+  StepKind kind;  // kAlloc, kFree, kRelease, kMark, kSleep, kProgram only
   std::string location;
   std::string id;
   std::uint64_t bytes = 0;
   std::string label;
   std::uint64_t sleep_ms = 0;
+  std::string program, args_json;
 };
 
 // Throws WorkloadError when a fraction resolves to zero bytes or above kMaxRequestBytes.
-std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t capacity_bytes);
+// max_group_members caps each alloc_many group (validation uses a small cap: the id checks need
+// the pattern, not the count).
+std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t capacity_bytes,
+                                        std::uint64_t max_group_members = UINT64_MAX);
 
 }  // namespace memrel

@@ -1,0 +1,112 @@
+// The CUDA backends against the figures ../shared/DESIGN.md records for the H200. Label gpu:
+// without a device every test is skipped with the reason.
+#include <gtest/gtest.h>
+
+#include "allocators/registry.hpp"
+#include "harness/results.hpp"
+#include "test_support.hpp"
+
+namespace memrel {
+namespace {
+
+constexpr std::int64_t MiB = 1 << 20;
+// The driver maps device memory in 2 MiB pages: driver-observed figures may differ from the
+// allocator's by up to one page.
+constexpr std::int64_t kDriverGranule = 2 * MiB;
+
+class CudaBackends : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Availability a = device_backend_availability();
+    if (!a.available) GTEST_SKIP() << "no GPU here: " << a.reason;
+  }
+
+  CellResult cell(const std::string& backend, const std::string& workload) {
+    std::string out = dir_.file(backend + "-" + workload + ".json");
+    std::string wl = std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads/" + workload + ".json";
+    auto r = testing::run_command(testing::memrel_command("cell --backend " + backend + " --workload '" + wl + "' --out '" + out + "'"));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    CellResult c = read_cell_file(out);
+    EXPECT_EQ(c.status, "ok") << c.reason;
+    return c;
+  }
+
+  static const Snapshot& at(const CellResult& c, const std::string& label) {
+    for (const auto& m : c.marks) {
+      if (m.label == label) return m.at;
+    }
+    throw std::runtime_error("no mark " + label);
+  }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(CudaBackends, CudaMallocReturnsAll360MiBOnFree) {
+  CellResult c = cell("cuda-malloc", "single-large");
+  EXPECT_EQ(at(c, "after-alloc").device_used_delta, 360 * MiB);
+  EXPECT_EQ(*at(c, "after-alloc").reserved, 360u * MiB);
+  EXPECT_EQ(at(c, "after-release-only").device_used_delta, 360 * MiB);
+  EXPECT_EQ(at(c, "after-free-only").device_used_delta, 0);
+  EXPECT_EQ(at(c, "after-free-release").device_used_delta, 0);
+  ASSERT_TRUE(c.setup.process_used_after_context.has_value()) << c.setup.process_probe_note;
+  EXPECT_GT(*c.setup.process_used_after_context, 0u);
+}
+
+TEST_F(CudaBackends, CudaAsyncRounds360MiBTo384AndReturnsItAtSync) {
+  CellResult c = cell("cuda-async", "single-large");
+  EXPECT_EQ(*at(c, "after-alloc").reserved, 384u * MiB);
+  EXPECT_EQ(*at(c, "after-alloc").allocated, 360u * MiB);
+  EXPECT_EQ(at(c, "after-alloc").device_used_delta, 384 * MiB);
+  EXPECT_EQ(*at(c, "after-free-only").reserved, 0u);
+  EXPECT_EQ(at(c, "after-free-only").device_used_delta, 0);
+}
+
+TEST_F(CudaBackends, CudaAsyncRetainHoldsUntilTrimmed) {
+  CellResult c = cell("cuda-async-retain", "single-large");
+  EXPECT_EQ(*at(c, "after-alloc").reserved, 384u * MiB);
+  EXPECT_EQ(*at(c, "after-free-only").reserved, 384u * MiB);
+  EXPECT_EQ(*at(c, "after-free-only").allocated, 0u);
+  EXPECT_EQ(at(c, "after-free-only").device_used_delta, 384 * MiB);
+  EXPECT_EQ(*at(c, "after-free-release").reserved, 0u);
+  EXPECT_EQ(at(c, "after-free-release").device_used_delta, 0);
+  ASSERT_TRUE(c.metrics.release_effectiveness.has_value());
+  EXPECT_DOUBLE_EQ(*c.metrics.release_effectiveness, 1.0);
+}
+
+TEST_F(CudaBackends, PairedIsTwiceSingle) {
+  for (const std::string backend : {"cuda-malloc", "cuda-async", "cuda-async-retain"}) {
+    CellResult single = cell(backend, "single-large");
+    CellResult paired = cell(backend, "paired-large");
+    EXPECT_EQ(*at(paired, "after-alloc").reserved, 2 * *at(single, "after-alloc").reserved) << backend;
+    EXPECT_NEAR(at(paired, "after-alloc").device_used_delta, 2 * at(single, "after-alloc").device_used_delta, kDriverGranule) << backend;
+  }
+}
+
+TEST_F(CudaBackends, HugeFourGiBComesBackAfterFreeAndRelease) {
+  for (const std::string backend : {"cuda-malloc", "cuda-async", "cuda-async-retain"}) {
+    CellResult c = cell(backend, "huge");
+    EXPECT_GE(at(c, "after-alloc").device_used_delta, 4096 * MiB) << backend;
+    EXPECT_LE(at(c, "after-alloc").device_used_delta, 4096 * MiB + 32 * MiB) << backend;
+    EXPECT_NEAR(at(c, "after-free-release").device_used_delta, 0, kDriverGranule) << backend;
+  }
+}
+
+TEST_F(CudaBackends, NoLeakAcrossOneHundredTempThenDelete) {
+  for (const std::string backend : {"cuda-malloc", "cuda-async", "cuda-async-retain"}) {
+    CellResult c = cell(backend, "temp-then-delete-x100");
+    EXPECT_EQ(*at(c, "after-100-repetitions").reserved, *at(c, "after-first-alloc").reserved) << backend;
+    EXPECT_NEAR(at(c, "after-100-repetitions").device_used_delta, at(c, "after-first-alloc").device_used_delta, kDriverGranule) << backend;
+    EXPECT_NEAR(at(c, "after-free-release").device_used_delta, 0, kDriverGranule) << backend;
+  }
+}
+
+TEST_F(CudaBackends, FragmentationLargeBlockSucceedsAndAllReturns) {
+  for (const std::string backend : {"cuda-malloc", "cuda-async", "cuda-async-retain"}) {
+    CellResult c = cell(backend, "fragmentation");
+    EXPECT_GT(at(c, "after-large-alloc").requested, 0u) << backend;
+    EXPECT_NEAR(at(c, "after-free-release").device_used_delta, 0, kDriverGranule) << backend;
+  }
+}
+
+}  // namespace
+}  // namespace memrel
