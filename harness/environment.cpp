@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -70,7 +71,11 @@ nlohmann::json run_context() {
   c["cpu"] = cpu_model();
   c["cpu_count"] = sysconf(_SC_NPROCESSORS_ONLN);
   c["memrel_version"] = MEMREL_VERSION;
-  std::string commit = command_output("git -C '" MEMREL_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
+  // A source tree copied without .git (as to a lent GPU machine) names its commit this way.
+  const char* given_commit = std::getenv("MEMREL_GIT_COMMIT");
+  std::string commit = given_commit != nullptr
+                           ? given_commit
+                           : command_output("git -C '" MEMREL_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
   c["git_commit"] = commit.empty() ? nlohmann::json() : nlohmann::json(commit);
   std::string dirty = command_output("git -C '" MEMREL_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null");
   c["git_dirty"] = !dirty.empty();
