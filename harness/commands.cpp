@@ -1,40 +1,12 @@
 // The subcommands that live in files of their own. Each adds itself to the CLI and, when parsed,
-// returns its exit code. Adding one (e.g. `report`) is its own file defining an add and a run
-// function, and one line in kExtraSubcommands.
-#include <stdexcept>
-
+// returns its exit code.
 #include "harness/cli_support.hpp"
 
 namespace memrel {
 
-// harness/compare_command.cpp
-void add_compare_subcommand(CLI::App& sub);
-int run_compare_subcommand();
+void register_extra_subcommands(CLI::App&) {}
 
-namespace {
-
-struct ExtraSubcommand {
-  const char* name;
-  const char* description;
-  void (*add)(CLI::App& sub);  // adds its options and arguments to its own CLI::App
-  int (*run)();                // runs it once parsed; returns the exit code
-};
-
-const ExtraSubcommand kExtraSubcommands[] = {
-    {"compare", "Compare a run with a baseline: the regression gate (exit 1 on a regression)",
-     add_compare_subcommand, run_compare_subcommand},
-};
-
-}  // namespace
-
-void register_extra_subcommands(CLI::App& app) {
-  for (const auto& s : kExtraSubcommands) s.add(*app.add_subcommand(s.name, s.description));
-}
-
-int run_extra_subcommand(CLI::App& app) {
-  for (const auto& s : kExtraSubcommands) {
-    if (app.got_subcommand(s.name)) return s.run();
-  }
+int run_extra_subcommand(CLI::App&) {
   throw std::logic_error("a subcommand was parsed that nothing handles");
 }
 
