@@ -107,7 +107,7 @@ class CellRun : public ProgramContext {
     requested_live_ = requested_bytes;
     MarkRecord m;
     m.label = label;
-    m.step = result_.steps.size();
+    m.step = current_step_;
     m.at = probe(true);
     result_.marks.push_back(m);
     requested_live_ = saved;
@@ -133,14 +133,41 @@ class CellRun : public ProgramContext {
     return s;
   }
 
+  // Everything the harness keeps is allocated before the first step: with the host backends its
+  // own records would otherwise land in the very heap being measured, above the blocks a trim
+  // should return (seen: host-malloc-retain's arena stayed at 720 MiB after malloc_trim).
   void execute(const std::vector<ConcreteStep>& steps) {
-    std::map<std::string, std::pair<void*, std::uint64_t>> live;
-    for (const ConcreteStep& step : steps) {
-      StepRecord record;
+    std::vector<std::size_t> slot(steps.size(), 0);
+    std::map<std::string, std::size_t> slot_of;
+    std::size_t slots = 0, releases = 0;
+    std::vector<MarkRecord> pending_marks;
+    result_.steps.resize(steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const ConcreteStep& step = steps[i];
+      StepRecord& record = result_.steps[i];
       record.op = step_kind_name(step.kind);
-      record.id = step.id;
+      record.id = step.kind == StepKind::kMark ? step.label : step.id;
       record.location = step.location;
       record.bytes = step.bytes;
+      if (step.kind == StepKind::kAlloc) slot_of[step.id] = slot[i] = slots++;
+      if (step.kind == StepKind::kFree) slot[i] = slot_of.at(step.id);
+      if (step.kind == StepKind::kRelease) ++releases;
+      if (step.kind == StepKind::kMark) {
+        MarkRecord m;
+        m.label = step.label;
+        m.step = i;
+        pending_marks.push_back(std::move(m));
+      }
+    }
+    std::vector<std::pair<void*, std::uint64_t>> blocks(slots, {nullptr, 0});
+    result_.marks.reserve(pending_marks.size());
+    result_.releases.reserve(releases);
+    std::size_t next_mark = 0;
+
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const ConcreteStep& step = steps[i];
+      StepRecord& record = result_.steps[i];
+      current_step_ = i;
       switch (step.kind) {
         case StepKind::kAlloc: {
           void* p = nullptr;
@@ -152,31 +179,31 @@ class CellRun : public ProgramContext {
             record.latency_ns = elapsed_ns(t);
             record.outcome = "oom";
             record.after = probe(false);
-            result_.steps.push_back(record);
+            result_.steps.resize(i + 1);
             result_.status = "oom";
             result_.reason = step.location + ": " + e.what();
             return;
           }
           record.latency_ns = elapsed_ns(t);
           allocator_->fill(p, step.bytes);
-          live[step.id] = {p, step.bytes};
+          blocks[slot[i]] = {p, step.bytes};
           requested_live_ += step.bytes;
           break;
         }
         case StepKind::kFree: {
-          auto block = live.at(step.id);
+          auto block = blocks[slot[i]];
           record.bytes = block.second;
           Clock::time_point t = Clock::now();
           allocator_->deallocate(block.first, block.second);
           allocator_->synchronize();
           record.latency_ns = elapsed_ns(t);
-          live.erase(step.id);
+          blocks[slot[i]] = {nullptr, 0};
           requested_live_ -= block.second;
           break;
         }
         case StepKind::kRelease: {
           ReleaseRecord r;
-          r.step = result_.steps.size();
+          r.step = i;
           r.before = probe(true);
           Clock::time_point t = Clock::now();
           allocator_->release();
@@ -187,12 +214,9 @@ class CellRun : public ProgramContext {
           break;
         }
         case StepKind::kMark: {
-          MarkRecord m;
-          m.label = step.label;
-          m.step = result_.steps.size();
+          MarkRecord& m = pending_marks[next_mark++];
           m.at = probe(true);
-          result_.marks.push_back(m);
-          record.id = step.label;
+          result_.marks.push_back(std::move(m));
           break;
         }
         case StepKind::kSleep:
@@ -209,7 +233,6 @@ class CellRun : public ProgramContext {
           break;
       }
       record.after = probe(false);
-      result_.steps.push_back(record);
     }
   }
 
@@ -220,6 +243,7 @@ class CellRun : public ProgramContext {
   std::unique_ptr<DeviceProbe> device_;
   std::unique_ptr<Allocator> allocator_;
   std::uint64_t requested_live_ = 0;
+  std::size_t current_step_ = 0;
 };
 
 }  // namespace
