@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "allocators/backends.hpp"
+#include "allocators/torch_plugin_loader.hpp"
 #include "harness/nvml.hpp"
 
 namespace memrel {
@@ -36,6 +37,10 @@ const std::vector<BackendInfo>& all_backends() {
        MemorySpace::kHost, {}, host_backend_availability, make_host_malloc_retain},
       {"null", "returns addresses in one preallocated block; measures memrel's own overhead",
        MemorySpace::kHost, {}, host_backend_availability, make_null},
+      torch_backend("torch-native"),
+      torch_backend("torch-expandable"),
+      torch_backend("torch-gc"),
+      torch_backend("torch-async"),
   };
   return backends;
 }

@@ -1,0 +1,21 @@
+// The plugin's entry points, the only symbols libmemrel_torch.so exports; the loader is
+// allocators/torch_plugin_loader.cpp.
+#include <stdexcept>
+#include <string>
+
+#include "allocators/torch/torch_caching_allocator.hpp"
+#include "allocators/torch_variants.hpp"
+
+#define MEMREL_TORCH_EXPORT extern "C" __attribute__((visibility("default")))
+
+// The interface version this plugin was built against.
+MEMREL_TORCH_EXPORT int memrel_torch_plugin_abi() { return memrel::kTorchPluginAbi; }
+
+// A new allocator of the named variant; the caller owns it. Throws what the constructor throws
+// (BackendUnavailable, std::runtime_error): both sides are C++ built with the same compiler and
+// standard library, so exceptions cross the boundary.
+MEMREL_TORCH_EXPORT memrel::Allocator* memrel_torch_make(const char* variant) {
+  const memrel::TorchVariant* v = memrel::find_torch_variant(variant ? variant : "");
+  if (v == nullptr) throw std::invalid_argument(std::string("no torch variant named ") + variant);
+  return new memrel::TorchCachingAllocator(*v);
+}

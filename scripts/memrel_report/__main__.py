@@ -1,0 +1,77 @@
+"""Command line: python3 -m memrel_report [options] --out DIR RESULTS.json [RESULTS.json ...]
+
+Exit codes: 0 written; 2 unusable input (a missing, empty, malformed or wrong-schema file, a bad
+option, an --out that is not a report folder), nothing written; 4 internal error.
+"""
+
+import argparse
+import sys
+
+from . import folder, load, prepare
+
+# report (and with it matplotlib, half a second to import) is imported once the inputs have
+# been read: an unusable file is refused at once.
+
+EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 2, 4
+
+
+def parser():
+    p = argparse.ArgumentParser(
+        prog="memrel report",
+        description="Plots and a self-contained report folder (index.html, report.md, PNG + SVG) "
+                    "from memrel results files (schema memrel.results/1).",
+        epilog="Exit codes: 0 written; 2 unusable input (missing, empty, malformed or wrong-schema "
+               "file, bad option, --out not a report folder), nothing written; 4 internal error. "
+               "See docs/report.md.")
+    p.add_argument("results", nargs="+", metavar="RESULTS.json", help="results of memrel run")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="report folder to write (replaced whole if it holds an earlier report)")
+    p.add_argument("--bench", action="append", default=[], metavar="BENCH.json",
+                   help="Google Benchmark JSON from memrel_bench, for the latency plot (repeatable)")
+    p.add_argument("--baseline-verdict", metavar="FILE.md",
+                   help="the Markdown memrel compare printed, shown as the gate verdict")
+    p.add_argument("--timeline", action="append", metavar="BACKEND/WORKLOAD",
+                   help="draw the memory timeline of this cell only (repeatable; default: every cell)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="processes drawing plots (default: the cores available, at most 8)")
+    return p
+
+
+def main(argv=None):
+    p = parser()
+    args = p.parse_args(argv)  # usage errors exit 2 (argparse)
+    if args.jobs is not None and args.jobs < 1:
+        p.error("--jobs: must be at least 1")
+    try:
+        runs = [load.load_results(path) for path in args.results]
+        cells = load.collect_cells(runs)
+        if not cells:
+            raise load.InputError(args.results[0], "no cells in any results file: nothing to report")
+        bench = [load.load_bench(path) for path in args.bench]
+        verdict = load.load_verdict(args.baseline_verdict) if args.baseline_verdict else None
+        try:
+            prepare.select_timelines(cells, args.timeline)
+        except ValueError as e:
+            raise load.InputError("--timeline", e) from None
+        folder.check(args.out)
+        from . import report
+
+        inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict,
+                               verdict_path=args.baseline_verdict, timelines=args.timeline,
+                               jobs=args.jobs or report.default_jobs())
+        out = report.write(inputs, args.out)
+    except load.InputError as e:
+        print(f"memrel report: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("memrel report: interrupted; nothing written", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug here, not bad input: say so in one line, keep the exit code apart
+        print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_INTERNAL
+    print(out)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The report as a list of blocks, and its two renderings: Markdown (report.md) and HTML
+(index.html: plain HTML with inline CSS, images referenced relatively, no script, nothing
+fetched from the network). One model, two outputs, so the two files never disagree."""
+
+import html
+from dataclasses import dataclass, field
+
+from . import mdlite
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+
+
+@dataclass
+class Para:
+    text: str
+
+
+@dataclass
+class Bullets:
+    items: list
+
+
+@dataclass
+class Value:
+    """A table cell with a main text and an optional second line (exact bytes under MiB)."""
+
+    text: str
+    sub: str = None
+
+
+@dataclass
+class Table:
+    headers: list
+    rows: list                                  # cells: str or Value
+    numeric: set = field(default_factory=set)   # column indices aligned right
+
+
+@dataclass
+class Image:
+    plot: object  # plots.Plot
+
+
+@dataclass
+class Markdown:
+    """Markdown given from outside (the gate verdict): verbatim in report.md, converted for HTML."""
+
+    text: str
+
+
+def _anchor(text):
+    return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
+
+
+# --- Markdown ---------------------------------------------------------------------------------
+
+def _md_cell(cell):
+    if isinstance(cell, Value):
+        text = cell.text if not cell.sub else f"{cell.text} ({cell.sub})"
+    else:
+        text = str(cell)
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def to_markdown(title, blocks):
+    out = [f"# {title}", ""]
+    for b in blocks:
+        if isinstance(b, Heading):
+            out += ["#" * b.level + " " + b.text, ""]
+        elif isinstance(b, Para):
+            out += [b.text, ""]
+        elif isinstance(b, Bullets):
+            out += [f"- {item}" for item in b.items] + [""]
+        elif isinstance(b, Table):
+            out.append("| " + " | ".join(_md_cell(h) for h in b.headers) + " |")
+            out.append("|" + "|".join("---:" if i in b.numeric else "---" for i in range(len(b.headers))) + "|")
+            out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]
+            out.append("")
+        elif isinstance(b, Image):
+            out += [f"![{b.plot.title}]({b.plot.png})", "", f"[SVG]({b.plot.svg})", ""]
+        elif isinstance(b, Markdown):
+            out += [mdlite.demote_headings(b.text).rstrip(), ""]
+        else:
+            raise TypeError(f"unknown block {b!r}")
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --- HTML -------------------------------------------------------------------------------------
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2em auto;
+       max-width: 1200px; padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { font-size: 1.7em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
+h3 { margin-top: 1.5em; }
+nav ul { columns: 2; }
+.scroll { overflow-x: auto; margin: 0.8em 0; }
+table { border-collapse: collapse; font-size: 0.88em; }
+th, td { border: 1px solid #d0d0d0; padding: 0.25em 0.55em; vertical-align: top; }
+th { background: #f3f3f3; text-align: left; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td small { color: #777; }
+tr:nth-child(even) td { background: #fafafa; }
+figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 0.85em; color: #555; }
+code { background: #f3f3f3; padding: 0 0.2em; }
+.verdict { border-left: 4px solid #999; padding-left: 1em; }
+"""
+
+
+def _html_cell(cell, numeric, header=False):
+    tag = "th" if header else "td"
+    cls = ' class="num"' if numeric and not header else ""
+    if isinstance(cell, Value):
+        body = html.escape(cell.text)
+        if cell.sub:
+            body += f"<br><small>{html.escape(cell.sub)}</small>"
+    else:
+        body = html.escape(str(cell))
+    return f"<{tag}{cls}>{body}</{tag}>"
+
+
+def to_html(title, blocks):
+    sections = [b for b in blocks if isinstance(b, Heading) and b.level == 2]
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           f"<title>{html.escape(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
+           f"<h1>{html.escape(title)}</h1>"]
+    if sections:
+        out.append("<nav><ul>")
+        out += [f'<li><a href="#{_anchor(s.text)}">{html.escape(s.text)}</a></li>' for s in sections]
+        out.append("</ul></nav>")
+    for b in blocks:
+        if isinstance(b, Heading):
+            out.append(f'<h{b.level} id="{_anchor(b.text)}">{html.escape(b.text)}</h{b.level}>')
+        elif isinstance(b, Para):
+            out.append(f"<p>{html.escape(b.text)}</p>")
+        elif isinstance(b, Bullets):
+            out.append("<ul>" + "".join(f"<li>{html.escape(str(i))}</li>" for i in b.items) + "</ul>")
+        elif isinstance(b, Table):
+            rows = ["<tr>" + "".join(_html_cell(h, i in b.numeric, True) for i, h in enumerate(b.headers)) + "</tr>"]
+            rows += ["<tr>" + "".join(_html_cell(c, i in b.numeric) for i, c in enumerate(row)) + "</tr>"
+                     for row in b.rows]
+            out.append('<div class="scroll"><table>' + "\n".join(rows) + "</table></div>")
+        elif isinstance(b, Image):
+            p = b.plot
+            out.append(f'<figure><a href="{html.escape(p.svg)}"><img src="{html.escape(p.png)}" '
+                       f'alt="{html.escape(p.title)}"></a><figcaption>{html.escape(p.title)} '
+                       f'(<a href="{html.escape(p.svg)}">SVG</a>)</figcaption></figure>')
+        elif isinstance(b, Markdown):
+            out.append(f'<div class="verdict">{mdlite.to_html(b.text)}</div>')
+        else:
+            raise TypeError(f"unknown block {b!r}")
+    out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,56 @@
+"""The report folder on disk: written whole or not at all.
+
+A report is rendered into DIR.tmp-PID beside DIR and renamed over DIR only once complete, so a
+reader never sees half a report and a failure leaves the previous report as it was (the old
+folder is removed only after the new one is in place). An existing DIR is replaced only if it
+is empty or an earlier report (it holds MARKER): `--out ~` must not delete a home folder.
+"""
+
+import os
+import shutil
+
+from .load import InputError
+
+MARKER = ".memrel-report"
+
+
+def check(out_dir):
+    """Raises InputError unless out_dir can be (re)placed by a report."""
+    if os.path.lexists(out_dir):
+        if not os.path.isdir(out_dir) or os.path.islink(out_dir):
+            raise InputError(out_dir, "exists and is not a folder; refusing to replace it")
+        if os.listdir(out_dir) and not os.path.exists(os.path.join(out_dir, MARKER)):
+            raise InputError(out_dir, f"exists and is not a memrel report folder (no {MARKER}); "
+                                      "refusing to replace it: choose another --out")
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    if not os.path.isdir(parent):
+        raise InputError(out_dir, f"parent folder {parent} does not exist")
+
+
+def write_atomically(out_dir, fill):
+    """Calls fill(tmp_dir) on a fresh DIR.tmp-PID, marks it, then puts it in place of out_dir.
+    Returns out_dir (normalised)."""
+    check(out_dir)
+    out_dir = os.path.normpath(out_dir)
+    tmp = f"{out_dir}.tmp-{os.getpid()}"
+    old = f"{out_dir}.old-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    try:
+        fill(tmp)
+        with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
+            f.write("written by memrel report; the next report replaces this folder whole\n")
+        if os.path.isdir(out_dir):
+            os.rename(out_dir, old)
+            try:
+                os.rename(tmp, out_dir)
+            except BaseException:
+                os.rename(old, out_dir)
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out_dir

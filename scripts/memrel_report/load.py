@@ -1,0 +1,241 @@
+"""Reading and validating the report's inputs.
+
+Three kinds of file come in:
+  * results (`memrel.results/1`, docs/results-schema.md): refused unless the schema matches and
+    every field the report uses has the documented type, so a plot never guesses;
+  * Google Benchmark JSON from memrel_bench (`--bench`): its own schema, `benchmarks[]`;
+  * the Markdown verdict of `memrel compare` (`--baseline-verdict`): text, shown as given.
+
+Every problem raises InputError whose text is one line, "FILE: what", which the command line
+prints as "memrel report: FILE: what" before exiting with 2.
+"""
+
+import json
+from dataclasses import dataclass, field
+
+from . import CELL_SCHEMA, SCHEMA
+from .units import TIME_UNIT_NS
+
+# Statuses a cell may have (docs/results-schema.md). Anything else is refused: a reader that
+# does not know a status cannot say whether its figures mean anything.
+STATUSES = ("ok", "oom", "unavailable", "crashed", "timeout", "error")
+
+
+class InputError(Exception):
+    """An unusable input file. str() is one line: 'FILE: what'."""
+
+    def __init__(self, path, what):
+        what = " ".join(str(what).split())  # one line, whatever the cause said
+        super().__init__(f"{path}: {what}")
+        self.path = path
+        self.what = what
+
+
+@dataclass(frozen=True)
+class Run:
+    """One results file as read: its context and its cells (JSON objects, validated)."""
+
+    path: str
+    context: dict
+    cells: list
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell with the names the report shows. `label` is the backend, or "backend #N" when
+    the same (backend, workload) pair comes from more than one results file (N: file number)."""
+
+    backend: str
+    workload: str
+    status: str
+    reason: str
+    label: str
+    run: int
+    raw: dict = field(repr=False, compare=False)
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class BenchFile:
+    """A Google Benchmark JSON file: its context and its entries (validated)."""
+
+    path: str
+    context: dict
+    entries: list
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+def _read_text(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise InputError(path, f"cannot read ({e.strerror or e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, f"not UTF-8 text (byte {e.start})") from None
+    if not text.strip():
+        raise InputError(path, "empty file")
+    return text
+
+
+def _read_json(path):
+    text = _read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(path, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+
+
+# --- type checks, each naming where in the document it failed ----------------------------------
+
+class _Bad(Exception):
+    pass
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v):
+    return (isinstance(v, (int, float))) and not isinstance(v, bool)
+
+
+_KINDS = {
+    "int": (_is_int, "an integer"),
+    "int?": (lambda v: v is None or _is_int(v), "an integer or null"),
+    "num?": (lambda v: v is None or _is_number(v), "a number or null"),
+    "num": (_is_number, "a number"),
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "obj": (lambda v: isinstance(v, dict), "an object"),
+    "obj?": (lambda v: v is None or isinstance(v, dict), "an object or null"),
+    "list": (lambda v: isinstance(v, list), "an array"),
+}
+
+
+def _check(obj, where, fields):
+    """obj must be an object holding `fields` ({name: kind}) of those kinds."""
+    if not isinstance(obj, dict):
+        raise _Bad(f"{where}: expected an object, got {_describe(obj)}")
+    for name, kind in fields.items():
+        test, wanted = _KINDS[kind]
+        if name not in obj:
+            raise _Bad(f'{where}: missing "{name}"')
+        if not test(obj[name]):
+            raise _Bad(f'{where}.{name}: expected {wanted}, got {_describe(obj[name])}')
+
+
+def _describe(v):
+    text = json.dumps(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_SNAPSHOT = {"requested": "int", "allocated": "int?", "reserved": "int?", "device_used": "int",
+             "device_used_delta": "int", "host_rss": "int"}
+_SETUP = {"memory_space": "str", "process_used_after_context": "int?",
+          "backend_init_process_bytes": "int?", "baseline_device_used": "int"}
+_METRICS = {"peak_requested": "int", "peak_allocated": "int?", "peak_reserved": "int?",
+            "peak_device_used_delta": "int", "max_overhead_bytes": "int?",
+            "overhead_ratio": "num?", "utilization": "num?", "release_effectiveness": "num?",
+            "residual_bytes": "int?", "median_latency_ns": "obj", "releases": "list"}
+
+
+def _check_cell(cell, where):
+    _check(cell, where, {"schema": "str"})
+    if cell["schema"] != CELL_SCHEMA:
+        raise _Bad(f'{where}.schema: "{cell["schema"]}" is not "{CELL_SCHEMA}"')
+    _check(cell, where, {"backend": "str", "workload": "str", "status": "str", "reason": "str",
+                         "setup": "obj", "marks": "list", "steps": "list", "releases": "list",
+                         "metrics": "obj"})
+    if cell["status"] not in STATUSES:
+        raise _Bad(f'{where}.status: "{cell["status"]}" is none of {", ".join(STATUSES)}')
+    _check(cell["setup"], f"{where}.setup", _SETUP)
+    for i, mark in enumerate(cell["marks"]):
+        w = f"{where}.marks[{i}]"
+        _check(mark, w, {"label": "str", "step": "int", "at": "obj"})
+        _check(mark["at"], f"{w}.at", dict(_SNAPSHOT, process_used="int?"))
+    for i, step in enumerate(cell["steps"]):
+        w = f"{where}.steps[{i}]"
+        _check(step, w, {"op": "str", "bytes": "int", "latency_ns": "int", "outcome": "str",
+                         "after": "obj"})
+        _check(step["after"], f"{w}.after", _SNAPSHOT)
+    for i, rel in enumerate(cell["releases"]):
+        _check(rel, f"{where}.releases[{i}]", {"step": "int", "latency_ns": "int"})
+    metrics = cell["metrics"]
+    _check(metrics, f"{where}.metrics", _METRICS)
+    for op, value in metrics["median_latency_ns"].items():
+        if not _is_int(value):
+            raise _Bad(f"{where}.metrics.median_latency_ns.{op}: expected an integer, got {_describe(value)}")
+
+
+def load_results(path):
+    """Reads one results file; raises InputError unless it is a valid memrel.results/1 document."""
+    doc = _read_json(path)
+    if not isinstance(doc, dict):
+        raise InputError(path, f"not a results document (a JSON {type(doc).__name__}, expected an object)")
+    if "schema" not in doc:
+        hint = " (this looks like Google Benchmark JSON: pass it with --bench)" if "benchmarks" in doc else ""
+        raise InputError(path, f'missing "schema" (expected "{SCHEMA}"){hint}')
+    if doc["schema"] != SCHEMA:
+        hint = " (a single cell's file: pass the run's results file)" if doc["schema"] == CELL_SCHEMA else ""
+        raise InputError(path, f'schema {_describe(doc["schema"])} is not "{SCHEMA}"{hint}')
+    try:
+        _check(doc, "document", {"context": "obj", "cells": "list"})
+        for i, cell in enumerate(doc["cells"]):
+            _check_cell(cell, f"cells[{i}]")
+    except _Bad as e:
+        raise InputError(path, str(e)) from None
+    return Run(path=path, context=doc["context"], cells=doc["cells"])
+
+
+def collect_cells(runs):
+    """Every cell of every run, in order, labelled. When a (backend, workload) pair occurs in more
+    than one run, that backend's cells are labelled "backend #N" (N: the run's number from 1) in
+    every run, so the plots keep the runs apart instead of drawing one over the other."""
+    seen = {}
+    for r, run in enumerate(runs):
+        for cell in run.cells:
+            seen.setdefault((cell["backend"], cell["workload"]), set()).add(r)
+    repeated = {backend for (backend, _), rs in seen.items() if len(rs) > 1}
+    cells = []
+    for r, run in enumerate(runs):
+        for cell in run.cells:
+            backend = cell["backend"]
+            label = f"{backend} #{r + 1}" if backend in repeated else backend
+            cells.append(Cell(backend=backend, workload=cell["workload"], status=cell["status"],
+                              reason=cell["reason"], label=label, run=r, raw=cell))
+    return cells
+
+
+def load_bench(path):
+    """Reads one Google Benchmark JSON file (`--benchmark_out_format=json`)."""
+    doc = _read_json(path)
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        hint = " (this is a memrel results file: pass it without --bench)" if (
+            isinstance(doc, dict) and doc.get("schema") == SCHEMA) else ""
+        raise InputError(path, f'not Google Benchmark JSON (no "benchmarks" array){hint}')
+    context = doc.get("context", {})
+    if not isinstance(context, dict):
+        raise InputError(path, f"context: expected an object, got {_describe(context)}")
+    try:
+        for i, entry in enumerate(doc["benchmarks"]):
+            where = f"benchmarks[{i}]"
+            _check(entry, where, {"name": "str"})
+            if entry.get("error_occurred"):
+                continue  # kept, and listed in the report as skipped
+            _check(entry, where, {"real_time": "num", "time_unit": "str"})
+            if entry["time_unit"] not in TIME_UNIT_NS:
+                raise _Bad(f'{where}.time_unit: "{entry["time_unit"]}" is none of {", ".join(TIME_UNIT_NS)}')
+    except _Bad as e:
+        raise InputError(path, str(e)) from None
+    return BenchFile(path=path, context=context, entries=doc["benchmarks"])
+
+
+def load_verdict(path):
+    """The Markdown that `memrel compare` printed; must be non-empty text."""
+    return _read_text(path)

@@ -1,0 +1,362 @@
+"""Pure data preparation: from what load.py read to exactly what a plot draws or a table shows.
+
+Nothing here draws, formats or touches files, so the tests check the figures drawn against the
+figures read by calling these functions directly. Byte figures stay exact integers (plots.py
+converts them to MiB); None means the source could not give the figure and is never turned
+into 0.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+# What the phase chart and the timeline draw, in drawing order, with their legend names.
+PHASE_SERIES = ("requested", "allocated", "reserved", "device_used_delta", "process_used")
+TIMELINE_SERIES = ("requested", "reserved", "allocated", "device_used_delta")
+SERIES_NAMES = {
+    "requested": "requested (live)",
+    "allocated": "allocated",
+    "reserved": "reserved",
+    "device_used_delta": "device used Δ (driver; RSS on host)",
+    "process_used": "process used (NVML)",
+}
+# The attribution of NVML's process figure (DESIGN.md): context + framework init + cache + live
+# + remainder, bottom to top.
+ATTRIBUTION_SEGMENTS = ("context", "framework_init", "cache", "live", "remainder")
+ATTRIBUTION_NAMES = {
+    "context": "CUDA context",
+    "framework_init": "framework init",
+    "cache": "cache (reserved − allocated)",
+    "live": "live (allocated)",
+    "remainder": "remainder",
+}
+TORCH_PREFIX = "torch-"
+
+
+def ordered_unique(values):
+    seen = {}
+    for v in values:
+        seen.setdefault(v, None)
+    return list(seen)
+
+
+def workloads(cells):
+    """Workload names in the order they first occur."""
+    return ordered_unique(c.workload for c in cells)
+
+
+def backends(cells):
+    """Backend labels in the order they first occur."""
+    return ordered_unique(c.label for c in cells)
+
+
+def is_torch(cell):
+    return cell.backend.startswith(TORCH_PREFIX)
+
+
+# --- 1. phase chart ---------------------------------------------------------------------------
+
+@dataclass
+class PhasePanel:
+    """One backend's marks in one workload."""
+
+    label: str
+    memory_space: str               # device, host
+    status: str
+    reason: str
+    marks: list                     # mark labels, in order
+    series: dict                    # PHASE_SERIES name -> [bytes or None per mark]
+    context_bytes: object = None    # setup.process_used_after_context; None: no CUDA context (host) or unknown
+
+
+@dataclass
+class PhaseChart:
+    workload: str
+    panels: list
+    not_shown: list = field(default_factory=list)   # (label, status, reason) of cells with no marks
+
+
+def phase_chart(cells, workload):
+    chart = PhaseChart(workload=workload, panels=[])
+    for cell in cells:
+        if cell.workload != workload:
+            continue
+        marks = cell.raw["marks"]
+        if not marks:
+            chart.not_shown.append((cell.label, cell.status, cell.reason))
+            continue
+        setup = cell.raw["setup"]
+        chart.panels.append(PhasePanel(
+            label=cell.label,
+            memory_space=setup["memory_space"],
+            status=cell.status,
+            reason=cell.reason,
+            marks=[m["label"] for m in marks],
+            series={name: [m["at"].get(name) for m in marks] for name in PHASE_SERIES},
+            context_bytes=setup.get("process_used_after_context"),
+        ))
+    return chart
+
+
+# --- 2. latency vs size -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LatencyPoint:
+    backend: str
+    operation: str
+    mode: str
+    bytes: int
+    us: float
+    source: str      # "median of N" or "mean of N iterations"
+    name: str        # the benchmark's run name
+
+
+@dataclass
+class LatencySeries:
+    operation: str
+    mode: str
+    bytes: list
+    us: list
+
+
+# Name parts Google Benchmark appends to a benchmark's own name.
+_GB_SUFFIX = re.compile(r"^(real_time|manual_time|process_time|[a-z_]+:.*)$")
+
+
+def parse_bench_name(run_name):
+    """'pair/host-malloc/warm/4096' (Google Benchmark may append '/real_time', '/repeats:3',
+    '/threads:1' and the like) -> (operation, backend, mode, bytes), or None if not of that form."""
+    parts = run_name.split("/")
+    while parts and _GB_SUFFIX.match(parts[-1]):
+        parts.pop()
+    if len(parts) != 4 or not all(parts[:3]) or not parts[3].isdigit():
+        return None
+    operation, backend, mode, size = parts
+    return operation, backend, mode, int(size)
+
+
+def _run_name(entry):
+    if entry.get("run_name"):
+        return entry["run_name"]
+    name = entry["name"]
+    suffix = "_" + entry.get("aggregate_name", "")
+    if entry.get("run_type") == "aggregate" and name.endswith(suffix):
+        return name[: -len(suffix)]
+    return name
+
+
+def bench_time_us(entry, operation):
+    """One entry's time in µs: real_time in its time_unit; for churn, whose iteration is a whole
+    sequence of steps, the time per step (memrel_bench's ns_per_op counter, docs/benchmarks.md)
+    when the entry has it."""
+    from .units import to_us
+
+    if operation == "churn" and isinstance(entry.get("ns_per_op"), (int, float)):
+        return entry["ns_per_op"] / 1000.0
+    return to_us(entry["real_time"], entry["time_unit"])
+
+
+def latency_points(bench_files):
+    """One point per benchmark: the "median" aggregate when the file has one (repetitions),
+    otherwise the mean of its iteration entries; in µs (bench_time_us).
+
+    Returns (points, skipped): skipped lists (name, why) for entries that could not be used
+    (errors, names not of the form operation/backend/mode/bytes, a benchmark already given by
+    an earlier file)."""
+    points, skipped, taken = [], [], {}
+    for bench in bench_files:
+        medians, iterations, order = {}, {}, []
+        for entry in bench.entries:
+            name = _run_name(entry)
+            if entry.get("error_occurred"):
+                skipped.append((entry["name"], "error: " + str(entry.get("error_message", "")).strip()))
+                continue
+            if parse_bench_name(name) is None:
+                if name not in order:
+                    skipped.append((name, "name is not operation/backend/mode/bytes"))
+                    order.append(name)
+                continue
+            if name not in order:
+                order.append(name)
+            value = bench_time_us(entry, parse_bench_name(name)[0])
+            if entry.get("run_type") == "aggregate":
+                if entry.get("aggregate_name") == "median":
+                    medians[name] = (value, entry.get("repetitions"))
+            else:
+                iterations.setdefault(name, []).append(value)
+        for name in order:
+            parsed = parse_bench_name(name)
+            if parsed is None:
+                continue
+            if name in medians:
+                value, reps = medians[name]
+                source = f"median of {reps}" if reps else "median"
+            elif name in iterations:
+                values = iterations[name]
+                value, source = sum(values) / len(values), f"mean of {len(values)}"
+            else:
+                skipped.append((name, "no median and no iteration entries"))
+                continue
+            operation, backend, mode, size = parsed
+            key = (backend, operation, mode, size)
+            if key in taken:
+                skipped.append((name, f"already given by {taken[key]}"))
+                continue
+            taken[key] = bench.path
+            points.append(LatencyPoint(backend=backend, operation=operation, mode=mode, bytes=size,
+                                       us=value, source=source, name=name))
+    return points, skipped
+
+
+def latency_series(points):
+    """{backend: [LatencySeries per (operation, mode), points sorted by size]}, backends and
+    series in the order they first occur."""
+    out = {}
+    for p in points:
+        series = out.setdefault(p.backend, {}).setdefault(
+            (p.operation, p.mode), LatencySeries(p.operation, p.mode, [], []))
+        series.bytes.append(p.bytes)
+        series.us.append(p.us)
+    result = {}
+    for backend, by_key in out.items():
+        result[backend] = []
+        for s in by_key.values():
+            pairs = sorted(zip(s.bytes, s.us))
+            result[backend].append(LatencySeries(s.operation, s.mode, [b for b, _ in pairs], [u for _, u in pairs]))
+    return result
+
+
+# --- 3. release effectiveness heatmap ---------------------------------------------------------
+
+@dataclass
+class Heatmap:
+    rows: list      # backend labels
+    cols: list      # workloads
+    values: list    # [row][col]: effectiveness, or None
+    kinds: list     # [row][col]: "value", "na" (nothing releasable), "status" (cell not ok), "none" (no such cell)
+    statuses: list  # [row][col]: the cell's status, or None
+
+
+def effectiveness_heatmap(cells):
+    rows, cols = backends(cells), workloads(cells)
+    by_pair = {(c.label, c.workload): c for c in cells}
+    values = [[None] * len(cols) for _ in rows]
+    kinds = [["none"] * len(cols) for _ in rows]
+    statuses = [[None] * len(cols) for _ in rows]
+    for i, row in enumerate(rows):
+        for j, col in enumerate(cols):
+            cell = by_pair.get((row, col))
+            if cell is None:
+                continue
+            statuses[i][j] = cell.status
+            value = cell.raw["metrics"]["release_effectiveness"]
+            values[i][j] = value
+            if not cell.ok:
+                kinds[i][j] = "status"
+            elif value is None:
+                kinds[i][j] = "na"
+            else:
+                kinds[i][j] = "value"
+    return Heatmap(rows=rows, cols=cols, values=values, kinds=kinds, statuses=statuses)
+
+
+# --- 4. memory timeline of one cell -----------------------------------------------------------
+
+@dataclass
+class Timeline:
+    label: str
+    workload: str
+    status: str
+    memory_space: str
+    steps: list        # step index (x)
+    ops: list          # the op of each step
+    series: dict       # TIMELINE_SERIES name -> [bytes or None per step], from steps[].after
+    marks: list        # (step index, label)
+    releases: list     # step indices of release steps
+    ooms: list         # step indices of steps whose outcome was oom
+
+
+def timeline(cell):
+    steps = cell.raw["steps"]
+    return Timeline(
+        label=cell.label,
+        workload=cell.workload,
+        status=cell.status,
+        memory_space=cell.raw["setup"]["memory_space"],
+        steps=list(range(len(steps))),
+        ops=[s["op"] for s in steps],
+        series={name: [s["after"].get(name) for s in steps] for name in TIMELINE_SERIES},
+        marks=[(m["step"], m["label"]) for m in cell.raw["marks"]],
+        releases=[i for i, s in enumerate(steps) if s["op"] == "release"],
+        ooms=[i for i, s in enumerate(steps) if s["outcome"] == "oom"],
+    )
+
+
+def timeline_cells(cells):
+    """The cells a timeline can be drawn for: those with steps."""
+    return [c for c in cells if c.raw["steps"]]
+
+
+def select_timelines(cells, wanted):
+    """The cells to draw a timeline for: every cell with steps when `wanted` is None, else those
+    named "backend/workload" (backend as labelled). Raises ValueError naming an unknown one."""
+    drawable = timeline_cells(cells)
+    if wanted is None:
+        return drawable
+    by_name = {f"{c.label}/{c.workload}": c for c in drawable}
+    chosen = []
+    for name in wanted:
+        if name not in by_name:
+            raise ValueError(f"no cell '{name}' with steps (cells: {', '.join(by_name) or 'none'})")
+        chosen.append(by_name[name])
+    return chosen
+
+
+# --- 5. attribution (torch cells) -------------------------------------------------------------
+
+@dataclass
+class AttributionPanel:
+    label: str
+    marks: list
+    process_used: list   # NVML per mark (None: not measured)
+    segments: dict       # ATTRIBUTION_SEGMENTS name -> [bytes per mark, None where process_used is None]
+    notes: list
+
+
+def attribution(cell):
+    """NVML process used = context + framework init + cache + live + remainder, at each mark.
+    cache = reserved − allocated, live = allocated, remainder = what is left (may be negative)."""
+    setup = cell.raw["setup"]
+    context = setup.get("process_used_after_context")
+    init = setup.get("backend_init_process_bytes")
+    notes = []
+    if context is None:
+        notes.append("context size not measured (no NVML): counted in the remainder")
+    if init is None:
+        notes.append("framework init not measured: counted in the remainder")
+    marks = cell.raw["marks"]
+    segments = {name: [] for name in ATTRIBUTION_SEGMENTS}
+    process = []
+    for m in marks:
+        at = m["at"]
+        used = at.get("process_used")
+        process.append(used)
+        if used is None:
+            for name in ATTRIBUTION_SEGMENTS:
+                segments[name].append(None)
+            continue
+        live = at.get("allocated") or 0
+        reserved = at.get("reserved")
+        cache = (reserved - live) if reserved is not None else 0
+        parts = {"context": context or 0, "framework_init": init or 0, "cache": cache, "live": live}
+        parts["remainder"] = used - sum(parts.values())
+        for name in ATTRIBUTION_SEGMENTS:
+            segments[name].append(parts[name])
+    if any(p is None for p in process):
+        notes.append("marks without an NVML figure are left empty")
+    return AttributionPanel(label=cell.label, marks=[m["label"] for m in marks], process_used=process,
+                            segments=segments, notes=notes)
+
+
+def torch_cells(cells):
+    """Torch cells with marks, the ones an attribution can be drawn for."""
+    return [c for c in cells if is_torch(c) and c.raw["marks"]]

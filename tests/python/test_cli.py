@@ -1,0 +1,236 @@
+"""The command line, run as a user runs it (subprocess): the folder it writes, and exit 2 with
+one line on stderr, nothing written, for unusable input."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import synthetic
+from conftest import (H200_RUN, HOST_RUN, ROOT, SCRIPTS, assert_png, assert_svg, bench_files,
+                      host_subset, read_json)
+
+VERDICT = """## memrel compare
+
+Baseline `results/baselines/h200.json`, current `run.json`. Latency: Mann-Whitney U.
+
+### suite
+
+| metric | baseline | current | change | verdict |
+|---|---|---|---|---|
+| cuda-malloc/single-large · peak_reserved | 360.00 MiB | 396.00 MiB | +10.0% | **regression** |
+| a \\| b · x | 1 | 1 | 0 | ok |
+
+Summary: 2 compared, 1 regressions: FAIL.
+"""
+
+
+def report(*args, env=None):
+    e = dict(os.environ, PYTHONPATH=SCRIPTS, MPLBACKEND="Agg")
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "memrel_report", *map(str, args)],
+                          capture_output=True, text=True, env=e, cwd=ROOT, timeout=300)
+
+
+def images_of(index_html):
+    return re.findall(r'(?:src|href)="([^"]+\.(?:png|svg))"', index_html)
+
+
+def check_folder(out):
+    names = set(os.listdir(out))
+    assert {"index.html", "report.md", ".memrel-report"} <= names
+    html = (out / "index.html").read_text(encoding="utf-8")
+    md = (out / "report.md").read_text(encoding="utf-8")
+    # self-contained: nothing fetched, no script, every image relative and present
+    assert "<script" not in html.lower()
+    assert not re.search(r'(?:src|href)="(?:https?:)?//', html)
+    refs = set(images_of(html))
+    assert refs, "no images referenced"
+    for ref in refs:
+        assert "/" not in ref and ref in names, ref
+        (assert_png if ref.endswith(".png") else assert_svg)(out / ref)
+    for ref in re.findall(r"\]\(([^)]+)\)", md):
+        assert ref in names, ref
+    # every PNG has its SVG
+    pngs = {n[:-4] for n in names if n.endswith(".png")}
+    assert pngs == {n[:-4] for n in names if n.endswith(".svg")}
+    return html, md
+
+
+def test_host_report(tmp_path):
+    verdict = tmp_path / "verdict.md"
+    verdict.write_text(VERDICT)
+    out = tmp_path / "report"
+    bench = [a for p in bench_files() for a in ("--bench", p)]
+    timelines = ("--timeline", "host-malloc/fragmentation", "--timeline", "host-malloc-retain/temp-then-delete-x100")
+    r = report("--out", out, "--baseline-verdict", verdict, *bench, *timelines, HOST_RUN)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(out)
+    html, md = check_folder(out)
+    doc = read_json(HOST_RUN)
+    names = set(os.listdir(out))
+    workloads = {c["workload"] for c in doc["cells"]}
+    assert {f"phase-{w}.png" for w in workloads} <= names
+    assert {"release-effectiveness.png", "latency.png"} <= names
+    assert sorted(n for n in names if n.startswith("timeline-") and n.endswith(".png")) == [
+        "timeline-host-malloc--fragmentation.png", "timeline-host-malloc-retain--temp-then-delete-x100.png"]
+    assert "No torch cells in these results" in md and "No torch cells in these results" in html
+    assert not any(n.startswith("attribution-") for n in names)
+    # environment, tables, verdict
+    assert doc["context"]["git_commit"] in md and doc["context"]["git_commit"] in html
+    assert "377,487,360 B" in md and "360.00 MiB" in md
+    assert "**regression**" in md and "<strong>regression</strong>" in html
+    assert "### memrel compare" in md  # the verdict's headings nest under the report's
+    assert "<td>a | b · x</td>" in html
+    assert "14 cells: 14 ok." in md
+    # no temporary folder left beside it
+    assert sorted(os.listdir(tmp_path)) == ["report", "verdict.md"]
+
+
+def test_device_report(tmp_path):
+    run = tmp_path / "synthetic-device-run.json"
+    run.write_text(json.dumps(synthetic.device_run()))
+    out = tmp_path / "report"
+    r = report("--out", out, "--timeline", "cuda-malloc/huge", run)
+    assert r.returncode == 0, r.stderr
+    html, md = check_folder(out)
+    assert "attribution-single-large.png" in os.listdir(out)
+    assert "no CUDA device (synthetic)" in md  # the reason of a non-ok cell
+    assert "| cuda-malloc | huge | oom | step 1: cannot allocate 4 GiB (synthetic) |" in md
+    assert "No benchmark JSON given" in md
+
+
+@pytest.mark.skipif(not os.path.exists(H200_RUN),
+                    reason="tests/data/h200-run.json absent: no H200 results committed yet")
+def test_h200_report(tmp_path):
+    """Two workloads of the real H200 run (test_plots draws each kind of plot from all of it)."""
+    doc = read_json(H200_RUN)
+    doc["cells"] = [c for c in doc["cells"] if c["workload"] in ("single-large", "del-without-release")]
+    run = tmp_path / "h200-subset.json"
+    run.write_text(json.dumps(doc))
+    device = next(c for c in doc["cells"] if c["setup"]["memory_space"] == "device" and c["steps"])
+    out = tmp_path / "report"
+    r = report("--out", out, "--timeline", f"{device['backend']}/{device['workload']}", run)
+    assert r.returncode == 0, r.stderr
+    html, md = check_folder(out)
+    assert doc["context"]["gpu"] in md and doc["context"]["driver_version"] in md
+
+
+def test_two_runs_of_the_same_pairs(tmp_path):
+    """Also: without --timeline every cell with steps gets its timeline."""
+    out = tmp_path / "report"
+    run = host_subset(tmp_path, {"del-without-release"})
+    r = report("--out", out, run, run)
+    assert r.returncode == 0, r.stderr
+    md = (out / "report.md").read_text()
+    assert "host-malloc #1" in md and "host-malloc #2" in md
+    timelines = sorted(n for n in os.listdir(out) if n.startswith("timeline-") and n.endswith(".svg"))
+    assert timelines == sorted(f"timeline-{b}_{r}--del-without-release.svg"
+                               for b in ("host-malloc", "host-malloc-retain") for r in (1, 2))
+
+
+def _one_line_error(r, path, what):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(f"memrel report: {path}: "), lines[0]
+    assert what in lines[0]
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize("content, what", [
+    ("", "empty file"),
+    ("{\"schema\": ", "malformed JSON"),
+    (json.dumps({"schema": "memrel.results/0", "context": {}, "cells": []}), 'is not "memrel.results/1"'),
+    (json.dumps({"context": {}, "cells": []}), 'missing "schema"'),
+])
+def test_unusable_results_exit_2_and_write_nothing(tmp_path, content, what):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    out = tmp_path / "report"
+    r = report("--out", out, HOST_RUN, bad)
+    _one_line_error(r, bad, what)
+    assert sorted(os.listdir(tmp_path)) == ["bad.json"]
+
+
+def test_unusable_bench_and_verdict(tmp_path):
+    out = tmp_path / "report"
+    _one_line_error(report("--out", out, "--bench", HOST_RUN, HOST_RUN), HOST_RUN, "not Google Benchmark JSON")
+    missing = tmp_path / "verdict.md"
+    _one_line_error(report("--out", out, "--baseline-verdict", missing, HOST_RUN), missing, "cannot read")
+    _one_line_error(report("--out", out, "--timeline", "nope/none", HOST_RUN), "--timeline", "no cell 'nope/none'")
+    assert not out.exists()
+
+
+def test_no_cells(tmp_path):
+    empty = tmp_path / "empty-run.json"
+    empty.write_text(json.dumps({"schema": "memrel.results/1", "context": {}, "cells": []}))
+    _one_line_error(report("--out", tmp_path / "r", empty), empty, "no cells")
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert report(HOST_RUN).returncode == 2  # no --out
+    assert report("--out", tmp_path / "r").returncode == 2  # no results
+    assert report("--out", tmp_path / "r", "--jobs", "0", HOST_RUN).returncode == 2
+
+
+def test_an_old_report_is_replaced_and_other_folders_are_not(tmp_path):
+    out = tmp_path / "report"
+    run = host_subset(tmp_path, {"single-large"})
+    args = ("--jobs", "1", "--timeline", "host-malloc/single-large", run)
+    out.mkdir()  # an earlier report: it has the marker
+    (out / ".memrel-report").write_text("")
+    (out / "stale.png").write_bytes(b"old")
+    assert report("--out", out, *args).returncode == 0
+    assert not (out / "stale.png").exists()  # replaced whole
+    check_folder(out)
+    assert sorted(os.listdir(tmp_path)) == ["host-subset.json", "report"]
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("do not delete")
+    _one_line_error(report("--out", precious, *args), precious, "not a memrel report folder")
+    assert (precious / "thesis.tex").read_text() == "do not delete"
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    _one_line_error(report("--out", afile, *args), afile, "not a folder")
+
+
+def test_wrapper_script(tmp_path):
+    wrapper = os.path.join(ROOT, "scripts", "report")
+    assert os.access(wrapper, os.X_OK)
+    r = subprocess.run([wrapper, "--help"], capture_output=True, text=True, cwd=tmp_path,
+                       env=dict(os.environ, MEMREL_PYTHON=sys.executable))
+    assert r.returncode == 0 and "--baseline-verdict" in r.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text("")
+    r = subprocess.run([wrapper, "--out", tmp_path / "r", bad], capture_output=True, text=True,
+                       env=dict(os.environ, MEMREL_PYTHON=sys.executable))
+    assert r.returncode == 2 and r.stderr == f"memrel report: {bad}: empty file\n"
+
+
+def _memrel_binary():
+    for build in sorted(os.listdir(os.path.join(ROOT, "build"))) if os.path.isdir(os.path.join(ROOT, "build")) else []:
+        path = os.path.join(ROOT, "build", build, "memrel")
+        if os.access(path, os.X_OK):
+            help_text = subprocess.run([path, "--help"], capture_output=True, text=True).stdout
+            if re.search(r"^\s+report\s", help_text, re.M):
+                return path
+    return None
+
+
+def test_memrel_report_subcommand(tmp_path):
+    memrel = os.environ.get("MEMREL_BINARY") or _memrel_binary()
+    if not memrel:
+        pytest.skip("no memrel binary with the report subcommand under build/ (build it, or set MEMREL_BINARY)")
+    env = dict(os.environ, MEMREL_PYTHON=sys.executable, MPLBACKEND="Agg")
+    r = subprocess.run([memrel, "report", "--help"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "--baseline-verdict" in r.stdout
+    # the arguments reach the script unparsed, and its exit code and stderr come back
+    out = tmp_path / "r"
+    bad = tmp_path / "bad.json"
+    bad.write_text("")
+    r = subprocess.run([memrel, "report", "--out", out, bad], capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and r.stderr == f"memrel report: {bad}: empty file\n"
