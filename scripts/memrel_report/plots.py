@@ -16,8 +16,10 @@ from matplotlib import colormaps
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
 from . import prepare
@@ -108,107 +110,267 @@ def _short(text, limit=28):
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# --- mark charts: a group of bars per mark (phase chart, attribution) --------------------------
+
+MAX_FIG_WIDTH = 15.0    # inches: 1500 px at PNG_DPI
+MAX_FIG_HEIGHT = 19.5   # inches: a tall grid of panels has its panels made lower to fit ...
+MIN_PANEL_HEIGHT = 1.9  # ... down to this (without mark labels); more rows make a taller figure
+MARK_FONT = 8           # points, the mark labels under the bars
+VALUE_FONT = 7          # points, values printed upright over bars
+_MARK_ROTATION = 45
+_SIN_ROTATION = math.sin(math.radians(_MARK_ROTATION))
+_PANEL_FRAME = 1.1      # inches of a panel that are not its groups: y tick labels, padding
+_MAX_COLS = 3
+
+
+@dataclass(frozen=True)
+class MarkLayout:
+    """A grid of panels with a group of bars per mark, and how the mark labels are written."""
+
+    cols: int
+    rows: int
+    width: float    # of the figure, inches
+    height: float
+    rotate: bool    # mark labels whole, at _MARK_ROTATION degrees; else across, wrapped at - and :
+
+
+def _text_width(text, size=MARK_FONT):
+    """Inches one line of `text` takes at `size` points in the current font."""
+    width, _, _ = text_to_path.get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
+    return width / 72.0
+
+
+def legend_width(labels, ncol, size=9):
+    """Inches a figure legend of these labels in `ncol` columns (filled column by column, as
+    matplotlib does) takes: each column its widest label, a handle and the spacing."""
+    per = math.ceil(len(labels) / max(1, ncol))
+    columns = [labels[k:k + per] for k in range(0, len(labels), per)]
+    return sum(max(_text_width(t, size) for t in col) + 0.55 for col in columns) + 0.4
+
+
+def _figure_height(rows, row, label_h, extra):
+    """`rows` rows of panels `row` high plus their mark labels: lowered to fit MAX_FIG_HEIGHT,
+    but not below MIN_PANEL_HEIGHT."""
+    height = rows * (row + label_h) + extra
+    if height > MAX_FIG_HEIGHT:
+        row = max(min(row, MIN_PANEL_HEIGHT), (MAX_FIG_HEIGHT - extra) / rows - label_h)
+        height = rows * (row + label_h) + extra
+    return height
+
+
+def mark_layouts(n_panels, mark_lists, group, row, extra, min_width=7.0):
+    """The ways to lay out `n_panels` panels, each a group of bars per mark of its list in
+    `mark_lists`, most readable first. A group needs `group` inches for its bars (and the values
+    printed over them); with its label written across, at least that label's widest wrapped line
+    as well. `row` is a panel's height without its mark labels, `extra` the figure's title and
+    legend, `min_width` the narrowest the figure may be (its legend). First labels across, in as
+    many columns (at most _MAX_COLS) as leave every group that room within MAX_FIG_WIDTH, down to
+    one; then labels rotated, likewise; last, always, one column as wide as allowed with rotated
+    labels, however little room that leaves."""
+    min_width = min(MAX_FIG_WIDTH, max(7.0, min_width))
+    labels = [m for marks in mark_lists for m in marks]
+    n = max([len(marks) for marks in mark_lists] + [1])
+    line = MARK_FONT * 1.3 / 72.0
+    wrapped = [_wrap_label(m).split("\n") for m in labels] or [[""]]
+    across = max(group, max(_text_width(part) for lines in wrapped for part in lines) + 0.12)
+    across_h = max(3, max(len(lines) for lines in wrapped)) * line
+    # rotated labels stand `slot * sin` apart, measured across them: at least a line and a bit
+    rotated = max(group, 1.25 * line / _SIN_ROTATION)
+    rotated_h = max([_text_width(m) for m in labels] + [0.0]) * _SIN_ROTATION + line
+    out = []
+    for rotate, need, label_h in ((False, across, across_h), (True, rotated, rotated_h)):
+        for cols in range(max(1, min(_MAX_COLS, n_panels)), 0, -1):
+            if (MAX_FIG_WIDTH / cols - _PANEL_FRAME) / n < need:
+                continue
+            rows = math.ceil(n_panels / cols)
+            width = min(MAX_FIG_WIDTH, max(min_width, cols * max(3.6, n * need + _PANEL_FRAME)))
+            height = _figure_height(rows, row, label_h, extra)
+            out.append(MarkLayout(cols, rows, width, height, rotate))
+    last = MarkLayout(1, max(1, n_panels), MAX_FIG_WIDTH,
+                      _figure_height(max(1, n_panels), row, rotated_h, extra), True)
+    if not out or not out[-1].rotate or out[-1].cols != 1:
+        out.append(last)
+    return out
+
+
+def _mark_ticks(ax, marks, layout):
+    """The mark labels under a panel: wrapped across, or whole and rotated (their ends under
+    their groups)."""
+    ax.set_xticks(range(len(marks)))
+    if layout.rotate:
+        ax.set_xticklabels(marks, fontsize=MARK_FONT, rotation=_MARK_ROTATION, ha="right",
+                           rotation_mode="anchor")
+    else:
+        ax.set_xticklabels([_wrap_label(m) for m in marks], fontsize=MARK_FONT)
+
+
+def _overlap(boxes, pad=2.0):
+    """Whether any two of these display boxes (pixels) side by side touch."""
+    boxes = sorted(boxes, key=lambda b: b.x0)
+    return any(a.x1 + pad > b.x0 for a, b in zip(boxes, boxes[1:]))
+
+
+def _marks_readable(fig, axes):
+    """After a draw: no two labels written across under a panel touch."""
+    for ax in axes:
+        texts = [t for t in ax.get_xticklabels() if t.get_text() and t.get_visible()]
+        if _overlap([t.get_window_extent() for t in texts]):
+            return False
+    return True
+
+
+def _draw_best(layouts, draw):
+    """draw(layout) -> (figure, axes drawn on) for the first layout whose labels do not touch
+    (the estimate in mark_layouts can be a little off), else the last one."""
+    for k, layout in enumerate(layouts):
+        fig, axes = draw(layout)
+        if layout.rotate or k == len(layouts) - 1:
+            return fig, axes, layout
+        fig.draw_without_rendering()
+        if _marks_readable(fig, axes):
+            return fig, axes, layout
+    raise AssertionError("unreachable")
+
+
+def _fit_value_labels(fig, labelled):
+    """Values printed centred over bars, `labelled` = [(axes, [Text])]: where two in a panel would
+    touch, that panel's are turned upright (smaller); then each panel's top is raised until its
+    labels lie inside it."""
+    if not labelled:
+        return
+    fig.draw_without_rendering()
+    turned = False
+    for ax, texts in labelled:
+        if _overlap([t.get_window_extent() for t in texts]):
+            for t in texts:
+                t.set_rotation(90)
+                t.set_fontsize(VALUE_FONT)
+            turned = True
+    if turned:
+        fig.draw_without_rendering()
+    for ax, texts in labelled:
+        height = ax.get_window_extent().height
+        low, high = ax.get_ylim()
+        top = high
+        for t in texts:
+            room = 1.0 - (t.get_window_extent().height + 4.0) / max(height, 1.0)
+            if room > 0.3:
+                top = max(top, low + (t.get_position()[1] - low) / room)
+        ax.set_ylim(low, top)
+
+
 # --- 1. phase chart ---------------------------------------------------------------------------
 
 _PHASE_BARS = ("allocated", "reserved", "device_used_delta", "process_used")
+_CONTEXT_NAME = "CUDA context (NVML, at setup)"
 
 
 def phase_chart(chart, out_dir):
     """Grouped bars per mark, one panel per backend: allocated, reserved, device used Δ and NVML
     process used, the requested bytes as a black bar across each group, and the CUDA context
     (setup.process_used_after_context) as a band from 0: the part of process used the context
-    alone holds."""
+    alone holds. Many marks: fewer panels a row, then mark labels rotated (mark_layouts)."""
     with matplotlib.rc_context(_RC):
-        n_marks = max((len(p.marks) for p in chart.panels), default=1)
-        cols, rows = _grid(len(chart.panels), 3)
-        panel_w = max(3.6, 0.95 * n_marks + 1.4)
-        fig = _new_figure(min(15.0, max(7.0, panel_w * cols)), 3.4 * rows + 0.9)
-        axes = fig.subplots(rows, cols, squeeze=False)
-        handles = {}
-        drawn_bars = []  # (axes, x, MiB) of every bar, to label the ones too short to read
-        for k, panel in enumerate(chart.panels):
-            ax = axes[k // cols][k % cols]
-            bars = [name for name in _PHASE_BARS if any(v is not None for v in panel.series[name])]
-            width = 0.8 / max(1, len(bars))
-            x = list(range(len(panel.marks)))
-            if panel.context_bytes is not None:
-                h = ax.axhspan(0, mib(panel.context_bytes), color=COLORS["context"], alpha=0.45, lw=0, zorder=0)
-                handles["context"] = (h, "CUDA context (NVML, at setup)")
-            for b, name in enumerate(bars):
-                offs = [i - 0.4 + width * (b + 0.5) for i in x]
-                values = panel.series[name]
-                drawn = [(o, mib(v)) for o, v in zip(offs, values) if v is not None]
-                if drawn:
-                    h = ax.bar([o for o, _ in drawn], [v for _, v in drawn], width * 0.95,
-                               color=COLORS[name], zorder=2)
-                    handles[name] = (h, prepare.SERIES_NAMES[name])
-                    drawn_bars += [(ax, o, v) for o, v in drawn]
-                for o, v in zip(offs, values):
-                    if v is None:
-                        ax.text(o, 0, "n/a", rotation=90, ha="center", va="bottom", fontsize=7, color="#666666")
-            req = panel.series["requested"]
-            h = ax.hlines([mib(v) for v in req], [i - 0.42 for i in x], [i + 0.42 for i in x],
-                          colors=COLORS["requested"], linewidth=2.2, zorder=3)
-            handles["requested"] = (h, prepare.SERIES_NAMES["requested"])
-            ax.set_xticks(x)
-            ax.set_xticklabels([_wrap_label(m) for m in panel.marks], fontsize=8)
-            pad = 0.6 if len(x) > 1 else 1.1  # a lone group keeps bars of a normal width
-            ax.set_xlim(-pad, len(x) - 1 + pad)
-            ax.axhline(0, color="#888888", lw=0.6, zorder=1)
-            _mib_axis(ax)
-            if k % cols:
-                ax.set_ylabel("")
-            notes = []
-            if panel.memory_space == "host":
-                notes.append("host: no CUDA context")
-            elif panel.context_bytes is None:
-                notes.append("context size not measured")
-            else:
-                notes.append(f"CUDA context {mib(panel.context_bytes):,.0f} MiB (band)")
-            if not panel.status == "ok":
-                notes.append(f"status {panel.status}")
-            ax.set_title(panel.label + ("\n" + "; ".join(notes) if notes else ""), fontsize=10)
-            ax.grid(axis="y", alpha=0.3, zorder=0)
-        # One scale per memory space, so backends of a kind compare at a glance; host panels keep
-        # their own (a device run's device_fraction workloads dwarf the host capacity).
-        for space in {p.memory_space for p in chart.panels}:
-            group = [axes[k // cols][k % cols] for k, p in enumerate(chart.panels) if p.memory_space == space]
-            low = min(ax.get_ylim()[0] for ax in group)
-            high = max(ax.get_ylim()[1] for ax in group)
-            for ax in group:
-                ax.set_ylim(low, high)
-        # A small workload beside a 500 MiB CUDA context gives bars a few pixels high: print
-        # their value (MiB) above them.
-        for ax, x, value in drawn_bars:
-            if value > 0 and value < 0.06 * ax.get_ylim()[1]:
-                ax.text(x, value, f" {value:,.3g}", rotation=90, ha="center", va="bottom", fontsize=7,
-                        color="#333333", zorder=4)
-        for k in range(len(chart.panels), rows * cols):
-            axes[k // cols][k % cols].set_visible(False)
-        order = ["requested", "allocated", "reserved", "device_used_delta", "process_used", "context"]
-        if "device_used_delta" in handles:
-            h, _ = handles["device_used_delta"]
-            handles["device_used_delta"] = (h, delta_name(p.memory_space for p in chart.panels))
-        legend = [handles[n] for n in order if n in handles]
-        _figure_legend(fig, [h for h, _ in legend], [t for _, t in legend], min(3, len(legend)))
-        title = f"Memory at each mark: {chart.workload}"
-        if chart.not_shown:
-            missing = ", ".join(f"{name} {status}" for name, status, _ in chart.not_shown)
-            title += "\n" + textwrap.fill(f"(no marks: {missing})", width=int(fig.get_figwidth() * 11))
-        fig.suptitle(title, fontsize=12)
+        names = [prepare.SERIES_NAMES[n] for n in ("requested", "allocated", "reserved")]
+        names += [delta_name(p.memory_space for p in chart.panels), prepare.SERIES_NAMES["process_used"],
+                  _CONTEXT_NAME]
+        layouts = mark_layouts(len(chart.panels), [p.marks for p in chart.panels], group=0.65, row=2.95,
+                               extra=0.9, min_width=legend_width(names, 3))
+        fig, _, _ = _draw_best(layouts, lambda layout: _draw_phase(chart, layout))
         return _save(fig, out_dir, f"phase-{slug(chart.workload)}", f"Memory at each mark: {chart.workload}")
 
 
+def _draw_phase(chart, layout):
+    cols, rows = layout.cols, layout.rows
+    fig = _new_figure(layout.width, layout.height)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    handles = {}
+    drawn_bars = []  # (axes, x, MiB) of every bar, to label the ones too short to read
+    used = []
+    for k, panel in enumerate(chart.panels):
+        ax = axes[k // cols][k % cols]
+        used.append(ax)
+        bars = [name for name in _PHASE_BARS if any(v is not None for v in panel.series[name])]
+        width = 0.8 / max(1, len(bars))
+        x = list(range(len(panel.marks)))
+        if panel.context_bytes is not None:
+            h = ax.axhspan(0, mib(panel.context_bytes), color=COLORS["context"], alpha=0.45, lw=0, zorder=0)
+            handles["context"] = (h, _CONTEXT_NAME)
+        for b, name in enumerate(bars):
+            offs = [i - 0.4 + width * (b + 0.5) for i in x]
+            values = panel.series[name]
+            drawn = [(o, mib(v)) for o, v in zip(offs, values) if v is not None]
+            if drawn:
+                h = ax.bar([o for o, _ in drawn], [v for _, v in drawn], width * 0.95,
+                           color=COLORS[name], zorder=2)
+                handles[name] = (h, prepare.SERIES_NAMES[name])
+                drawn_bars += [(ax, o, v) for o, v in drawn]
+            for o, v in zip(offs, values):
+                if v is None:
+                    ax.text(o, 0, "n/a", rotation=90, ha="center", va="bottom", fontsize=VALUE_FONT,
+                            color="#666666")
+        req = panel.series["requested"]
+        h = ax.hlines([mib(v) for v in req], [i - 0.42 for i in x], [i + 0.42 for i in x],
+                      colors=COLORS["requested"], linewidth=2.2, zorder=3)
+        handles["requested"] = (h, prepare.SERIES_NAMES["requested"])
+        _mark_ticks(ax, panel.marks, layout)
+        pad = 0.6 if len(x) > 1 else 1.1  # a lone group keeps bars of a normal width
+        ax.set_xlim(-pad, len(x) - 1 + pad)
+        ax.axhline(0, color="#888888", lw=0.6, zorder=1)
+        _mib_axis(ax)
+        if k % cols:
+            ax.set_ylabel("")
+        notes = []
+        if panel.memory_space == "host":
+            notes.append("host: no CUDA context")
+        elif panel.context_bytes is None:
+            notes.append("context size not measured")
+        else:
+            notes.append(f"CUDA context {mib(panel.context_bytes):,.0f} MiB (band)")
+        if not panel.status == "ok":
+            notes.append(f"status {panel.status}")
+        ax.set_title(panel.label + ("\n" + "; ".join(notes) if notes else ""), fontsize=10)
+        ax.grid(axis="y", alpha=0.3, zorder=0)
+    # One scale per memory space, so backends of a kind compare at a glance; host panels keep
+    # their own (a device run's device_fraction workloads dwarf the host capacity).
+    for space in {p.memory_space for p in chart.panels}:
+        group = [axes[k // cols][k % cols] for k, p in enumerate(chart.panels) if p.memory_space == space]
+        low = min(ax.get_ylim()[0] for ax in group)
+        high = max(ax.get_ylim()[1] for ax in group)
+        for ax in group:
+            ax.set_ylim(low, high)
+    # A small workload beside a 500 MiB CUDA context gives bars a few pixels high: print
+    # their value (MiB) above them.
+    for ax, x, value in drawn_bars:
+        if value > 0 and value < 0.06 * ax.get_ylim()[1]:
+            ax.text(x, value, f" {value:,.3g}", rotation=90, ha="center", va="bottom", fontsize=VALUE_FONT,
+                    color="#333333", zorder=4)
+    for k in range(len(chart.panels), rows * cols):
+        axes[k // cols][k % cols].set_visible(False)
+    order = ["requested", "allocated", "reserved", "device_used_delta", "process_used", "context"]
+    if "device_used_delta" in handles:
+        h, _ = handles["device_used_delta"]
+        handles["device_used_delta"] = (h, delta_name(p.memory_space for p in chart.panels))
+    legend = [handles[n] for n in order if n in handles]
+    _figure_legend(fig, [h for h, _ in legend], [t for _, t in legend], min(3, len(legend)))
+    title = f"Memory at each mark: {chart.workload}"
+    if chart.not_shown:
+        missing = ", ".join(f"{name} {status}" for name, status, _ in chart.not_shown)
+        title += "\n" + textwrap.fill(f"(no marks: {missing})", width=int(fig.get_figwidth() * 11))
+    fig.suptitle(title, fontsize=12)
+    return fig, used
+
+
 def _wrap_label(label, width=12):
-    """Mark labels are hyphenated phrases ('after-free-release'): break them at hyphens."""
+    """Mark labels are hyphenated phrases, some with a prefix ('huge:after-free-release'): break
+    them after a hyphen or a colon."""
     lines, line = [], ""
-    for part in label.split("-"):
-        piece = part if not line else line + "-" + part
-        if line and len(piece) > width:
-            lines.append(line + "-")
+    for part in re.split(r"(?<=[-:])", label):
+        if line and len(line + part) > width:
+            lines.append(line)
             line = part
         else:
-            line = piece
+            line += part
     lines.append(line)
     return "\n".join(lines)
 
@@ -427,11 +589,11 @@ def timeline_chart(tl, out_dir):
         span = max(n, 1)
         ax.set_xlim(0, span)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        marks = sorted(tl.marks)
+        marks = sorted(tl.marks, key=lambda m: m[0])  # marks of one step stay in the order recorded
         spots = spread_labels([s for s, _ in marks], 0, span, 0.045 * span)
         for (step, label), spot in zip(marks, spots):
             ax.axvline(step, color="#555555", linestyle=":", linewidth=1, zorder=2)
-            ax.annotate(_short(label, 26), xy=(step, 1.0), xycoords=ax.get_xaxis_transform(),
+            ax.annotate(_short(label, 30), xy=(step, 1.0), xycoords=ax.get_xaxis_transform(),
                         xytext=(spot, 1.07), textcoords=ax.get_xaxis_transform(), rotation=40,
                         ha="left", va="bottom", rotation_mode="anchor", fontsize=8, color="#333333",
                         annotation_clip=False,
@@ -457,51 +619,71 @@ def timeline_chart(tl, out_dir):
 
 # --- 5. attribution ---------------------------------------------------------------------------
 
+_NEGATIVE_NAME = "negative remainder"
+
 def attribution_chart(workload, panels, out_dir):
     """Per torch backend of one workload: NVML process used at each mark, stacked as context,
     framework init, cache, live and remainder. A negative remainder (the parts add up to more
     than NVML charges) is drawn hatched, downward from the top of the stack, so the bar's top
-    edge is the NVML figure either way."""
+    edge is the NVML figure either way. Many marks: fewer panels a row, then mark labels
+    rotated (mark_layouts); NVML figures that would touch are written upright."""
     with matplotlib.rc_context(_RC):
-        n_marks = max((len(p.marks) for p in panels), default=1)
-        cols, rows = _grid(len(panels), 3)
-        fig = _new_figure(min(15.0, max(7.0, max(3.8, 0.8 * n_marks + 1.6) * cols)), 3.4 * rows + 1.0)
-        axes = fig.subplots(rows, cols, squeeze=False)
-        for k, panel in enumerate(panels):
-            ax = axes[k // cols][k % cols]
-            tops = [0.0]
-            for i, used in enumerate(panel.process_used):
-                if used is None:
-                    ax.text(i, 0, "no NVML", rotation=90, ha="center", va="bottom", fontsize=8)
-                    continue
-                bottom = 0.0
-                for name in prepare.ATTRIBUTION_SEGMENTS:
-                    value = mib(panel.segments[name][i])
-                    if value == 0:
-                        continue
-                    if name == "remainder" and value < 0:
-                        ax.bar(i, value, 0.6, bottom=bottom, color="none", edgecolor="#d62728",
-                               hatch="///", linewidth=0.8, zorder=3)
-                        continue
-                    ax.bar(i, value, 0.6, bottom=bottom, color=COLORS[name], zorder=2,
-                           edgecolor="white", linewidth=0.5)
-                    bottom += value
-                top = max(bottom, mib(used))
-                tops.append(top)
-                ax.text(i, top, f"NVML {mib(used):,.0f}", ha="center", va="bottom", fontsize=8)
-            ax.set_ylim(0, max(tops) * 1.12 or 1.0)
-            ax.set_xticks(range(len(panel.marks)))
-            ax.set_xticklabels([_wrap_label(m) for m in panel.marks], fontsize=8)
-            _mib_axis(ax)
-            if len(panel.marks) == 1:
-                ax.set_xlim(-1.1, 1.1)
-            ax.grid(axis="y", alpha=0.3, zorder=0)
-            ax.set_title(panel.label + ("\n" + "; ".join(panel.notes) if panel.notes else ""), fontsize=10)
-        for k in range(len(panels), rows * cols):
-            axes[k // cols][k % cols].set_visible(False)
-        handles = [Patch(color=COLORS[n], label=prepare.ATTRIBUTION_NAMES[n]) for n in prepare.ATTRIBUTION_SEGMENTS]
-        handles.append(Patch(facecolor="none", edgecolor="#d62728", hatch="///", label="negative remainder"))
-        _figure_legend(fig, handles, [h.get_label() for h in handles], 3)
-        fig.suptitle(f"Where NVML's process figure goes: {workload}\n"
-                     "(NVML: what nvidia-smi charges the process, MiB)", fontsize=11)
+        names = [prepare.ATTRIBUTION_NAMES[n] for n in prepare.ATTRIBUTION_SEGMENTS] + [_NEGATIVE_NAME]
+        layouts = mark_layouts(len(panels), [p.marks for p in panels], group=0.3, row=2.95, extra=1.0,
+                               min_width=legend_width(names, 3))
+        holder = {}
+
+        def draw(layout):
+            fig, used, holder["labels"] = _draw_attribution(workload, panels, layout)
+            return fig, used
+
+        fig, _, _ = _draw_best(layouts, draw)
+        _fit_value_labels(fig, holder["labels"])
         return _save(fig, out_dir, f"attribution-{slug(workload)}", f"Attribution of process memory: {workload}")
+
+
+def _draw_attribution(workload, panels, layout):
+    cols, rows = layout.cols, layout.rows
+    fig = _new_figure(layout.width, layout.height)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    used_axes, labelled = [], []
+    for k, panel in enumerate(panels):
+        ax = axes[k // cols][k % cols]
+        used_axes.append(ax)
+        tops, texts = [0.0], []
+        for i, used in enumerate(panel.process_used):
+            if used is None:
+                ax.text(i, 0, "no NVML", rotation=90, ha="center", va="bottom", fontsize=MARK_FONT)
+                continue
+            bottom = 0.0
+            for name in prepare.ATTRIBUTION_SEGMENTS:
+                value = mib(panel.segments[name][i])
+                if value == 0:
+                    continue
+                if name == "remainder" and value < 0:
+                    ax.bar(i, value, 0.6, bottom=bottom, color="none", edgecolor="#d62728",
+                           hatch="///", linewidth=0.8, zorder=3)
+                    continue
+                ax.bar(i, value, 0.6, bottom=bottom, color=COLORS[name], zorder=2,
+                       edgecolor="white", linewidth=0.5)
+                bottom += value
+            top = max(bottom, mib(used))
+            tops.append(top)
+            texts.append(ax.text(i, top, f"NVML {mib(used):,.0f}", ha="center", va="bottom",
+                                 fontsize=MARK_FONT, zorder=4))
+        labelled.append((ax, texts))
+        ax.set_ylim(0, max(tops) * 1.12 or 1.0)
+        _mark_ticks(ax, panel.marks, layout)
+        _mib_axis(ax)
+        if len(panel.marks) == 1:
+            ax.set_xlim(-1.1, 1.1)
+        ax.grid(axis="y", alpha=0.3, zorder=0)
+        ax.set_title(panel.label + ("\n" + "; ".join(panel.notes) if panel.notes else ""), fontsize=10)
+    for k in range(len(panels), rows * cols):
+        axes[k // cols][k % cols].set_visible(False)
+    handles = [Patch(color=COLORS[n], label=prepare.ATTRIBUTION_NAMES[n]) for n in prepare.ATTRIBUTION_SEGMENTS]
+    handles.append(Patch(facecolor="none", edgecolor="#d62728", hatch="///", label=_NEGATIVE_NAME))
+    _figure_legend(fig, handles, [h.get_label() for h in handles], 3)
+    fig.suptitle(f"Where NVML's process figure goes: {workload}\n"
+                 "(NVML: what nvidia-smi charges the process, MiB)", fontsize=11)
+    return fig, used_axes, labelled
