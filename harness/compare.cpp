@@ -487,9 +487,11 @@ void compare_series(std::vector<Row>& rows, const BenchmarkSeries& b, const Benc
   }
   compare_latency(rows, b, c, options);
   Rules rules{options, host};
+  ByteTolerance tolerance = rules.tolerance(ByteSource::kAllocator);
+  if (host && !options.byte_tolerance) tolerance = kHostBenchmarkBytesTolerance;
   for (const auto& counter : benchmark_byte_counters()) {
     compare_bytes(rows, b.name, counter, counter_figure(b, counter), counter_figure(c, counter),
-                  rules.tolerance(ByteSource::kAllocator));
+                  tolerance);
   }
 }
 

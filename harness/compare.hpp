@@ -43,6 +43,11 @@ constexpr ByteTolerance kAllocatorBytesTolerance{0, 0.0};
 // allocated/reserved come from mallinfo2 and so include memrel's own heap as well.
 constexpr ByteTolerance kObservedBytesTolerance{2ull << 20, 0.01};
 
+// Byte counters of host-backend benchmarks: Google Benchmark picks iteration counts by time, so
+// two runs replay a seeded churn a different number of times and leave glibc's heap laid out
+// differently (seen: churn peak_reserved +2.5% between two H200 runs of one binary).
+constexpr ByteTolerance kHostBenchmarkBytesTolerance{2ull << 20, 0.05};
+
 // Release effectiveness is a ratio of two observed figures; 0.02 is the 2% of the observed
 // tolerance, and a real release regression (a backend that stops returning memory) moves it by
 // far more.
