@@ -107,6 +107,21 @@ TEST_F(RunnerTest, BadInputLeavesThePreviousResultsFileIntact) {
   EXPECT_EQ(testing::read_text(out), "previous results");
 }
 
+TEST_F(RunnerTest, AnOutOfMemoryStepIsAResultNotAFailure) {
+  // 128 TiB: no machine has it, and glibc refuses it at once instead of overcommitting.
+  std::string w = dir_.file("oom.json");
+  testing::write_text(w, R"({"schema": "memrel.workload/1", "name": "oom", "steps": [{"alloc": "small", "bytes": 4096}, {"mark": "before"}, {"alloc": "x", "bytes": 140737488355328}, {"mark": "never"}]})");
+  RunResults r = run("-b host-malloc -w '" + w + "'", 0);
+  ASSERT_EQ(r.cells.size(), 1u);
+  const CellResult& c = r.cells[0];
+  EXPECT_EQ(c.status, "oom");
+  EXPECT_NE(c.reason.find("steps[2]: out of memory allocating 140737488355328 bytes"), std::string::npos) << c.reason;
+  ASSERT_EQ(c.steps.size(), 3u);
+  EXPECT_EQ(c.steps[2].outcome, "oom");
+  ASSERT_EQ(c.marks.size(), 1u);  // the marks up to the failing step, none after
+  EXPECT_EQ(c.marks[0].label, "before");
+}
+
 TEST_F(RunnerTest, ProgramWorkloadOnANonFrameworkBackendIsUnavailable) {
   std::string w = dir_.file("prog.json");
   testing::write_text(w, R"({"schema": "memrel.workload/1", "name": "prog", "steps": [{"program": "linear-stack", "args": {}}]})");
