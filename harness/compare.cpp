@@ -416,8 +416,13 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
             Verdict::kInfo);
     return;
   }
-  double change = *fb == 0 ? 0 : (*fc - *fb) / *fb;
+  const double drift = options.machine_drift;
+  double change = *fb == 0 ? 0 : *fc / (*fb * drift) - 1;
   std::string change_text = relative_change(*fc - *fb, *fb);
+  if (drift != 1.0 && !change_text.empty()) {
+    change_text += printf_string(" (%+.1f%%", 100 * change) +
+                   printf_string(" after machine drift x%.3g)", drift);
+  }
   if (b.real_time_ns.size() < kMinRepetitions || c.real_time_ns.size() < kMinRepetitions) {
     std::string why = (b.real_time_ns.empty() || c.real_time_ns.empty())
                           ? "no repetitions in the file (aggregates only?): not tested"
@@ -429,7 +434,9 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
             (change_text.empty() ? "" : change_text + "; ") + why, Verdict::kInfo);
     return;
   }
-  MannWhitneyResult test = mann_whitney_u(b.real_time_ns, c.real_time_ns);
+  std::vector<double> expected = b.real_time_ns;  // the baseline as this machine would run it
+  for (double& t : expected) t *= drift;
+  MannWhitneyResult test = mann_whitney_u(expected, c.real_time_ns);
   bool significant = test.p_value < options.alpha;
   bool large = std::fabs(change) > options.latency_min_change;
   std::string text = change_text + ", " + format_p(test.p_value);
@@ -774,9 +781,47 @@ FileComparison compare_benchmark_runs(const BenchmarkRun& baseline, const Benchm
   return out;
 }
 
+namespace {
+
+// The (baseline, current) file pairs compare_paths will compare: one pair, or same-named files.
+std::vector<std::pair<std::string, std::string>> paired_files(const std::string& baseline,
+                                                              const std::string& current) {
+  if (!fs::is_directory(baseline) || !fs::is_directory(current)) return {{baseline, current}};
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::vector<std::string> cur_files = json_files_in(current);
+  for (const auto& name : json_files_in(baseline)) {
+    if (std::binary_search(cur_files.begin(), cur_files.end(), name)) {
+      pairs.emplace_back((fs::path(baseline) / name).string(), (fs::path(current) / name).string());
+    }
+  }
+  return pairs;
+}
+
+// The median current/baseline ratio of every benchmark both sides timed: what the machine
+// itself changed between the runs. 1 when nothing can be paired.
+double machine_drift(const std::string& baseline, const std::string& current) {
+  std::vector<double> ratios;
+  for (const auto& [bp, cp] : paired_files(baseline, current)) {
+    LoadedFile b = load_file(bp), c = load_file(cp);
+    if (b.kind != FileKind::kBenchmark || c.kind != FileKind::kBenchmark) continue;
+    std::map<std::string, const BenchmarkSeries*> current_series;
+    for (const auto& s : c.benchmarks.series) current_series[s.name] = &s;
+    for (const auto& s : b.benchmarks.series) {
+      auto it = current_series.find(s.name);
+      if (it == current_series.end()) continue;
+      std::optional<double> fb = series_figure(s), fc = series_figure(*it->second);
+      if (fb && fc && *fb > 0 && *fc > 0) ratios.push_back(*fc / *fb);
+    }
+  }
+  return ratios.empty() ? 1.0 : median_of(ratios);
+}
+
+}  // namespace
+
 Report compare_paths(const std::string& baseline, const std::string& current,
-                     const CompareOptions& options) {
+                     const CompareOptions& given_options) {
   Report report;
+  CompareOptions options = given_options;
   report.baseline_path = baseline;
   report.current_path = current;
   for (const auto& p : {baseline, current}) {
@@ -788,6 +833,10 @@ Report compare_paths(const std::string& baseline, const std::string& current,
     throw ResultsError((cur_dir ? current : baseline) + ": a folder, but " +
                        (cur_dir ? baseline : current) +
                        " is a file: compare a folder with a folder or a file with a file");
+  }
+  if (options.normalize_drift) {
+    options.machine_drift = machine_drift(baseline, current);
+    report.machine_drift = options.machine_drift;
   }
   if (!base_dir) {
     std::string bn = fs::path(baseline).filename().string(),
@@ -880,8 +929,12 @@ std::string to_markdown(const Report& report, const CompareOptions& options) {
   out << printf_string("Latency: Mann-Whitney U, two-sided, alpha %.3g", options.alpha)
       << printf_string(", minimum median change %.0f%%", 100 * options.latency_min_change)
       << ", at least " << kMinRepetitions << " repetitions a side"
-      << (options.gate_latency ? "" : "; latency NOT gated (--no-latency-gate)")
-      << ". See docs/gate.md.\n";
+      << (options.gate_latency ? "" : "; latency NOT gated (--no-latency-gate)");
+  if (report.machine_drift) {
+    out << printf_string("; machine drift x%.3f divided out", *report.machine_drift)
+        << " (--normalize-drift: the median current/baseline ratio over every benchmark)";
+  }
+  out << ". See docs/gate.md.\n";
   for (const auto& f : report.files) {
     out << "\n### " << escape_cell(f.title) << "\n\n";
     out << "| metric | baseline | current | change | verdict |\n";

@@ -76,6 +76,13 @@ struct CompareOptions {
   // Off: latencies are reported (with the test) as info and only bytes and status gate. For a
   // machine shared while it measures, where whole runs shift by more than any minimum change.
   bool gate_latency = true;
+  // On (--normalize-drift): each latency is judged after dividing out the machine's drift, the
+  // median current/baseline ratio over every benchmark compared. Between two leases of the same
+  // H200 model, unchanged code moved by 2-3x as a whole (every backend, every size, no
+  // improvements); one backend regressing alone still stands out against the others. A drift
+  // that every backend shares (a driver change) is removed too: the report prints the factor.
+  bool normalize_drift = false;
+  double machine_drift = 1.0;  // set by compare_paths when normalize_drift is on
 };
 
 // "0" (exact), "4096", "2MiB", "1%", "2MiB,1%"; throws std::invalid_argument naming the option.
@@ -103,6 +110,7 @@ struct Summary {
 struct Report {
   std::string baseline_path, current_path;
   std::vector<FileComparison> files;
+  std::optional<double> machine_drift;  // with --normalize-drift: the factor divided out
 
   Summary summary() const;
   // 0 when nothing regressed and nothing went missing, else 1. (Unusable input never gets this

@@ -52,6 +52,9 @@ void add_compare_subcommand(CLI::App& sub) {
   sub.add_option("--alpha", a.options.alpha, "Significance level of the Mann-Whitney U test")
       ->capture_default_str()
       ->check(CLI::Range(1e-9, 0.5));
+  sub.add_flag("--normalize-drift", a.options.normalize_drift,
+               "Judge latencies after dividing out the machine's drift (median ratio over every "
+               "benchmark): for baselines taken on another machine of the same model");
   sub.add_flag(
       "--no-latency-gate{false}", a.options.gate_latency,
       "Report benchmark latencies without gating on them (a machine shared while it measures)");

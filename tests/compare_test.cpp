@@ -607,6 +607,43 @@ TEST(CompareFolders, EverySameNamedFileIsCompared) {
   EXPECT_EQ(compare_paths(base.path().string(), cur.path().string(), {}).exit_code(), 1);
 }
 
+// Three backends' benchmark files, each benchmark's repetitions scaled by that backend's factor.
+void write_three_backends(const TempDir& dir, double a, double b, double c) {
+  const std::vector<std::pair<std::string, double>> backends = {
+      {"cuda-malloc", a}, {"cuda-async", b}, {"torch-native", c}};
+  unsigned seed = 10;
+  for (const auto& [backend, factor] : backends) {
+    std::vector<Bench> benches;
+    for (double bytes : {512.0, 2097152.0, 134217728.0}) {
+      benches.push_back({"pair/" + backend + "/warm/" + std::to_string(static_cast<long>(bytes)),
+                         samples(1000 * factor * (1 + bytes / 1e8), 0.03, 10, seed++), {}});
+    }
+    write_json(dir, "bench-" + backend + ".json", gbench(benches));
+  }
+}
+
+TEST(CompareFolders, NormalizedDriftForgivesAWholeMachineShiftButNotOneBackend) {
+  TempDir base, shifted, one_slower;
+  write_three_backends(base, 1, 1, 1);
+  write_three_backends(shifted, 2.1, 2.1, 2.1);       // another machine: every figure x2.1
+  write_three_backends(one_slower, 2.1, 2.1, 4.2);   // that machine, and torch-native x2 more
+  CompareOptions raw, normalized;
+  normalized.normalize_drift = true;
+  // As seen between two H200 leases: without normalisation every benchmark "regresses".
+  EXPECT_EQ(compare_paths(base.path().string(), shifted.path().string(), raw).summary().regressions, 9u);
+  Report r = compare_paths(base.path().string(), shifted.path().string(), normalized);
+  ASSERT_TRUE(r.machine_drift.has_value());
+  EXPECT_NEAR(*r.machine_drift, 2.1, 0.1);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_NE(to_markdown(r, normalized).find("machine drift x2."), std::string::npos);
+  Report one = compare_paths(base.path().string(), one_slower.path().string(), normalized);
+  EXPECT_EQ(one.exit_code(), 1);
+  EXPECT_EQ(one.summary().regressions, 3u);  // the three torch-native benchmarks
+  for (const Row* row : rows_with(one, Verdict::kRegression)) {
+    EXPECT_NE(row->subject.find("torch-native"), std::string::npos) << row->subject;
+  }
+}
+
 TEST(CompareFolders, FileOnOneSideIsListed) {
   TempDir base, cur;
   write_json(base, "suite.json", host_run());
