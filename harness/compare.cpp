@@ -524,24 +524,6 @@ std::string run_name_of(const nlohmann::json& e, const std::string& name, bool a
   return name;
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultsError(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (buffer.str().empty()) throw ResultsError(path + ": empty file");
-  return buffer.str();
-}
-
-nlohmann::json parse_json_file(const std::string& path) {
-  std::string text = read_text_file(path);
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ResultsError(path + ": malformed JSON at byte " + std::to_string(e.byte));
-  }
-}
-
 enum class FileKind { kResults, kBenchmark };
 
 struct LoadedFile {
@@ -558,7 +540,7 @@ const char* kind_name(FileKind k) {
 // By content, not by name: a memrel document says its schema; Google Benchmark's has a
 // "benchmarks" array and no schema.
 LoadedFile load_file(const std::string& path) {
-  nlohmann::json j = parse_json_file(path);
+  nlohmann::json j = read_json_file(path);
   LoadedFile f;
   if (j.is_object() && j.contains("schema")) {
     f.kind = FileKind::kResults;
@@ -719,7 +701,7 @@ BenchmarkRun benchmark_run_from_json(const nlohmann::json& j) {
 }
 
 BenchmarkRun read_benchmark_file(const std::string& path) {
-  nlohmann::json j = parse_json_file(path);
+  nlohmann::json j = read_json_file(path);
   try {
     return benchmark_run_from_json(j);
   } catch (const ResultsError& e) {

@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
   bool list_json = false;
   CLI::App* list = app.add_subcommand("list", "List backends (with availability here) and workloads");
   list->add_flag("--json", list_json, "Print JSON");
+  bool list_available = false;
+  list->add_flag("--available-backends", list_available,
+                 "Print only the names of the backends that can run here, one a line (for scripts)");
 
   std::vector<std::string> validate_files;
   CLI::App* validate = app.add_subcommand("validate", "Check workload files without running them");
@@ -115,6 +118,12 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*list && list_available) {
+      for (const auto& b : all_backends()) {
+        if (b.availability().available) std::cout << b.name << "\n";
+      }
+      return 0;
+    }
     if (*list) return cmd_list(list_json, workloads_dir);
     if (*validate) {
       int rc = 0;

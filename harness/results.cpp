@@ -52,19 +52,6 @@ void expect_schema(const nlohmann::json& j, const char* schema) {
   }
 }
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultsError(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (buffer.str().empty()) throw ResultsError(path + ": empty file");
-  try {
-    return nlohmann::json::parse(buffer.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ResultsError(path + ": malformed JSON at byte " + std::to_string(e.byte));
-  }
-}
-
 }  // namespace
 
 nlohmann::json to_json(const CellResult& cell) {
@@ -107,8 +94,22 @@ RunResults run_from_json(const nlohmann::json& j) {
   return run;
 }
 
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ResultsError(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (buffer.str().empty()) throw ResultsError(path + ": empty file");
+  try {
+    return nlohmann::json::parse(buffer.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ResultsError(path + ": malformed JSON at byte " + std::to_string(e.byte));
+  }
+}
+
+
 RunResults read_run_file(const std::string& path) {
-  nlohmann::json j = read_json(path);
+  nlohmann::json j = read_json_file(path);
   try {
     return run_from_json(j);
   } catch (const ResultsError& e) {
@@ -117,7 +118,7 @@ RunResults read_run_file(const std::string& path) {
 }
 
 CellResult read_cell_file(const std::string& path) {
-  nlohmann::json j = read_json(path);
+  nlohmann::json j = read_json_file(path);
   try {
     return cell_from_json(j);
   } catch (const ResultsError& e) {

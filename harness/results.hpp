@@ -119,6 +119,9 @@ CellResult cell_from_json(const nlohmann::json& j);  // throws ResultsError
 nlohmann::json to_json(const RunResults& run);
 RunResults run_from_json(const nlohmann::json& j);   // throws ResultsError
 
+// A JSON file, or ResultsError naming it: missing, empty, or malformed (with the byte).
+nlohmann::json read_json_file(const std::string& path);
+
 // Throws ResultsError naming the file.
 RunResults read_run_file(const std::string& path);
 CellResult read_cell_file(const std::string& path);

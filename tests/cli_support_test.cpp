@@ -1,5 +1,7 @@
 #include "harness/cli_support.hpp"
 
+#include "allocators/registry.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -49,6 +51,17 @@ TEST(CliSupport, ListSaysWhyCudaBackendsAreUnavailable) {
     if (b["name"] == "host-malloc") saw_host = b["available"].get<bool>();
   }
   EXPECT_TRUE(saw_host);
+}
+
+TEST(CliSupport, AvailableBackendsAreTheRunnableNamesOneALine) {
+  auto r = testing::run_command(testing::memrel_command("list --available-backends"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string expected;
+  for (const auto& b : all_backends()) {
+    if (b.availability().available) expected += b.name + "\n";
+  }
+  EXPECT_EQ(r.output, expected);
+  EXPECT_NE(r.output.find("host-malloc\n"), std::string::npos);
 }
 
 TEST(CliSupport, BadOptionExitsTwo) {

@@ -32,10 +32,7 @@ class CudaBackends : public ::testing::Test {
   }
 
   static const Snapshot& at(const CellResult& c, const std::string& label) {
-    for (const auto& m : c.marks) {
-      if (m.label == label) return m.at;
-    }
-    throw std::runtime_error("no mark " + label);
+    return testing::mark_at(c, label);
   }
 
   testing::TempDir dir_;

@@ -17,12 +17,6 @@ const CellResult& find_cell(const RunResults& run, const std::string& backend, c
   throw std::runtime_error("no cell " + backend + " x " + workload);
 }
 
-const MarkRecord& find_mark(const CellResult& cell, const std::string& label) {
-  for (const auto& m : cell.marks) {
-    if (m.label == label) return m;
-  }
-  throw std::runtime_error("no mark " + label);
-}
 
 class RunnerTest : public ::testing::Test {
  protected:
@@ -44,10 +38,10 @@ TEST_F(RunnerTest, HostRetainKeepsFreedMemoryResidentUntilMallocTrim) {
   const std::int64_t tensor = 360 * MiB;
   // The seeds' three phases, on the host: resident after alloc, still resident after free
   // (cached), returned after free + release.
-  EXPECT_GE(find_mark(c, "after-alloc").at.device_used_delta, tensor);
-  EXPECT_GE(find_mark(c, "after-free-only").at.device_used_delta, tensor);
-  EXPECT_GE(*find_mark(c, "after-free-only").at.reserved, static_cast<std::uint64_t>(tensor));
-  EXPECT_LT(find_mark(c, "after-free-release").at.device_used_delta, static_cast<std::int64_t>(1 * MiB));
+  EXPECT_GE(testing::mark_at(c, "after-alloc").device_used_delta, tensor);
+  EXPECT_GE(testing::mark_at(c, "after-free-only").device_used_delta, tensor);
+  EXPECT_GE(*testing::mark_at(c, "after-free-only").reserved, static_cast<std::uint64_t>(tensor));
+  EXPECT_LT(testing::mark_at(c, "after-free-release").device_used_delta, static_cast<std::int64_t>(1 * MiB));
   ASSERT_TRUE(c.metrics.release_effectiveness.has_value());
   EXPECT_GT(*c.metrics.release_effectiveness, 0.99);
   EXPECT_GT(c.metrics.median_latency_ns.at("alloc"), 0u);
@@ -57,8 +51,8 @@ TEST_F(RunnerTest, HostDefaultReturnsLargeBlocksAtFree) {
   RunResults r = run("-b host-malloc -w single-large", 0);
   const CellResult& c = find_cell(r, "host-malloc", "single-large");
   ASSERT_EQ(c.status, "ok") << c.reason;
-  EXPECT_GE(find_mark(c, "after-alloc").at.device_used_delta, static_cast<std::int64_t>(360 * MiB));
-  EXPECT_LT(find_mark(c, "after-free-only").at.device_used_delta, static_cast<std::int64_t>(1 * MiB));
+  EXPECT_GE(testing::mark_at(c, "after-alloc").device_used_delta, static_cast<std::int64_t>(360 * MiB));
+  EXPECT_LT(testing::mark_at(c, "after-free-only").device_used_delta, static_cast<std::int64_t>(1 * MiB));
 }
 
 TEST_F(RunnerTest, EveryCellIsRecordedAndCudaCellsSayWhyWhenNoDevice) {

@@ -8,7 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+
+#include "harness/results.hpp"
 
 namespace memrel::testing {
 
@@ -56,6 +59,14 @@ inline CommandResult run_command(const std::string& command) {
   int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+// A cell's probe at the mark with this label; throws naming the cell when it has none.
+inline const Snapshot& mark_at(const CellResult& cell, const std::string& label) {
+  for (const auto& m : cell.marks) {
+    if (m.label == label) return m.at;
+  }
+  throw std::runtime_error(cell.backend + " x " + cell.workload + ": no mark " + label);
 }
 
 inline std::string memrel_command(const std::string& args) {

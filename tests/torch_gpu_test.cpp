@@ -64,10 +64,7 @@ class TorchBackends : public ::testing::Test {
   }
 
   static const Snapshot& at(const CellResult& c, const std::string& label) {
-    for (const auto& m : c.marks) {
-      if (m.label == label) return m.at;
-    }
-    throw std::runtime_error(c.backend + " x " + c.workload + ": no mark " + label);
+    return testing::mark_at(c, label);
   }
 
   // NVML's figure minus the three named parts; empty where NVML cannot say.
