@@ -4,7 +4,8 @@
 namespace memrel {
 namespace {
 [[noreturn]] void no_cuda() {
-  throw BackendUnavailable("memrel was built without the CUDA toolkit (CUDAToolkit not found at configure time)");
+  throw BackendUnavailable(
+      "memrel was built without the CUDA toolkit (CUDAToolkit not found at configure time)");
 }
 }  // namespace
 

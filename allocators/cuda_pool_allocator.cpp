@@ -25,7 +25,8 @@ CudaPoolAllocator::~CudaPoolAllocator() {
 
 void* CudaPoolAllocator::allocate(std::size_t bytes) {
   void* p = nullptr;
-  check_cuda_alloc(cudaMallocFromPoolAsync(&p, bytes, pool_, stream_), "cudaMallocFromPoolAsync", bytes);
+  check_cuda_alloc(cudaMallocFromPoolAsync(&p, bytes, pool_, stream_), "cudaMallocFromPoolAsync",
+                   bytes);
   return p;
 }
 

@@ -8,6 +8,8 @@
 
 namespace memrel {
 
-std::unique_ptr<Allocator> make_host_malloc() { return std::make_unique<HostMallocAllocator>(false); }
+std::unique_ptr<Allocator> make_host_malloc() {
+  return std::make_unique<HostMallocAllocator>(false);
+}
 
 }  // namespace memrel

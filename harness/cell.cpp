@@ -257,7 +257,8 @@ std::map<std::string, std::string> allocator_environment() {
   return env;
 }
 
-CellResult run_cell(const BackendInfo& backend, const Workload& workload, const CellOptions& options) {
+CellResult run_cell(const BackendInfo& backend, const Workload& workload,
+                    const CellOptions& options) {
   return CellRun(backend, workload, options).run();
 }
 

@@ -17,7 +17,8 @@ struct CellOptions {
 
 // Never throws for the backend's sake: an unavailable backend, an out-of-memory step or an
 // allocator error all come back as the cell's status and reason.
-CellResult run_cell(const BackendInfo& backend, const Workload& workload, const CellOptions& options);
+CellResult run_cell(const BackendInfo& backend, const Workload& workload,
+                    const CellOptions& options);
 
 // Environment variables that change what an allocator does, recorded with every cell.
 std::map<std::string, std::string> allocator_environment();

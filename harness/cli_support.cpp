@@ -18,7 +18,8 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
   std::string number = text;
   std::uint64_t scale = 1;
   for (const auto& [suffix, factor] : units) {
-    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (text.size() > suffix.size() &&
+        text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
       number = text.substr(0, text.size() - suffix.size());
       scale = factor;
       break;
@@ -31,8 +32,10 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != number.size() || !(value > 0) || value * static_cast<double>(scale) > static_cast<double>(kMaxRequestBytes)) {
-    throw std::invalid_argument(option + ": '" + text + "' is not a positive size (e.g. 4096, 512MiB, 1GiB)");
+  if (used != number.size() || !(value > 0) ||
+      value * static_cast<double>(scale) > static_cast<double>(kMaxRequestBytes)) {
+    throw std::invalid_argument(option + ": '" + text +
+                                "' is not a positive size (e.g. 4096, 512MiB, 1GiB)");
   }
   return static_cast<std::uint64_t>(std::llround(value * static_cast<double>(scale)));
 }
@@ -41,9 +44,11 @@ std::vector<std::string> all_workload_files(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(entry.path().string());
   }
-  if (ec) throw std::invalid_argument("--workloads-dir: cannot read '" + dir + "': " + ec.message());
+  if (ec)
+    throw std::invalid_argument("--workloads-dir: cannot read '" + dir + "': " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -52,7 +57,8 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
                                            const std::string& dir) {
   if (names_or_paths.empty()) {
     auto files = all_workload_files(dir);
-    if (files.empty()) throw std::invalid_argument("--workloads-dir: no *.json workloads in '" + dir + "'");
+    if (files.empty())
+      throw std::invalid_argument("--workloads-dir: no *.json workloads in '" + dir + "'");
     return files;
   }
   std::vector<std::string> out;
@@ -67,8 +73,10 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
       continue;
     }
     std::string known;
-    for (const auto& f : all_workload_files(dir)) known += (known.empty() ? "" : ", ") + fs::path(f).stem().string();
-    throw std::invalid_argument("unknown workload '" + item + "' (known in " + dir + ": " + known + ")");
+    for (const auto& f : all_workload_files(dir))
+      known += (known.empty() ? "" : ", ") + fs::path(f).stem().string();
+    throw std::invalid_argument("unknown workload '" + item + "' (known in " + dir + ": " + known +
+                                ")");
   }
   return out;
 }

@@ -36,8 +36,9 @@ std::unique_ptr<DeviceProbe> DeviceProbe::create() {
   int count = 0;
   cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess || count == 0) {
-    throw BackendUnavailable(std::string("no CUDA device: ") +
-                             (rc == cudaSuccess ? "the driver reports none" : cudaGetErrorString(rc)));
+    throw BackendUnavailable(std::string("no CUDA device: ") + (rc == cudaSuccess
+                                                                    ? "the driver reports none"
+                                                                    : cudaGetErrorString(rc)));
   }
   check_cuda(cudaSetDevice(0), "cudaSetDevice(0)");
   check_cuda(cudaFree(nullptr), "cudaFree(0) (context creation)");

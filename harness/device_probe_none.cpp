@@ -5,7 +5,8 @@
 namespace memrel {
 
 std::unique_ptr<DeviceProbe> DeviceProbe::create() {
-  throw BackendUnavailable("memrel was built without the CUDA toolkit (CUDAToolkit not found at configure time)");
+  throw BackendUnavailable(
+      "memrel was built without the CUDA toolkit (CUDAToolkit not found at configure time)");
 }
 
 }  // namespace memrel

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 
@@ -73,11 +73,12 @@ nlohmann::json run_context() {
   c["memrel_version"] = MEMREL_VERSION;
   // A source tree copied without .git (as to a lent GPU machine) names its commit this way.
   const char* given_commit = std::getenv("MEMREL_GIT_COMMIT");
-  std::string commit = given_commit != nullptr
-                           ? given_commit
-                           : command_output("git -C '" MEMREL_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
+  std::string commit = given_commit != nullptr ? given_commit
+                                               : command_output("git -C '" MEMREL_SOURCE_DIR
+                                                                "' rev-parse HEAD 2>/dev/null");
   c["git_commit"] = commit.empty() ? nlohmann::json() : nlohmann::json(commit);
-  std::string dirty = command_output("git -C '" MEMREL_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null");
+  std::string dirty = command_output("git -C '" MEMREL_SOURCE_DIR
+                                     "' status --porcelain --untracked-files=no 2>/dev/null");
   c["git_dirty"] = !dirty.empty();
   nvml::Loaded nvml = nvml::query_system();
   if (nvml.system) {
@@ -87,7 +88,8 @@ nlohmann::json run_context() {
     for (const auto& g : nvml.system->gpus) {
       c["gpus"].push_back({{"name", g.name}, {"uuid", g.uuid}, {"total_bytes", g.total_bytes}});
     }
-    c["gpu"] = nvml.system->gpus.empty() ? nlohmann::json() : nlohmann::json(nvml.system->gpus[0].name);
+    c["gpu"] =
+        nvml.system->gpus.empty() ? nlohmann::json() : nlohmann::json(nvml.system->gpus[0].name);
   } else {
     c["gpu"] = nullptr;
     c["gpus"] = nlohmann::json::array();

@@ -33,19 +33,26 @@ std::string self_executable() {
 }
 
 int cmd_list(bool as_json, const std::string& workloads_dir) {
-  nlohmann::json out = {{"backends", nlohmann::json::array()}, {"workloads", nlohmann::json::array()}};
+  nlohmann::json out = {{"backends", nlohmann::json::array()},
+                        {"workloads", nlohmann::json::array()}};
   for (const auto& b : all_backends()) {
     Availability a = b.availability();
-    out["backends"].push_back({{"name", b.name}, {"description", b.description},
+    out["backends"].push_back({{"name", b.name},
+                               {"description", b.description},
                                {"space", b.space == MemorySpace::kDevice ? "device" : "host"},
-                               {"available", a.available}, {"reason", a.reason}});
+                               {"available", a.available},
+                               {"reason", a.reason}});
   }
   for (const auto& path : all_workload_files(workloads_dir)) {
     try {
       Workload w = parse_workload_file(path);
-      out["workloads"].push_back({{"name", w.name}, {"path", path}, {"description", w.description}, {"valid", true}});
+      out["workloads"].push_back(
+          {{"name", w.name}, {"path", path}, {"description", w.description}, {"valid", true}});
     } catch (const WorkloadError& e) {
-      out["workloads"].push_back({{"name", fs::path(path).stem().string()}, {"path", path}, {"valid", false}, {"error", e.what()}});
+      out["workloads"].push_back({{"name", fs::path(path).stem().string()},
+                                  {"path", path},
+                                  {"valid", false},
+                                  {"error", e.what()}});
     }
   }
   if (as_json) {
@@ -54,16 +61,22 @@ int cmd_list(bool as_json, const std::string& workloads_dir) {
   }
   std::cout << "Backends:\n";
   for (const auto& b : out["backends"]) {
-    std::cout << "  " << b["name"].get<std::string>() << std::string(20 - std::min<std::size_t>(19, b["name"].get<std::string>().size()), ' ')
-              << (b["available"].get<bool>() ? "available    " : "unavailable  ") << b["description"].get<std::string>();
-    if (!b["available"].get<bool>()) std::cout << "\n" << std::string(35, ' ') << "why: " << b["reason"].get<std::string>();
+    std::cout << "  " << b["name"].get<std::string>()
+              << std::string(20 - std::min<std::size_t>(19, b["name"].get<std::string>().size()),
+                             ' ')
+              << (b["available"].get<bool>() ? "available    " : "unavailable  ")
+              << b["description"].get<std::string>();
+    if (!b["available"].get<bool>())
+      std::cout << "\n" << std::string(35, ' ') << "why: " << b["reason"].get<std::string>();
     std::cout << "\n";
   }
   std::cout << "Workloads (" << workloads_dir << "):\n";
   for (const auto& w : out["workloads"]) {
     std::string name = w["name"].get<std::string>();
     std::cout << "  " << name << std::string(24 - std::min<std::size_t>(23, name.size()), ' ')
-              << (w["valid"].get<bool>() ? w["description"].get<std::string>() : "INVALID: " + w["error"].get<std::string>()) << "\n";
+              << (w["valid"].get<bool>() ? w["description"].get<std::string>()
+                                         : "INVALID: " + w["error"].get<std::string>())
+              << "\n";
   }
   return 0;
 }
@@ -75,14 +88,17 @@ int main(int argc, char** argv) {
   app.footer(kExitCodes);
   app.require_subcommand(1);
   std::string workloads_dir = std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads";
-  app.add_option("--workloads-dir", workloads_dir, "Folder of workload JSON files")->capture_default_str();
+  app.add_option("--workloads-dir", workloads_dir, "Folder of workload JSON files")
+      ->capture_default_str();
 
   bool list_json = false;
-  CLI::App* list = app.add_subcommand("list", "List backends (with availability here) and workloads");
+  CLI::App* list =
+      app.add_subcommand("list", "List backends (with availability here) and workloads");
   list->add_flag("--json", list_json, "Print JSON");
   bool list_available = false;
-  list->add_flag("--available-backends", list_available,
-                 "Print only the names of the backends that can run here, one a line (for scripts)");
+  list->add_flag(
+      "--available-backends", list_available,
+      "Print only the names of the backends that can run here, one a line (for scripts)");
 
   std::vector<std::string> validate_files;
   CLI::App* validate = app.add_subcommand("validate", "Check workload files without running them");
@@ -92,17 +108,30 @@ int main(int argc, char** argv) {
   std::vector<std::string> run_backends, run_workloads;
   std::string run_out, host_capacity = "1GiB";
   bool include_null = false;
-  CLI::App* run = app.add_subcommand("run", "Run every (backend, workload) cell, each in its own process");
-  run->add_option("-b,--backend", run_backends, "Backends (repeat or comma-separate; default: all but null)")->delimiter(',');
-  run->add_option("-w,--workload", run_workloads, "Workload names or files (default: every file in --workloads-dir)")->delimiter(',');
+  CLI::App* run =
+      app.add_subcommand("run", "Run every (backend, workload) cell, each in its own process");
+  run->add_option("-b,--backend", run_backends,
+                  "Backends (repeat or comma-separate; default: all but null)")
+      ->delimiter(',');
+  run->add_option("-w,--workload", run_workloads,
+                  "Workload names or files (default: every file in --workloads-dir)")
+      ->delimiter(',');
   run->add_option("-o,--out", run_out, "Results file (default: results/runs/run-TIME.json)");
-  run->add_option("--timeout", run_options.cell_timeout_s, "Seconds before a cell is killed and recorded as timeout")->capture_default_str();
-  run->add_option("--host-capacity", host_capacity, "What device_fraction means for host backends (bytes, or with KiB/MiB/GiB)")->capture_default_str();
-  run->add_option("--module-loading", run_options.module_loading, "CUDA_MODULE_LOADING for every cell")->check(CLI::IsMember({"LAZY", "EAGER"}));
-  run->add_flag("--include-null", include_null, "Also run the null backend (measures memrel itself)");
+  run->add_option("--timeout", run_options.cell_timeout_s,
+                  "Seconds before a cell is killed and recorded as timeout")
+      ->capture_default_str();
+  run->add_option("--host-capacity", host_capacity,
+                  "What device_fraction means for host backends (bytes, or with KiB/MiB/GiB)")
+      ->capture_default_str();
+  run->add_option("--module-loading", run_options.module_loading,
+                  "CUDA_MODULE_LOADING for every cell")
+      ->check(CLI::IsMember({"LAZY", "EAGER"}));
+  run->add_flag("--include-null", include_null,
+                "Also run the null backend (measures memrel itself)");
 
   std::string cell_backend, cell_workload, cell_out, cell_capacity = "1GiB";
-  CLI::App* cell = app.add_subcommand("cell", "Run one cell in this process (the runner's child; for debugging)");
+  CLI::App* cell = app.add_subcommand(
+      "cell", "Run one cell in this process (the runner's child; for debugging)");
   cell->add_option("--backend", cell_backend)->required();
   cell->add_option("--workload", cell_workload, "Workload file")->required();
   cell->add_option("--out", cell_out, "Cell result file")->required();
@@ -158,13 +187,15 @@ int main(int argc, char** argv) {
       for (const auto& p : run_options.workload_paths) parse_workload_file(p);
       run_options.cell.host_capacity_bytes = parse_byte_size(host_capacity, "--host-capacity");
       run_options.memrel_executable = self_executable();
-      if (run_out.empty()) run_out = default_run_path(std::string(MEMREL_SOURCE_DIR) + "/results/runs");
+      if (run_out.empty())
+        run_out = default_run_path(std::string(MEMREL_SOURCE_DIR) + "/results/runs");
       fs::path out_dir = fs::path(run_out).parent_path();
       if (!out_dir.empty()) fs::create_directories(out_dir);
       RunResults results = run_suite(run_options, std::cerr);
       write_file_atomically(run_out, to_json(results).dump(1) + "\n");
       int failed = 0;
-      for (const auto& c : results.cells) failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
+      for (const auto& c : results.cells)
+        failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
       std::cout << run_out << "\n";
       std::cerr << "memrel: " << results.cells.size() << " cells written to " << run_out;
       if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";

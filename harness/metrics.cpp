@@ -42,7 +42,8 @@ CellMetrics compute_metrics(const CellResult& cell) {
     }
   }
   if (m.peak_reserved && m.peak_requested > 0) {
-    m.overhead_ratio = static_cast<double>(*m.peak_reserved) / static_cast<double>(m.peak_requested);
+    m.overhead_ratio =
+        static_cast<double>(*m.peak_reserved) / static_cast<double>(m.peak_requested);
   }
   if (m.peak_reserved && m.peak_allocated && *m.peak_reserved > 0) {
     m.utilization = static_cast<double>(*m.peak_allocated) / static_cast<double>(*m.peak_reserved);
@@ -59,8 +60,10 @@ CellMetrics compute_metrics(const CellResult& cell) {
                                                      : r.before.device_used_delta;
     std::int64_t live_after = r.after.allocated ? static_cast<std::int64_t>(*r.after.allocated)
                                                 : static_cast<std::int64_t>(r.after.requested);
-    e.releasable = static_cast<std::uint64_t>(std::max<std::int64_t>(0, reserved_before - live_after));
-    e.returned = static_cast<std::int64_t>(r.before.device_used) - static_cast<std::int64_t>(r.after.device_used);
+    e.releasable =
+        static_cast<std::uint64_t>(std::max<std::int64_t>(0, reserved_before - live_after));
+    e.returned = static_cast<std::int64_t>(r.before.device_used) -
+                 static_cast<std::int64_t>(r.after.device_used);
     if (e.releasable > 0) {
       e.effectiveness = static_cast<double>(e.returned) / static_cast<double>(e.releasable);
       total_releasable += e.releasable;
@@ -69,7 +72,8 @@ CellMetrics compute_metrics(const CellResult& cell) {
     m.releases.push_back(e);
   }
   if (total_releasable > 0) {
-    m.release_effectiveness = static_cast<double>(total_returned) / static_cast<double>(total_releasable);
+    m.release_effectiveness =
+        static_cast<double>(total_returned) / static_cast<double>(total_releasable);
   }
   if (!cell.releases.empty()) {
     const Snapshot& last = cell.releases.back().after;

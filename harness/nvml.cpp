@@ -61,7 +61,8 @@ const Api& api() {
     }
     std::string& e = a.error;
     void* h = a.handle;
-    if (!bind(h, "nvmlInit_v2", &a.init, &e) || !bind(h, "nvmlDeviceGetCount_v2", &a.get_count, &e) ||
+    if (!bind(h, "nvmlInit_v2", &a.init, &e) ||
+        !bind(h, "nvmlDeviceGetCount_v2", &a.get_count, &e) ||
         !bind(h, "nvmlDeviceGetHandleByIndex_v2", &a.by_index, &e) ||
         !bind(h, "nvmlDeviceGetHandleByPciBusId_v2", &a.by_pci, &e) ||
         !bind(h, "nvmlDeviceGetName", &a.name, &e) || !bind(h, "nvmlDeviceGetUUID", &a.uuid, &e) ||

@@ -12,10 +12,16 @@ namespace nlohmann {
 template <typename T>
 struct adl_serializer<std::optional<T>> {
   static void to_json(json& j, const std::optional<T>& v) {
-    if (v) j = *v; else j = nullptr;
+    if (v)
+      j = *v;
+    else
+      j = nullptr;
   }
   static void from_json(const json& j, std::optional<T>& v) {
-    if (j.is_null()) v.reset(); else v = j.get<T>();
+    if (j.is_null())
+      v.reset();
+    else
+      v = j.get<T>();
   }
 };
 }  // namespace nlohmann
@@ -45,7 +51,8 @@ namespace {
 
 void expect_schema(const nlohmann::json& j, const char* schema) {
   if (!j.is_object()) throw ResultsError("not a JSON object");
-  if (!j.contains("schema")) throw ResultsError(std::string("missing \"schema\" (expected \"") + schema + "\")");
+  if (!j.contains("schema"))
+    throw ResultsError(std::string("missing \"schema\" (expected \"") + schema + "\")");
   if (j["schema"] != schema) {
     throw ResultsError("schema " + j["schema"].dump() + " is not \"" + schema +
                        "\" (written by another memrel version?)");
@@ -81,7 +88,8 @@ nlohmann::json to_json(const RunResults& run) {
 RunResults run_from_json(const nlohmann::json& j) {
   expect_schema(j, kResultsSchema);
   RunResults run;
-  if (!j.contains("context") || !j["context"].is_object()) throw ResultsError("missing \"context\" object");
+  if (!j.contains("context") || !j["context"].is_object())
+    throw ResultsError("missing \"context\" object");
   if (!j.contains("cells") || !j["cells"].is_array()) throw ResultsError("missing \"cells\" array");
   run.context = j["context"];
   for (std::size_t i = 0; i < j["cells"].size(); ++i) {
@@ -106,7 +114,6 @@ nlohmann::json read_json_file(const std::string& path) {
     throw ResultsError(path + ": malformed JSON at byte " + std::to_string(e.byte));
   }
 }
-
 
 RunResults read_run_file(const std::string& path) {
   nlohmann::json j = read_json_file(path);

@@ -26,12 +26,12 @@ class ResultsError : public std::runtime_error {
 
 // The four views of memory at one moment. All figures are bytes.
 struct Snapshot {
-  std::uint64_t requested = 0;               // what the workload holds live
-  std::optional<std::uint64_t> allocated;    // the allocator's own view
+  std::uint64_t requested = 0;             // what the workload holds live
+  std::optional<std::uint64_t> allocated;  // the allocator's own view
   std::optional<std::uint64_t> reserved;
-  std::uint64_t device_used = 0;             // driver (device backends) or RSS (host backends)
-  std::int64_t device_used_delta = 0;        // device_used - the cell's baseline
-  std::optional<std::uint64_t> process_used; // NVML's charge to this process (device only)
+  std::uint64_t device_used = 0;              // driver (device backends) or RSS (host backends)
+  std::int64_t device_used_delta = 0;         // device_used - the cell's baseline
+  std::optional<std::uint64_t> process_used;  // NVML's charge to this process (device only)
   std::uint64_t host_rss = 0;
 };
 
@@ -44,7 +44,7 @@ struct MarkRecord {
 // One executed step. `after` is probed once the step's clock has stopped (NVML is left out of
 // per-step probes: it takes milliseconds).
 struct StepRecord {
-  std::string op;        // alloc, free, release, mark, sleep
+  std::string op;  // alloc, free, release, mark, sleep
   std::string id;
   std::string location;  // in the workload file
   std::uint64_t bytes = 0;
@@ -61,26 +61,26 @@ struct ReleaseRecord {
 
 // Where every byte of the process's footprint came from before the workload's first step.
 struct CellSetup {
-  std::string memory_space;                           // device, host
-  std::optional<std::uint64_t> context_create_ns;     // cudaFree(0), device backends
+  std::string memory_space;                                 // device, host
+  std::optional<std::uint64_t> context_create_ns;           // cudaFree(0), device backends
   std::optional<std::uint64_t> device_used_before_context;  // unknown without a context: left empty
   std::optional<std::uint64_t> device_used_after_context;
   std::optional<std::uint64_t> process_used_after_context;  // the context's own size (NVML)
   std::uint64_t backend_init_ns = 0;
-  std::int64_t backend_init_device_bytes = 0;         // device used moved by backend init
+  std::int64_t backend_init_device_bytes = 0;  // device used moved by backend init
   std::optional<std::int64_t> backend_init_process_bytes;
-  std::uint64_t baseline_device_used = 0;             // after context + init: deltas start here
+  std::uint64_t baseline_device_used = 0;  // after context + init: deltas start here
   std::uint64_t baseline_host_rss = 0;
-  std::uint64_t capacity_bytes = 0;                   // what device_fraction is taken of
-  std::string process_probe_note;                     // why process_used is empty, if it is
-  nlohmann::json device;                              // DeviceDescription, null for host
-  std::map<std::string, std::string> environment;     // allocator settings the cell ran with
+  std::uint64_t capacity_bytes = 0;                // what device_fraction is taken of
+  std::string process_probe_note;                  // why process_used is empty, if it is
+  nlohmann::json device;                           // DeviceDescription, null for host
+  std::map<std::string, std::string> environment;  // allocator settings the cell ran with
 };
 
 struct ReleaseEffect {
   std::size_t step = 0;
-  std::uint64_t releasable = 0;   // reserved before - allocated after
-  std::int64_t returned = 0;      // device used before - device used after
+  std::uint64_t releasable = 0;         // reserved before - allocated after
+  std::int64_t returned = 0;            // device used before - device used after
   std::optional<double> effectiveness;  // returned / releasable; empty when nothing releasable
 };
 
@@ -88,12 +88,12 @@ struct CellMetrics {
   std::uint64_t peak_requested = 0;
   std::optional<std::uint64_t> peak_allocated, peak_reserved;
   std::int64_t peak_device_used_delta = 0;
-  std::optional<std::int64_t> max_overhead_bytes;     // max over probes of reserved - requested
-  std::optional<double> overhead_ratio;                // peak reserved / peak requested
-  std::optional<double> utilization;                   // peak allocated / peak reserved
+  std::optional<std::int64_t> max_overhead_bytes;  // max over probes of reserved - requested
+  std::optional<double> overhead_ratio;            // peak reserved / peak requested
+  std::optional<double> utilization;               // peak allocated / peak reserved
   std::vector<ReleaseEffect> releases;
-  std::optional<double> release_effectiveness;         // sum returned / sum releasable
-  std::optional<std::int64_t> residual_bytes;          // delta after last release - requested
+  std::optional<double> release_effectiveness;             // sum returned / sum releasable
+  std::optional<std::int64_t> residual_bytes;              // delta after last release - requested
   std::map<std::string, std::uint64_t> median_latency_ns;  // per op
 };
 
@@ -117,7 +117,7 @@ struct RunResults {
 nlohmann::json to_json(const CellResult& cell);
 CellResult cell_from_json(const nlohmann::json& j);  // throws ResultsError
 nlohmann::json to_json(const RunResults& run);
-RunResults run_from_json(const nlohmann::json& j);   // throws ResultsError
+RunResults run_from_json(const nlohmann::json& j);  // throws ResultsError
 
 // A JSON file, or ResultsError naming it: missing, empty, or malformed (with the byte).
 nlohmann::json read_json_file(const std::string& path);

@@ -41,7 +41,8 @@ std::string tail_of_file(const std::string& path, std::size_t max_bytes) {
 }
 
 CellResult failed_cell(const std::string& backend, const std::string& workload,
-                       const std::string& source, const std::string& status, const std::string& reason) {
+                       const std::string& source, const std::string& status,
+                       const std::string& reason) {
   CellResult c;
   c.backend = backend;
   c.workload = workload;
@@ -58,11 +59,16 @@ CellResult run_cell_process(const RunOptions& options, const std::string& backen
   const BackendInfo& backend = find_backend(backend_name);
   std::string out_path = temp_path("cell");
   std::string err_path = temp_path("stderr");
-  std::vector<std::string> args = {options.memrel_executable, "cell",
-                                   "--backend", backend_name,
-                                   "--workload", workload_path,
-                                   "--out", out_path,
-                                   "--host-capacity", std::to_string(options.cell.host_capacity_bytes)};
+  std::vector<std::string> args = {options.memrel_executable,
+                                   "cell",
+                                   "--backend",
+                                   backend_name,
+                                   "--workload",
+                                   workload_path,
+                                   "--out",
+                                   out_path,
+                                   "--host-capacity",
+                                   std::to_string(options.cell.host_capacity_bytes)};
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
@@ -74,7 +80,8 @@ CellResult run_cell_process(const RunOptions& options, const std::string& backen
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDOUT_FILENO);
     for (const auto& [k, v] : backend.cell_environment) setenv(k.c_str(), v.c_str(), 1);
-    if (!options.module_loading.empty()) setenv("CUDA_MODULE_LOADING", options.module_loading.c_str(), 1);
+    if (!options.module_loading.empty())
+      setenv("CUDA_MODULE_LOADING", options.module_loading.c_str(), 1);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -97,12 +104,14 @@ CellResult run_cell_process(const RunOptions& options, const std::string& backen
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   std::uint64_t wall_ns = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
   std::string stderr_tail = tail_of_file(err_path, 2000);
   CellResult cell;
   if (timed_out) {
-    cell = failed_cell(backend_name, workload_name, workload_path, "timeout",
-                       "killed after the cell timeout of " + std::to_string(options.cell_timeout_s) + " s");
+    cell = failed_cell(
+        backend_name, workload_name, workload_path, "timeout",
+        "killed after the cell timeout of " + std::to_string(options.cell_timeout_s) + " s");
   } else if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     cell = failed_cell(backend_name, workload_name, workload_path, "crashed",
@@ -128,22 +137,25 @@ CellResult run_cell_process(const RunOptions& options, const std::string& backen
 RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   RunResults run;
   run.context = run_context();
-  run.context["options"] = {{"backends", options.backends},
-                            {"workloads", options.workload_paths},
-                            {"cell_timeout_s", options.cell_timeout_s},
-                            {"host_capacity_bytes", options.cell.host_capacity_bytes},
-                            {"cuda_module_loading", options.module_loading.empty() ? "default (unset)" : options.module_loading}};
+  run.context["options"] = {
+      {"backends", options.backends},
+      {"workloads", options.workload_paths},
+      {"cell_timeout_s", options.cell_timeout_s},
+      {"host_capacity_bytes", options.cell.host_capacity_bytes},
+      {"cuda_module_loading",
+       options.module_loading.empty() ? "default (unset)" : options.module_loading}};
   std::vector<std::pair<std::string, std::string>> workloads;  // path, name
-  for (const auto& path : options.workload_paths) workloads.emplace_back(path, parse_workload_file(path).name);
+  for (const auto& path : options.workload_paths)
+    workloads.emplace_back(path, parse_workload_file(path).name);
   std::size_t total = options.backends.size() * workloads.size(), index = 0;
   for (const auto& backend_name : options.backends) {
     const BackendInfo& backend = find_backend(backend_name);
     Availability availability = backend.availability();
     for (const auto& [path, name] : workloads) {
       ++index;
-      CellResult cell = availability.available
-                            ? run_cell_process(options, backend_name, path, name)
-                            : failed_cell(backend_name, name, path, "unavailable", availability.reason);
+      CellResult cell = availability.available ? run_cell_process(options, backend_name, path, name)
+                                               : failed_cell(backend_name, name, path,
+                                                             "unavailable", availability.reason);
       char line[512];
       std::snprintf(line, sizeof line, "[%zu/%zu] %-20s %-22s %-11s %8.2f s", index, total,
                     backend_name.c_str(), name.c_str(), cell.status.c_str(), cell.wall_ns / 1e9);

@@ -38,17 +38,22 @@ class Parser {
 
   std::uint64_t positive_integer(const json& value, const std::string& location,
                                  const std::string& field, std::uint64_t max) const {
-    if (!value.is_number_integer() && !(value.is_number_float() && value.get<double>() == std::floor(value.get<double>()))) {
+    if (!value.is_number_integer() &&
+        !(value.is_number_float() && value.get<double>() == std::floor(value.get<double>()))) {
       fail(location, "'" + field + "' must be a positive integer, got " + value.dump());
     }
-    if (value.is_number_float() ? value.get<double>() <= 0 : (value.is_number_unsigned() ? value.get<std::uint64_t>() == 0 : value.get<std::int64_t>() <= 0)) {
+    if (value.is_number_float() ? value.get<double>() <= 0
+                                : (value.is_number_unsigned() ? value.get<std::uint64_t>() == 0
+                                                              : value.get<std::int64_t>() <= 0)) {
       fail(location, "'" + field + "' must be positive, got " + value.dump());
     }
-    if (value.is_number_float() ? value.get<double>() > static_cast<double>(max) : value.get<std::uint64_t>() > max) {
+    if (value.is_number_float() ? value.get<double>() > static_cast<double>(max)
+                                : value.get<std::uint64_t>() > max) {
       fail(location, "'" + field + "' = " + value.dump() + " is impossible (more than " +
                          std::to_string(max) + ")");
     }
-    return value.is_number_float() ? static_cast<std::uint64_t>(value.get<double>()) : value.get<std::uint64_t>();
+    return value.is_number_float() ? static_cast<std::uint64_t>(value.get<double>())
+                                   : value.get<std::uint64_t>();
   }
 
   double fraction(const json& value, const std::string& location, const std::string& field) const {
@@ -85,24 +90,34 @@ class Parser {
   std::uint64_t alloc_bytes(const json& step, const std::string& location) const {
     int forms = step.contains("bytes") + step.contains("shape") + step.contains("device_fraction");
     if (forms != 1) {
-      fail(location, "alloc needs exactly one of 'bytes', 'shape' (+ 'dtype') or 'device_fraction'");
+      fail(location,
+           "alloc needs exactly one of 'bytes', 'shape' (+ 'dtype') or 'device_fraction'");
     }
-    if (step.contains("bytes")) return positive_integer(step["bytes"], location, "bytes", kMaxRequestBytes);
+    if (step.contains("bytes"))
+      return positive_integer(step["bytes"], location, "bytes", kMaxRequestBytes);
     if (step.contains("device_fraction")) return 0;
     const json& shape = step["shape"];
-    if (!shape.is_array() || shape.empty()) fail(location, "'shape' must be a non-empty array of positive integers");
-    if (!step.contains("dtype") || !step["dtype"].is_string()) fail(location, "'shape' needs a 'dtype' such as \"float32\"");
+    if (!shape.is_array() || shape.empty())
+      fail(location, "'shape' must be a non-empty array of positive integers");
+    if (!step.contains("dtype") || !step["dtype"].is_string())
+      fail(location, "'shape' needs a 'dtype' such as \"float32\"");
     std::uint64_t element = dtype_bytes(step["dtype"].get<std::string>());
-    if (element == 0) fail(location, "unknown dtype " + step["dtype"].dump() + " (known: float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, bool)");
+    if (element == 0)
+      fail(location, "unknown dtype " + step["dtype"].dump() +
+                         " (known: float64, float32, float16, bfloat16, int64, int32, int16, int8, "
+                         "uint8, bool)");
     std::uint64_t total = element;
     for (const auto& dim : shape) {
       std::uint64_t d = positive_integer(dim, location, "shape", kMaxRequestBytes);
       if (total > kMaxRequestBytes / d) {
-        fail(location, "shape " + shape.dump() + " is impossible (more than " + std::to_string(kMaxRequestBytes) + " bytes)");
+        fail(location, "shape " + shape.dump() + " is impossible (more than " +
+                           std::to_string(kMaxRequestBytes) + " bytes)");
       }
       total *= d;
     }
-    if (total > kMaxRequestBytes) fail(location, "shape " + shape.dump() + " is impossible (more than " + std::to_string(kMaxRequestBytes) + " bytes)");
+    if (total > kMaxRequestBytes)
+      fail(location, "shape " + shape.dump() + " is impossible (more than " +
+                         std::to_string(kMaxRequestBytes) + " bytes)");
     return total;
   }
 
@@ -110,7 +125,8 @@ class Parser {
                    int depth, std::vector<Step>* out) const {
     if (!steps.is_array()) fail(prefix.empty() ? "steps" : prefix, "'steps' must be an array");
     for (std::size_t i = 0; i < steps.size(); ++i) {
-      std::string location = (prefix.empty() ? "steps" : prefix + ".steps") + "[" + std::to_string(i) + "]";
+      std::string location =
+          (prefix.empty() ? "steps" : prefix + ".steps") + "[" + std::to_string(i) + "]";
       const json& s = steps[i];
       if (!s.is_object()) fail(location + repetition, "a step must be an object, got " + s.dump());
       std::string where = location + repetition;
@@ -121,15 +137,20 @@ class Parser {
         step.kind = StepKind::kAlloc;
         step.id = name(s["alloc"], where, "alloc");
         step.bytes = alloc_bytes(s, where);
-        if (s.contains("device_fraction")) step.device_fraction = fraction(s["device_fraction"], where, "device_fraction");
+        if (s.contains("device_fraction"))
+          step.device_fraction = fraction(s["device_fraction"], where, "device_fraction");
       } else if (s.contains("alloc_many")) {
         expect_only(s, {"alloc_many", "sizes", "until_device_fraction"}, where);
         step.kind = StepKind::kAllocMany;
         step.id = name(s["alloc_many"], where, "alloc_many");
-        if (!s.contains("sizes") || !s["sizes"].is_array() || s["sizes"].empty()) fail(where, "alloc_many needs 'sizes', a non-empty array of byte counts");
-        for (const auto& b : s["sizes"]) step.sizes.push_back(positive_integer(b, where, "sizes", kMaxRequestBytes));
-        if (!s.contains("until_device_fraction")) fail(where, "alloc_many needs 'until_device_fraction'");
-        step.until_device_fraction = fraction(s["until_device_fraction"], where, "until_device_fraction");
+        if (!s.contains("sizes") || !s["sizes"].is_array() || s["sizes"].empty())
+          fail(where, "alloc_many needs 'sizes', a non-empty array of byte counts");
+        for (const auto& b : s["sizes"])
+          step.sizes.push_back(positive_integer(b, where, "sizes", kMaxRequestBytes));
+        if (!s.contains("until_device_fraction"))
+          fail(where, "alloc_many needs 'until_device_fraction'");
+        step.until_device_fraction =
+            fraction(s["until_device_fraction"], where, "until_device_fraction");
       } else if (s.contains("free")) {
         expect_only(s, {"free"}, where);
         step.kind = StepKind::kFree;
@@ -138,9 +159,12 @@ class Parser {
         expect_only(s, {"free_many", "every", "offset"}, where);
         step.kind = StepKind::kFreeMany;
         step.id = name(s["free_many"], where, "free_many");
-        step.every = s.contains("every") ? positive_integer(s["every"], where, "every", 1'000'000) : 1;
+        step.every =
+            s.contains("every") ? positive_integer(s["every"], where, "every", 1'000'000) : 1;
         if (s.contains("offset")) {
-          if (!s["offset"].is_number_unsigned() && !(s["offset"].is_number_integer() && s["offset"].get<std::int64_t>() >= 0)) fail(where, "'offset' must be a non-negative integer");
+          if (!s["offset"].is_number_unsigned() &&
+              !(s["offset"].is_number_integer() && s["offset"].get<std::int64_t>() >= 0))
+            fail(where, "'offset' must be a non-negative integer");
           step.offset = s["offset"].get<std::uint64_t>();
         }
         if (step.offset >= step.every) fail(where, "'offset' must be less than 'every'");
@@ -168,14 +192,19 @@ class Parser {
         std::uint64_t times = positive_integer(s["repeat"], where, "repeat", kMaxExpandedSteps);
         if (!s.contains("steps")) fail(where, "repeat needs 'steps'");
         for (std::uint64_t r = 0; r < times; ++r) {
-          parse_steps(s["steps"], location, repetition + " (repetition " + std::to_string(r) + ")", depth + 1, out);
-          if (out->size() > kMaxExpandedSteps) fail(where, "expands to more than " + std::to_string(kMaxExpandedSteps) + " steps");
+          parse_steps(s["steps"], location, repetition + " (repetition " + std::to_string(r) + ")",
+                      depth + 1, out);
+          if (out->size() > kMaxExpandedSteps)
+            fail(where, "expands to more than " + std::to_string(kMaxExpandedSteps) + " steps");
         }
         continue;
       } else {
         std::string keys;
-        for (auto it = s.begin(); it != s.end(); ++it) keys += (keys.empty() ? "" : ", ") + it.key();
-        fail(where, "unknown step {" + keys + "} (known: alloc, alloc_many, free, free_many, release, mark, sleep_ms, repeat, program)");
+        for (auto it = s.begin(); it != s.end(); ++it)
+          keys += (keys.empty() ? "" : ", ") + it.key();
+        fail(where, "unknown step {" + keys +
+                        "} (known: alloc, alloc_many, free, free_many, release, mark, sleep_ms, "
+                        "repeat, program)");
       }
       out->push_back(step);
     }
@@ -205,14 +234,22 @@ WorkloadError::WorkloadError(const std::string& source, const std::string& locat
 
 const char* step_kind_name(StepKind kind) {
   switch (kind) {
-    case StepKind::kAlloc: return "alloc";
-    case StepKind::kAllocMany: return "alloc_many";
-    case StepKind::kFree: return "free";
-    case StepKind::kFreeMany: return "free_many";
-    case StepKind::kRelease: return "release";
-    case StepKind::kMark: return "mark";
-    case StepKind::kSleep: return "sleep";
-    case StepKind::kProgram: return "program";
+    case StepKind::kAlloc:
+      return "alloc";
+    case StepKind::kAllocMany:
+      return "alloc_many";
+    case StepKind::kFree:
+      return "free";
+    case StepKind::kFreeMany:
+      return "free_many";
+    case StepKind::kRelease:
+      return "release";
+    case StepKind::kMark:
+      return "mark";
+    case StepKind::kSleep:
+      return "sleep";
+    case StepKind::kProgram:
+      return "program";
   }
   return "?";
 }
@@ -230,10 +267,14 @@ Workload parse_workload_text(const std::string& text, const std::string& source)
                         (colon == std::string::npos ? what : what.substr(colon + 3)));
   }
   if (!doc.is_object()) parser.fail("", "a workload must be a JSON object");
-  if (!doc.contains("schema")) parser.fail("", std::string("missing \"schema\": \"") + kSchema + "\"");
-  if (doc["schema"] != kSchema) parser.fail("schema", "unsupported schema " + doc["schema"].dump() + " (this memrel reads \"" + kSchema + "\")");
+  if (!doc.contains("schema"))
+    parser.fail("", std::string("missing \"schema\": \"") + kSchema + "\"");
+  if (doc["schema"] != kSchema)
+    parser.fail("schema", "unsupported schema " + doc["schema"].dump() + " (this memrel reads \"" +
+                              kSchema + "\")");
   for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (it.key() != "schema" && it.key() != "name" && it.key() != "description" && it.key() != "steps") {
+    if (it.key() != "schema" && it.key() != "name" && it.key() != "description" &&
+        it.key() != "steps") {
       parser.fail(it.key(), "unexpected field (a workload has: schema, name, description, steps)");
     }
   }
@@ -274,15 +315,16 @@ ConcreteStep concrete(StepKind kind, const std::string& location, const std::str
 std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t capacity_bytes,
                                         std::uint64_t max_group_members) {
   std::vector<ConcreteStep> out;
-  std::map<std::string, std::string> live;        // id -> where allocated
-  std::map<std::string, std::string> freed_at;    // id -> where last freed
-  std::map<std::string, std::uint64_t> groups;    // group -> member count
+  std::map<std::string, std::string> live;      // id -> where allocated
+  std::map<std::string, std::string> freed_at;  // id -> where last freed
+  std::map<std::string, std::uint64_t> groups;  // group -> member count
   auto fail = [&](const Step& s, const std::string& message) -> void {
     throw WorkloadError(workload.source, s.location, message);
   };
   auto free_one = [&](const Step& s, const std::string& id) {
     if (live.count(id) == 0) {
-      if (freed_at.count(id)) fail(s, "double free of '" + id + "' (already freed at " + freed_at[id] + ")");
+      if (freed_at.count(id))
+        fail(s, "double free of '" + id + "' (already freed at " + freed_at[id] + ")");
       fail(s, "free of unknown id '" + id + "' (never allocated)");
     }
     live.erase(id);
@@ -293,11 +335,14 @@ std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t 
   for (const Step& s : workload.steps) {
     switch (s.kind) {
       case StepKind::kAlloc: {
-        if (live.count(s.id)) fail(s, "alloc of '" + s.id + "', which is still live (allocated at " + live[s.id] + ")");
-        if (groups.count(s.id)) fail(s, "'" + s.id + "' is already the name of an alloc_many group");
+        if (live.count(s.id))
+          fail(s, "alloc of '" + s.id + "', which is still live (allocated at " + live[s.id] + ")");
+        if (groups.count(s.id))
+          fail(s, "'" + s.id + "' is already the name of an alloc_many group");
         std::uint64_t bytes = s.bytes;
         if (s.device_fraction > 0) {
-          bytes = static_cast<std::uint64_t>(std::floor(s.device_fraction * static_cast<double>(capacity_bytes)));
+          bytes = static_cast<std::uint64_t>(
+              std::floor(s.device_fraction * static_cast<double>(capacity_bytes)));
           if (bytes == 0) fail(s, "device_fraction resolves to 0 bytes");
         }
         live[s.id] = s.location;
@@ -308,7 +353,8 @@ std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t 
       case StepKind::kAllocMany: {
         if (groups.count(s.id)) fail(s, "alloc_many group '" + s.id + "' already exists");
         if (live.count(s.id)) fail(s, "'" + s.id + "' is already a live block");
-        std::uint64_t target = static_cast<std::uint64_t>(std::floor(s.until_device_fraction * static_cast<double>(capacity_bytes)));
+        std::uint64_t target = static_cast<std::uint64_t>(
+            std::floor(s.until_device_fraction * static_cast<double>(capacity_bytes)));
         std::uint64_t total = 0, n = 0;
         while (true) {
           std::uint64_t bytes = s.sizes[n % s.sizes.size()];
@@ -319,7 +365,8 @@ std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t 
           out.push_back(c);
           total += bytes;
           ++n;
-          if (out.size() > kMaxExpandedSteps) fail(s, "expands to more than " + std::to_string(kMaxExpandedSteps) + " steps");
+          if (out.size() > kMaxExpandedSteps)
+            fail(s, "expands to more than " + std::to_string(kMaxExpandedSteps) + " steps");
         }
         groups[s.id] = n;
         break;

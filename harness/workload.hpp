@@ -57,7 +57,7 @@ struct Step {
 struct Workload {
   std::string name;
   std::string description;
-  std::string source;  // file path, or a name for in-memory text
+  std::string source;       // file path, or a name for in-memory text
   std::vector<Step> steps;  // repeats already expanded
 };
 

@@ -1,11 +1,10 @@
 #include "harness/cli_support.hpp"
 
-#include "allocators/registry.hpp"
+#include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include <gtest/gtest.h>
-
+#include "allocators/registry.hpp"
 #include "test_support.hpp"
 
 namespace memrel {
@@ -23,7 +22,8 @@ TEST(CliSupport, ByteSizesWithUnits) {
 
 TEST(CliSupport, UnknownWorkloadListsTheKnownOnes) {
   try {
-    resolve_workloads({"no-such-workload"}, std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads");
+    resolve_workloads({"no-such-workload"},
+                      std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads");
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
     std::string what = e.what();
@@ -35,7 +35,9 @@ TEST(CliSupport, UnknownWorkloadListsTheKnownOnes) {
 TEST(CliSupport, UnknownBackendIsRejectedWithTheValidNames) {
   auto r = testing::run_command(testing::memrel_command("run -b no-such-backend -w single-large"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("unknown backend 'no-such-backend' (valid: cuda-malloc, "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("unknown backend 'no-such-backend' (valid: cuda-malloc, "),
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("host-malloc"), std::string::npos);
 }
 

@@ -616,7 +616,8 @@ void write_three_backends(const TempDir& dir, double a, double b, double c) {
     std::vector<Bench> benches;
     for (double bytes : {512.0, 2097152.0, 134217728.0}) {
       benches.push_back({"pair/" + backend + "/warm/" + std::to_string(static_cast<long>(bytes)),
-                         samples(1000 * factor * (1 + bytes / 1e8), 0.03, 10, seed++), {}});
+                         samples(1000 * factor * (1 + bytes / 1e8), 0.03, 10, seed++),
+                         {}});
     }
     write_json(dir, "bench-" + backend + ".json", gbench(benches));
   }
@@ -625,12 +626,13 @@ void write_three_backends(const TempDir& dir, double a, double b, double c) {
 TEST(CompareFolders, NormalizedDriftForgivesAWholeMachineShiftButNotOneBackend) {
   TempDir base, shifted, one_slower;
   write_three_backends(base, 1, 1, 1);
-  write_three_backends(shifted, 2.1, 2.1, 2.1);       // another machine: every figure x2.1
-  write_three_backends(one_slower, 2.1, 2.1, 4.2);   // that machine, and torch-native x2 more
+  write_three_backends(shifted, 2.1, 2.1, 2.1);     // another machine: every figure x2.1
+  write_three_backends(one_slower, 2.1, 2.1, 4.2);  // that machine, and torch-native x2 more
   CompareOptions raw, normalized;
   normalized.normalize_drift = true;
   // As seen between two H200 leases: without normalisation every benchmark "regresses".
-  EXPECT_EQ(compare_paths(base.path().string(), shifted.path().string(), raw).summary().regressions, 9u);
+  EXPECT_EQ(compare_paths(base.path().string(), shifted.path().string(), raw).summary().regressions,
+            9u);
   Report r = compare_paths(base.path().string(), shifted.path().string(), normalized);
   ASSERT_TRUE(r.machine_drift.has_value());
   EXPECT_NEAR(*r.machine_drift, 2.1, 0.1);

@@ -24,7 +24,8 @@ class CudaBackends : public ::testing::Test {
   CellResult cell(const std::string& backend, const std::string& workload) {
     std::string out = dir_.file(backend + "-" + workload + ".json");
     std::string wl = std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads/" + workload + ".json";
-    auto r = testing::run_command(testing::memrel_command("cell --backend " + backend + " --workload '" + wl + "' --out '" + out + "'"));
+    auto r = testing::run_command(testing::memrel_command(
+        "cell --backend " + backend + " --workload '" + wl + "' --out '" + out + "'"));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     CellResult c = read_cell_file(out);
     EXPECT_EQ(c.status, "ok") << c.reason;
@@ -80,7 +81,8 @@ TEST_F(CudaBackends, PairedIsTwiceSingleForCudaMalloc) {
   CellResult single = cell("cuda-malloc", "single-large");
   CellResult paired = cell("cuda-malloc", "paired-large");
   EXPECT_EQ(*at(paired, "after-alloc").reserved, 2 * *at(single, "after-alloc").reserved);
-  EXPECT_EQ(at(paired, "after-alloc").device_used_delta, 2 * at(single, "after-alloc").device_used_delta);
+  EXPECT_EQ(at(paired, "after-alloc").device_used_delta,
+            2 * at(single, "after-alloc").device_used_delta);
   EXPECT_EQ(at(paired, "after-free-release").device_used_delta, 0);
 }
 
@@ -90,7 +92,8 @@ TEST_F(CudaBackends, PairedPoolsShareTheirLastChunk) {
   for (const std::string backend : {"cuda-async", "cuda-async-retain"}) {
     CellResult single = cell(backend, "single-large");
     CellResult paired = cell(backend, "paired-large");
-    EXPECT_EQ(*at(paired, "after-alloc").allocated, 2 * *at(single, "after-alloc").allocated) << backend;
+    EXPECT_EQ(*at(paired, "after-alloc").allocated, 2 * *at(single, "after-alloc").allocated)
+        << backend;
     EXPECT_EQ(*at(paired, "after-alloc").reserved, 736u * MiB) << backend;
     EXPECT_EQ(at(paired, "after-alloc").device_used_delta, 736 * MiB) << backend;
     EXPECT_EQ(at(paired, "after-free-release").device_used_delta, 0) << backend;
@@ -109,8 +112,11 @@ TEST_F(CudaBackends, HugeFourGiBComesBackAfterFreeAndRelease) {
 TEST_F(CudaBackends, NoLeakAcrossOneHundredTempThenDelete) {
   for (const std::string backend : {"cuda-malloc", "cuda-async", "cuda-async-retain"}) {
     CellResult c = cell(backend, "temp-then-delete-x100");
-    EXPECT_EQ(*at(c, "after-100-repetitions").reserved, *at(c, "after-first-alloc").reserved) << backend;
-    EXPECT_NEAR(at(c, "after-100-repetitions").device_used_delta, at(c, "after-first-alloc").device_used_delta, kDriverGranule) << backend;
+    EXPECT_EQ(*at(c, "after-100-repetitions").reserved, *at(c, "after-first-alloc").reserved)
+        << backend;
+    EXPECT_NEAR(at(c, "after-100-repetitions").device_used_delta,
+                at(c, "after-first-alloc").device_used_delta, kDriverGranule)
+        << backend;
     EXPECT_NEAR(at(c, "after-free-release").device_used_delta, 0, kDriverGranule) << backend;
   }
 }

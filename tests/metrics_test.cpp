@@ -8,13 +8,15 @@ namespace {
 constexpr std::uint64_t MiB = 1 << 20;
 
 Snapshot snap(std::uint64_t requested, std::optional<std::uint64_t> allocated,
-              std::optional<std::uint64_t> reserved, std::uint64_t device_used, std::uint64_t baseline) {
+              std::optional<std::uint64_t> reserved, std::uint64_t device_used,
+              std::uint64_t baseline) {
   Snapshot s;
   s.requested = requested;
   s.allocated = allocated;
   s.reserved = reserved;
   s.device_used = device_used;
-  s.device_used_delta = static_cast<std::int64_t>(device_used) - static_cast<std::int64_t>(baseline);
+  s.device_used_delta =
+      static_cast<std::int64_t>(device_used) - static_cast<std::int64_t>(baseline);
   return s;
 }
 
@@ -23,7 +25,8 @@ Snapshot snap(std::uint64_t requested, std::optional<std::uint64_t> allocated,
 CellResult caching_single_large() {
   const std::uint64_t base = 600 * MiB;
   CellResult c;
-  c.marks.push_back({"after-alloc", 1, snap(360 * MiB, 360 * MiB, 362 * MiB, base + 362 * MiB, base)});
+  c.marks.push_back(
+      {"after-alloc", 1, snap(360 * MiB, 360 * MiB, 362 * MiB, base + 362 * MiB, base)});
   ReleaseRecord live;
   live.step = 2;
   live.before = snap(360 * MiB, 360 * MiB, 362 * MiB, base + 362 * MiB, base);

@@ -47,9 +47,13 @@ std::string error_reading(const std::string& content) {
 
 TEST(Results, BadFilesAreOneLineErrorsNamingTheFile) {
   EXPECT_NE(error_reading("").find("r.json: empty file"), std::string::npos);
-  EXPECT_NE(error_reading("{\"schema\": ").find("r.json: malformed JSON at byte"), std::string::npos);
-  EXPECT_NE(error_reading(R"({"schema": "memrel.results/0", "context": {}, "cells": []})").find("is not \"memrel.results/1\""), std::string::npos);
-  std::string e = error_reading(R"({"schema": "memrel.results/1", "context": {}, "cells": [{"schema": "memrel.cell/1", "backend": "x"}]})");
+  EXPECT_NE(error_reading("{\"schema\": ").find("r.json: malformed JSON at byte"),
+            std::string::npos);
+  EXPECT_NE(error_reading(R"({"schema": "memrel.results/0", "context": {}, "cells": []})")
+                .find("is not \"memrel.results/1\""),
+            std::string::npos);
+  std::string e = error_reading(
+      R"({"schema": "memrel.results/1", "context": {}, "cells": [{"schema": "memrel.cell/1", "backend": "x"}]})");
   EXPECT_NE(e.find("r.json: cells[0]: cell record does not match"), std::string::npos) << e;
   EXPECT_NE(error_reading("").find("r.json"), std::string::npos);
   try {
@@ -67,7 +71,8 @@ TEST(Results, AtomicWriteReplacesWholeAndLeavesNoTemp) {
   write_file_atomically(path, "new content");
   EXPECT_EQ(testing::read_text(path), "new content");
   int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file();
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    files += e.is_regular_file();
   EXPECT_EQ(files, 1);
 }
 

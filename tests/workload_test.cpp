@@ -26,7 +26,9 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(Workload, ShapeAndDtypeGiveExactBytes) {
-  Workload w = parse_workload_text(doc(R"({"alloc": "x", "shape": [120, 3, 512, 512], "dtype": "float32"}, {"free": "x"})"), "t");
+  Workload w = parse_workload_text(
+      doc(R"({"alloc": "x", "shape": [120, 3, 512, 512], "dtype": "float32"}, {"free": "x"})"),
+      "t");
   ASSERT_EQ(w.steps.size(), 2u);
   EXPECT_EQ(w.steps[0].bytes, 377487360u);  // 360 MiB
   EXPECT_EQ(w.steps[0].kind, StepKind::kAlloc);
@@ -42,7 +44,8 @@ TEST(Workload, DeviceFractionResolvesAgainstCapacity) {
 
 TEST(Workload, AllocManyFillsToTheFractionAndFreeManyTakesEveryOther) {
   Workload w = parse_workload_text(
-      doc(R"({"alloc_many": "f", "sizes": [30, 10], "until_device_fraction": 0.5}, {"free_many": "f", "every": 2, "offset": 0}, {"free_many": "f", "every": 2, "offset": 1})"), "t");
+      doc(R"({"alloc_many": "f", "sizes": [30, 10], "until_device_fraction": 0.5}, {"free_many": "f", "every": 2, "offset": 0}, {"free_many": "f", "every": 2, "offset": 1})"),
+      "t");
   auto steps = resolve_steps(w, 200);  // 100 bytes: 30+10+30+10 = 80, the next 30 would pass it
   std::vector<std::string> ids;
   std::uint64_t allocated = 0;
@@ -51,11 +54,14 @@ TEST(Workload, AllocManyFillsToTheFractionAndFreeManyTakesEveryOther) {
     if (s.kind == StepKind::kAlloc) allocated += s.bytes;
   }
   EXPECT_EQ(allocated, 80u);
-  EXPECT_EQ(ids, (std::vector<std::string>{"f[0]", "f[1]", "f[2]", "f[3]", "f[0]", "f[2]", "f[1]", "f[3]"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"f[0]", "f[1]", "f[2]", "f[3]", "f[0]", "f[2]", "f[1]",
+                                           "f[3]"}));
 }
 
 TEST(Workload, RepeatExpandsAndSuffixesMarks) {
-  Workload w = parse_workload_text(doc(R"({"repeat": 3, "steps": [{"alloc": "t", "bytes": 8}, {"free": "t"}, {"mark": "m"}]})"), "t");
+  Workload w = parse_workload_text(
+      doc(R"({"repeat": 3, "steps": [{"alloc": "t", "bytes": 8}, {"free": "t"}, {"mark": "m"}]})"),
+      "t");
   ASSERT_EQ(w.steps.size(), 9u);
   EXPECT_EQ(w.steps[2].label, "m@0");
   EXPECT_EQ(w.steps[8].label, "m@2");
@@ -79,27 +85,46 @@ TEST(Workload, FreeOfUnknownId) {
 
 TEST(Workload, DoubleFreeSaysWhereTheFirstFreeWas) {
   std::string e = error_of(doc(R"({"alloc": "x", "bytes": 4}, {"free": "x"}, {"free": "x"})"));
-  EXPECT_NE(e.find("steps[2]: double free of 'x' (already freed at steps[1])"), std::string::npos) << e;
+  EXPECT_NE(e.find("steps[2]: double free of 'x' (already freed at steps[1])"), std::string::npos)
+      << e;
 }
 
 TEST(Workload, NegativeZeroAndAbsurdSizesAreRefused) {
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": -4})")).find("steps[0]: 'bytes' must be positive"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 0})")).find("must be positive"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 1e30})")).find("is impossible"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 4.5})")).find("must be a positive integer"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "shape": [1000000, 1000000, 1000000], "dtype": "float32"})")).find("is impossible"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "device_fraction": 1.5})")).find("must be in (0, 1]"), std::string::npos);
+  EXPECT_NE(
+      error_of(doc(R"({"alloc": "x", "bytes": -4})")).find("steps[0]: 'bytes' must be positive"),
+      std::string::npos);
+  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 0})")).find("must be positive"),
+            std::string::npos);
+  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 1e30})")).find("is impossible"),
+            std::string::npos);
+  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 4.5})")).find("must be a positive integer"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(doc(R"({"alloc": "x", "shape": [1000000, 1000000, 1000000], "dtype": "float32"})"))
+          .find("is impossible"),
+      std::string::npos);
+  EXPECT_NE(error_of(doc(R"({"alloc": "x", "device_fraction": 1.5})")).find("must be in (0, 1]"),
+            std::string::npos);
 }
 
 TEST(Workload, StructuralErrors) {
   EXPECT_NE(error_of(R"([1, 2])").find("must be a JSON object"), std::string::npos);
-  EXPECT_NE(error_of(R"({"schema": "memrel.workload/2", "name": "t", "steps": []})").find("unsupported schema"), std::string::npos);
+  EXPECT_NE(error_of(R"({"schema": "memrel.workload/2", "name": "t", "steps": []})")
+                .find("unsupported schema"),
+            std::string::npos);
   EXPECT_NE(error_of(doc("")).find("at least one step"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "shape": [4], "dtype": "float128"})")).find("unknown dtype"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 4, "shape": [4], "dtype": "int8"})")).find("exactly one of"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 4}, {"alloc": "x", "bytes": 4})")).find("still live"), std::string::npos);
+  EXPECT_NE(
+      error_of(doc(R"({"alloc": "x", "shape": [4], "dtype": "float128"})")).find("unknown dtype"),
+      std::string::npos);
+  EXPECT_NE(error_of(doc(R"({"alloc": "x", "bytes": 4, "shape": [4], "dtype": "int8"})"))
+                .find("exactly one of"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(doc(R"({"alloc": "x", "bytes": 4}, {"alloc": "x", "bytes": 4})")).find("still live"),
+      std::string::npos);
   EXPECT_NE(error_of(doc(R"({"free_many": "g"})")).find("unknown group 'g'"), std::string::npos);
-  EXPECT_NE(error_of(doc(R"({"mark": "a", "extra": 1})")).find("unexpected field 'extra'"), std::string::npos);
+  EXPECT_NE(error_of(doc(R"({"mark": "a", "extra": 1})")).find("unexpected field 'extra'"),
+            std::string::npos);
 }
 
 TEST(Workload, EveryShippedWorkloadParses) {
