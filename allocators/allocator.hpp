@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "platform/unavailable.hpp"
+
 namespace memrel {
 
 // Where a backend's memory lives decides which probe tells the truth about it: the CUDA driver
@@ -41,9 +43,9 @@ class OutOfMemory : public std::runtime_error {
 
 // Thrown when a backend cannot run on this machine (no CUDA device, no libtorch). The runner
 // records the cell as unavailable with this message rather than as a failure.
-class BackendUnavailable : public std::runtime_error {
+class BackendUnavailable : public Unavailable {
  public:
-  using std::runtime_error::runtime_error;
+  using Unavailable::Unavailable;
 };
 
 // What a program step (real framework work, e.g. a model's forward pass under no_grad) reports

@@ -10,13 +10,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "allocators/registry.hpp"
+#include "allocators/allocator_environment.hpp"
+#include "allocators/backend_table.hpp"
 #include "benchmarks/benchmark_families.hpp"
 #include "benchmarks/command_line.hpp"
 #include "benchmarks/finite_json_reporter.hpp"
-#include "harness/cell.hpp"
-#include "harness/environment.hpp"
-#include "harness/probe.hpp"
+#include "platform/device_probe.hpp"
+#include "platform/run_context.hpp"
 
 namespace {
 
@@ -175,7 +175,7 @@ int run(int argc, char** argv) {
     if (backend->space == MemorySpace::kDevice) device = DeviceProbe::create();
     allocator = backend->make();
     allocator->synchronize();
-  } catch (const BackendUnavailable& e) {
+  } catch (const Unavailable& e) {
     return unavailable(backend->name, e.what());
   } catch (const std::exception& e) {
     std::cerr << "memrel_bench: backend " << backend->name << " failed to start: " << e.what()

@@ -5,8 +5,10 @@
 #include <map>
 #include <thread>
 
+#include "allocators/allocator_environment.hpp"
 #include "harness/metrics.hpp"
-#include "harness/probe.hpp"
+#include "platform/device_probe.hpp"
+#include "platform/host_probe.hpp"
 
 namespace memrel {
 namespace {
@@ -34,7 +36,7 @@ class CellRun : public ProgramContext {
       set_up();
       execute(resolve_steps(workload_, result_.setup.capacity_bytes));
       if (result_.status.empty()) result_.status = "ok";
-    } catch (const BackendUnavailable& e) {
+    } catch (const Unavailable& e) {
       result_.status = "unavailable";
       result_.reason = e.what();
     } catch (const OutOfMemory& e) {
@@ -247,15 +249,6 @@ class CellRun : public ProgramContext {
 };
 
 }  // namespace
-
-std::map<std::string, std::string> allocator_environment() {
-  std::map<std::string, std::string> env;
-  for (const char* name : {"CUDA_MODULE_LOADING", "PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF",
-                           "CUDA_VISIBLE_DEVICES", "MALLOC_ARENA_MAX"}) {
-    if (const char* v = std::getenv(name)) env[name] = v;
-  }
-  return env;
-}
 
 CellResult run_cell(const BackendInfo& backend, const Workload& workload,
                     const CellOptions& options) {

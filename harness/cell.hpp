@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "allocators/registry.hpp"
+#include "allocators/backend_table.hpp"
 #include "harness/results.hpp"
 #include "harness/workload.hpp"
 
@@ -19,8 +19,5 @@ struct CellOptions {
 // allocator error all come back as the cell's status and reason.
 CellResult run_cell(const BackendInfo& backend, const Workload& workload,
                     const CellOptions& options);
-
-// Environment variables that change what an allocator does, recorded with every cell.
-std::map<std::string, std::string> allocator_environment();
 
 }  // namespace memrel

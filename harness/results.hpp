@@ -126,8 +126,4 @@ nlohmann::json read_json_file(const std::string& path);
 RunResults read_run_file(const std::string& path);
 CellResult read_cell_file(const std::string& path);
 
-// Writes to PATH.tmp.PID then renames, so a reader never sees half a file and an interrupted
-// write leaves the previous file intact.
-void write_file_atomically(const std::string& path, const std::string& content);
-
 }  // namespace memrel

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <thread>
 
-#include "allocators/registry.hpp"
-#include "harness/environment.hpp"
+#include "allocators/backend_table.hpp"
 #include "harness/workload.hpp"
+#include "platform/run_context.hpp"
 
 namespace memrel {
 namespace {

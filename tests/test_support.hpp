@@ -73,4 +73,27 @@ inline std::string memrel_command(const std::string& args) {
   return std::string("'") + MEMREL_BINARY + "' " + args;
 }
 
+// One cell of a shipped workload (benchmarks/workloads/NAME.json) through `memrel cell` in a
+// child process, as the runner runs it: a fresh CUDA context and the environment given, a
+// string of NAME='value' words or "env -u NAME ..." put before the command. The result file
+// goes in `dir`; a cell that writes none throws ResultsError naming the file.
+struct CellThroughCli {
+  CommandResult command;
+  CellResult cell;
+};
+
+inline CellThroughCli cell_through_cli(const TempDir& dir, const std::string& backend,
+                                       const std::string& workload,
+                                       const std::string& environment = "") {
+  static int count = 0;
+  std::string out = dir.file(backend + "-" + workload + "-" + std::to_string(++count) + ".json");
+  std::string wl = std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads/" + workload + ".json";
+  CellThroughCli r;
+  r.command = run_command(
+      environment + " " +
+      memrel_command("cell --backend " + backend + " --workload '" + wl + "' --out '" + out + "'"));
+  r.cell = read_cell_file(out);
+  return r;
+}
+
 }  // namespace memrel::testing

@@ -1,10 +1,10 @@
 // The plugin's entry points, the only symbols libmemrel_torch.so exports; the loader is
-// allocators/torch_plugin_loader.cpp.
+// allocators/torch/plugin_loader.cpp.
 #include <stdexcept>
 #include <string>
 
 #include "allocators/torch/torch_caching_allocator.hpp"
-#include "allocators/torch_variants.hpp"
+#include "allocators/torch/variants.hpp"
 
 #define MEMREL_TORCH_EXPORT extern "C" __attribute__((visibility("default")))
 

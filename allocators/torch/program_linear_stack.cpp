@@ -1,7 +1,7 @@
 // linear-stack: a stack of Linear layers, forward with autograd on, under no_grad and under
 // inference_mode; the peak each mode reaches, then release.
 //
-// The model is DESIGN.md's: 8 x Linear(4096, 4096), batch 512, float32, run as nn.Sequential
+// The model is docs/design.md's: 8 x Linear(4096, 4096), batch 512, float32, run as nn.Sequential
 // runs it (y = at::linear(y, W, b) layer after layer; the same addmm and cuBLAS calls).
 //   grad       autograd records the graph: each layer's input is saved for backward, so every
 //              activation stays live until the output (and with it the graph) is dropped;
@@ -11,7 +11,7 @@
 //              or view tracking either (no memory difference expected for this model).
 // Peak allocated = weights (8 x 64 MiB + 8 x 16 KiB) + input (8 MiB) + the cuBLAS workspace
 // (held from the first matmul on) + live activations (8 MiB each: 8 with grad, 2 without).
-// DESIGN.md, through Python on the H200: 621.1 MiB with grad, 573.1 under no_grad; the 48 MiB
+// docs/design.md, through Python on the H200: 621.1 MiB with grad, 573.1 under no_grad; the 48 MiB
 // between them is six activations.
 //
 // Marks (requested = bytes of the tensors the program holds: weights, input, activations):

@@ -1,4 +1,4 @@
-// seed-000: the seed's four scripts in one process, step for step as DESIGN.md measured them
+// seed-000: the seed's four scripts in one process, step for step as docs/design.md records them
 // through PyTorch's Python API on the H200 (the seed's 15 s sleeps are left out: every step
 // here is synchronous, and the marks synchronise the device before probing).
 //

@@ -2,7 +2,7 @@
 //
 //   x = torch.randn(1000, 1000).cuda(); temp = x * 2; del temp; torch.cuda.empty_cache()
 //
-// DESIGN.md, through Python on the H200: after it, allocated 3.8 MiB, reserved 20.0 MiB. Both
+// docs/design.md, through Python on the H200: after it, allocated 3.8 MiB, reserved 20.0 MiB. Both
 // 4 000 000-byte tensors are large-pool requests (over 1 MiB) below 10 MiB, so the first gets
 // a 20 MiB segment and the second is split from it; empty_cache can only return segments with
 // no live block, and x still lives in this one.

@@ -1,5 +1,5 @@
 // torch-*: PyTorch's CUDA caching allocator (c10::cuda::CUDACachingAllocator) in one of the
-// configurations of allocators/torch_variants.hpp, the allocator every CUDA tensor of a torch
+// configurations of allocators/torch/variants.hpp, the allocator every CUDA tensor of a torch
 // program comes from.
 //
 // Initialisation: at::globalContext().lazyInitDevice(at::kCUDA), what a torch program's first
@@ -22,7 +22,7 @@
 #include <string>
 
 #include "allocators/allocator.hpp"
-#include "allocators/torch_variants.hpp"
+#include "allocators/torch/variants.hpp"
 
 namespace memrel {
 

@@ -1,0 +1,108 @@
+#include "allocators/torch/plugin_loader.hpp"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "allocators/torch/variants.hpp"
+
+namespace memrel {
+namespace {
+
+constexpr const char* kPluginFile = "libmemrel_torch.so";
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string executable_dir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string exe(buf, static_cast<std::size_t>(n));
+  std::size_t slash = exe.rfind('/');
+  return slash == std::string::npos ? "" : exe.substr(0, slash);
+}
+
+// The plugin's entry points (allocators/torch/plugin.cpp).
+using AbiFn = int (*)();
+using MakeFn = Allocator* (*)(const char* variant);
+
+}  // namespace
+
+std::string torch_plugin_path() {
+  if (const char* env = std::getenv("MEMREL_TORCH_PLUGIN"); env != nullptr && *env != '\0') {
+    return is_file(env) ? std::string(env) : std::string();
+  }
+#ifdef MEMREL_TORCH_PLUGIN
+  if (is_file(MEMREL_TORCH_PLUGIN)) return MEMREL_TORCH_PLUGIN;
+#endif
+  std::string beside = executable_dir() + "/" + kPluginFile;
+  return is_file(beside) ? beside : std::string();
+}
+
+Availability torch_backend_availability() {
+  if (torch_plugin_path().empty()) {
+    if (const char* env = std::getenv("MEMREL_TORCH_PLUGIN"); env != nullptr && *env != '\0') {
+      return {false, std::string("MEMREL_TORCH_PLUGIN=") + env + " is not a file"};
+    }
+#ifdef MEMREL_TORCH_PLUGIN
+    return {false, std::string("the LibTorch plugin ") + MEMREL_TORCH_PLUGIN +
+                       " is missing (build the target memrel_torch)"};
+#else
+    return {false,
+            "memrel was built without LibTorch (configure with torch installed: "
+            "scripts/install-torch)"};
+#endif
+  }
+  return device_backend_availability();
+}
+
+std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant) {
+  Availability a = torch_backend_availability();
+  if (!a.available) throw BackendUnavailable(a.reason);
+  std::string path = torch_plugin_path();
+  // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace. The plugin is never
+  // unloaded: LibTorch does not support dlclose, and the allocator's code lives there.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* err = dlerror();
+    throw BackendUnavailable("cannot load " + path + ": " + (err ? err : "unknown dlopen error"));
+  }
+  auto abi = reinterpret_cast<AbiFn>(dlsym(handle, "memrel_torch_plugin_abi"));
+  auto make = reinterpret_cast<MakeFn>(dlsym(handle, "memrel_torch_make"));
+  if (abi == nullptr || make == nullptr) {
+    throw BackendUnavailable(path + " is not a memrel torch plugin (no memrel_torch_make)");
+  }
+  if (abi() != kTorchPluginAbi) {
+    throw BackendUnavailable(path + " was built for plugin interface " + std::to_string(abi()) +
+                             ", this memrel needs " + std::to_string(kTorchPluginAbi) +
+                             " (rebuild the target memrel_torch)");
+  }
+  return std::unique_ptr<Allocator>(make(variant.c_str()));
+}
+
+BackendInfo torch_backend(const TorchVariant& v) {
+  std::map<std::string, std::string> env;
+  if (*v.alloc_conf != '\0') {
+    env["PYTORCH_ALLOC_CONF"] = v.alloc_conf;
+    env["PYTORCH_CUDA_ALLOC_CONF"] = v.alloc_conf;
+  }
+  std::string name = v.name;
+  return {name,
+          BackendKind::kTorch,
+          v.description,
+          v.release,
+          MemorySpace::kDevice,
+          env,
+          torch_backend_availability,
+          [name] { return make_torch_allocator(name); }};
+}
+
+}  // namespace memrel

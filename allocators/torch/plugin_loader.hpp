@@ -1,0 +1,38 @@
+// The torch-* backends as the backend table sees them: LibTorch lives in a plugin,
+// libmemrel_torch.so (allocators/torch/), that only a cell process loads.
+//
+// Why a plugin: memrel must build and run where LibTorch is missing (CI, host-only machines),
+// the parent process must never load LibTorch (it would pull the CUDA runtime and the
+// allocator's settings into a process that runs every backend), and each torch variant needs
+// its allocator settings in the environment before libc10_cuda.so loads, which only a fresh
+// process that dlopen()s the plugin after exec can guarantee.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "allocators/allocator.hpp"
+#include "allocators/backend_table.hpp"
+#include "allocators/torch/variants.hpp"
+
+namespace memrel {
+
+// The backend table's row for one variant of allocators/torch/variants.hpp: its environment,
+// availability and factory.
+BackendInfo torch_backend(const TorchVariant& variant);
+
+// Where the cell looks for the plugin: $MEMREL_TORCH_PLUGIN if set, else the path the build
+// wrote it to, else libmemrel_torch.so next to the memrel executable. Empty when none of these
+// exists.
+std::string torch_plugin_path();
+
+// Checked in the parent: a plugin file exists (nothing is loaded) and NVML sees a device.
+Availability torch_backend_availability();
+
+// In the cell: loads the plugin (and so LibTorch) and makes the variant's allocator. Throws
+// BackendUnavailable when the plugin is missing or cannot be loaded (the reason names the
+// library that failed), std::runtime_error when the allocator does not run the variant's
+// configuration.
+std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant);
+
+}  // namespace memrel

@@ -1,0 +1,76 @@
+// `memrel compare BASELINE CURRENT`: the gate nightly CI runs (docs/gate.md). The comparison
+// itself is gate/ (read, rules, print); this file is its command line.
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "cli/subcommand.hpp"
+#include "gate/compare.hpp"
+#include "gate/print/markdown.hpp"
+#include "platform/atomic_file.hpp"
+
+namespace memrel::cli {
+namespace {
+
+constexpr const char* kCompareExitCodes =
+    "Exit codes: 0 no regression; 1 at least one regression, or something in the baseline is "
+    "missing from the current run; 2 unusable input (missing, empty, malformed or unknown file, a "
+    "file against a folder, different GPUs without --allow-different-device, bad option).";
+
+struct CompareArgs {
+  std::string baseline, current, markdown, byte_tolerance;
+  CompareOptions options;
+};
+
+int run_compare(const CompareArgs& a) {
+  CompareOptions options = a.options;
+  if (!a.byte_tolerance.empty()) options.byte_tolerance = parse_byte_tolerance(a.byte_tolerance);
+  Report report = compare_paths(a.baseline, a.current, options);
+  std::string markdown = to_markdown(report, options);
+  std::cout << markdown << std::flush;
+  if (!a.markdown.empty()) {
+    try {
+      write_file_atomically(a.markdown, markdown);
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(std::string("--markdown: ") + e.what());
+    }
+  }
+  return report.exit_code();
+}
+
+}  // namespace
+
+RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions&) {
+  auto args = std::make_shared<CompareArgs>();
+  CompareArgs& a = *args;
+  sub.footer(kCompareExitCodes);
+  sub.add_option("baseline", a.baseline,
+                 "Baseline: a results or Google Benchmark JSON file, or a folder of them")
+      ->required();
+  sub.add_option("current", a.current,
+                 "Current run: the same kind (file or folder) as the baseline")
+      ->required();
+  sub.add_flag("--allow-different-device", a.options.allow_different_device,
+               "Compare even when the two runs recorded different GPUs");
+  sub.add_option("--markdown", a.markdown, "Also write the table to this file (atomically)");
+  sub.add_option(
+      "--byte-tolerance", a.byte_tolerance,
+      "One tolerance for every byte figure instead of the defaults: a size (0, 4096, 2MiB), "
+      "a percentage (1%), or both (2MiB,1%: the larger applies)");
+  sub.add_option("--latency-min-change", a.options.latency_min_change,
+                 "Smallest relative change of the median latency that can fail the gate")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--alpha", a.options.alpha, "Significance level of the Mann-Whitney U test")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 0.5));
+  sub.add_flag("--normalize-drift", a.options.normalize_drift,
+               "Judge latencies after dividing out the machine's drift (median ratio over every "
+               "benchmark): for baselines taken on another machine of the same model");
+  sub.add_flag(
+      "--no-latency-gate{false}", a.options.gate_latency,
+      "Report benchmark latencies without gating on them (a machine shared while it measures)");
+  return [args] { return run_compare(*args); };
+}
+
+}  // namespace memrel::cli

@@ -1,0 +1,104 @@
+// `memrel list`: the backend table (with whether each can run here, and why not) and the
+// workloads folder, as text, JSON, or the backend table as Markdown (docs/backends.md).
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "allocators/backend_table.hpp"
+#include "cli/subcommand.hpp"
+#include "harness/workload.hpp"
+#include "harness/workload_files.hpp"
+
+namespace fs = std::filesystem;
+
+namespace memrel::cli {
+namespace {
+
+struct ListArgs {
+  bool json = false;
+  bool available_backends = false;
+  bool markdown = false;
+};
+
+std::string padded(const std::string& s, std::size_t width) {
+  return s + std::string(width - std::min(width - 1, s.size()), ' ');
+}
+
+nlohmann::json listing(const std::string& workloads_dir) {
+  nlohmann::json out = {{"backends", nlohmann::json::array()},
+                        {"workloads", nlohmann::json::array()}};
+  for (const auto& b : all_backends()) {
+    Availability a = b.availability();
+    out["backends"].push_back({{"name", b.name},
+                               {"kind", backend_kind_name(b.kind)},
+                               {"description", b.description},
+                               {"release", b.release},
+                               {"space", memory_space_name(b.space)},
+                               {"available", a.available},
+                               {"reason", a.reason}});
+  }
+  for (const auto& path : all_workload_files(workloads_dir)) {
+    try {
+      Workload w = parse_workload_file(path);
+      out["workloads"].push_back(
+          {{"name", w.name}, {"path", path}, {"description", w.description}, {"valid", true}});
+    } catch (const WorkloadError& e) {
+      out["workloads"].push_back({{"name", fs::path(path).stem().string()},
+                                  {"path", path},
+                                  {"valid", false},
+                                  {"error", e.what()}});
+    }
+  }
+  return out;
+}
+
+int run_list(const ListArgs& args, const GlobalOptions& global) {
+  if (args.available_backends) {
+    for (const auto& b : all_backends()) {
+      if (b.availability().available) std::cout << b.name << "\n";
+    }
+    return 0;
+  }
+  if (args.markdown) {
+    std::cout << backend_table_markdown();
+    return 0;
+  }
+  nlohmann::json out = listing(global.workloads_dir);
+  if (args.json) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Backends:\n";
+  for (const auto& b : out["backends"]) {
+    std::cout << "  " << padded(b["name"].get<std::string>(), 20)
+              << (b["available"].get<bool>() ? "available    " : "unavailable  ")
+              << b["description"].get<std::string>();
+    if (!b["available"].get<bool>())
+      std::cout << "\n" << std::string(35, ' ') << "why: " << b["reason"].get<std::string>();
+    std::cout << "\n";
+  }
+  std::cout << "Workloads (" << global.workloads_dir << "):\n";
+  for (const auto& w : out["workloads"]) {
+    std::cout << "  " << padded(w["name"].get<std::string>(), 24)
+              << (w["valid"].get<bool>() ? w["description"].get<std::string>()
+                                         : "INVALID: " + w["error"].get<std::string>())
+              << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+RunSubcommand attach_list(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<ListArgs>();
+  app.add_flag("--json", args->json, "Print JSON");
+  app.add_flag("--available-backends", args->available_backends,
+               "Print only the names of the backends that can run here, one a line (for scripts)");
+  app.add_flag("--markdown", args->markdown,
+               "Print the backend table as Markdown (docs/backends.md is this output)");
+  return [args, &global] { return run_list(*args, global); };
+}
+
+}  // namespace memrel::cli

@@ -1,0 +1,79 @@
+#include "cli/subcommands.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+#include "cli/exit_codes.hpp"
+#include "harness/results.hpp"
+#include "harness/workload.hpp"
+
+#ifndef MEMREL_SOURCE_DIR
+#define MEMREL_SOURCE_DIR "."
+#endif
+
+namespace memrel::cli {
+
+// Each defined in its own file, cli/<name>_command.cpp.
+RunSubcommand attach_list(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_validate(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_compare(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_report(CLI::App& app, const GlobalOptions& global);
+
+const std::vector<Subcommand>& subcommands() {
+  static const std::vector<Subcommand> table = {
+      {"list", "List backends (with availability here) and workloads", attach_list},
+      {"validate", "Check workload files without running them", attach_validate},
+      {"run", "Run every (backend, workload) cell, each in its own process", attach_run},
+      {"cell", "Run one cell in this process (the runner's child; for debugging)", attach_cell},
+      {"compare", "Compare a run with a baseline: the regression gate (exit 1 on a regression)",
+       attach_compare},
+      {"report", "Plots and a report folder (index.html, report.md) from results files",
+       attach_report},
+  };
+  return table;
+}
+
+int run_command_line(int argc, char** argv) {
+  CLI::App app{"memrel: how much GPU memory really returns to the device, how fast, at what cost."};
+  app.footer(exit_code::kExitCodesHelp);
+  app.require_subcommand(1);
+  GlobalOptions global{std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads"};
+  app.add_option("--workloads-dir", global.workloads_dir, "Folder of workload JSON files")
+      ->capture_default_str();
+
+  std::vector<std::pair<CLI::App*, RunSubcommand>> runners;
+  for (const Subcommand& s : subcommands()) {
+    CLI::App* sub = app.add_subcommand(s.name, s.description);
+    runners.emplace_back(sub, s.attach(*sub, global));
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? exit_code::kSuccess : exit_code::kUnusableInput;
+  }
+
+  try {
+    for (auto& [sub, run] : runners) {
+      if (sub->parsed()) return run();
+    }
+    throw std::logic_error("a subcommand was parsed that nothing handles");
+  } catch (const WorkloadError& e) {
+    std::cerr << "memrel: " << e.what() << "\n";
+    return exit_code::kUnusableInput;
+  } catch (const ResultsError& e) {
+    std::cerr << "memrel: " << e.what() << "\n";
+    return exit_code::kUnusableInput;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "memrel: " << e.what() << "\n";
+    return exit_code::kUnusableInput;
+  } catch (const std::exception& e) {
+    std::cerr << "memrel: internal error: " << e.what() << "\n";
+    return exit_code::kInternalError;
+  }
+}
+
+}  // namespace memrel::cli

@@ -1,0 +1,31 @@
+// `memrel validate FILE...`: parses workload files without running them; each error is one line
+// naming the file and the step.
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "cli/exit_codes.hpp"
+#include "cli/subcommand.hpp"
+#include "harness/workload.hpp"
+
+namespace memrel::cli {
+
+RunSubcommand attach_validate(CLI::App& app, const GlobalOptions&) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  app.add_option("files", *files, "Workload files")->required();
+  return [files] {
+    int rc = exit_code::kSuccess;
+    for (const auto& f : *files) {
+      try {
+        Workload w = parse_workload_file(f);
+        std::cout << f << ": ok (" << w.name << ", " << w.steps.size() << " steps)\n";
+      } catch (const WorkloadError& e) {
+        std::cerr << "memrel: " << e.what() << "\n";
+        rc = exit_code::kUnusableInput;
+      }
+    }
+    return rc;
+  };
+}
+
+}  // namespace memrel::cli

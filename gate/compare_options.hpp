@@ -1,0 +1,27 @@
+// What a comparison is asked to do: `memrel compare`'s options as the gate sees them.
+#pragma once
+
+#include <optional>
+
+#include "gate/rules/tolerances.hpp"
+
+namespace memrel {
+
+struct CompareOptions {
+  bool allow_different_device = false;
+  std::optional<ByteTolerance> byte_tolerance;  // replaces both defaults for every byte figure
+  double latency_min_change = kDefaultLatencyMinChange;
+  double alpha = kDefaultAlpha;
+  // Off: latencies are reported (with the test) as info and only bytes and status gate. For a
+  // machine shared while it measures, where whole runs shift by more than any minimum change.
+  bool gate_latency = true;
+  // On (--normalize-drift): each latency is judged after dividing out the machine's drift, the
+  // median current/baseline ratio over every benchmark compared. Between two leases of the same
+  // H200 model, unchanged code moved by 2-3x as a whole (every backend, every size, no
+  // improvements); one backend regressing alone still stands out against the others. A drift
+  // that every backend shares (a driver change) is removed too: the report prints the factor.
+  bool normalize_drift = false;
+  double machine_drift = 1.0;  // set by compare_paths when normalize_drift is on
+};
+
+}  // namespace memrel

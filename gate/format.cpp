@@ -1,0 +1,69 @@
+#include "gate/format.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace memrel::format {
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+}  // namespace
+
+std::string printf_string(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string bytes(std::int64_t v) {
+  std::string s = std::to_string(v);
+  if (std::llabs(v) >= (1ll << 20))
+    s += " (" + printf_string("%.1f MiB", static_cast<double>(v) / kMiB) + ")";
+  return s;
+}
+
+std::string tolerance(double bytes) {
+  if (bytes == 0) return "exact";
+  if (bytes >= kMiB) return printf_string("%.1f MiB", bytes / kMiB);
+  return printf_string("%.0f B", bytes);
+}
+
+std::string relative_change(double diff, double base) {
+  if (base == 0) return "";
+  return printf_string("%+.1f%%", 100.0 * diff / std::fabs(base));
+}
+
+std::string byte_change(std::int64_t diff, std::int64_t base) {
+  if (diff == 0) return "0";
+  std::string s = (diff > 0 ? "+" : "") + std::to_string(diff);
+  std::vector<std::string> notes;
+  if (std::llabs(diff) >= (1ll << 20))
+    notes.push_back(printf_string("%+.1f MiB", static_cast<double>(diff) / kMiB));
+  std::string pct = relative_change(static_cast<double>(diff), static_cast<double>(base));
+  if (!pct.empty()) notes.push_back(pct);
+  if (!notes.empty()) {
+    s += " (";
+    for (std::size_t i = 0; i < notes.size(); ++i) s += (i ? ", " : "") + notes[i];
+    s += ")";
+  }
+  return s;
+}
+
+std::string nanoseconds(double ns) {
+  if (ns < 1e4) return printf_string("%.0f ns", ns);
+  if (ns < 1e7) return printf_string("%.1f µs", ns / 1e3);
+  if (ns < 1e10) return printf_string("%.2f ms", ns / 1e6);
+  return printf_string("%.2f s", ns / 1e9);
+}
+
+std::string p_value(double p) {
+  if (p < 1e-4) return printf_string("p=%.1e", p);
+  return printf_string("p=%.4f", p);
+}
+
+std::string ratio(const std::optional<double>& r) {
+  return r ? printf_string("%.4f", *r) : "undefined";
+}
+
+}  // namespace memrel::format

@@ -1,0 +1,69 @@
+#include "gate/print/markdown.hpp"
+
+#include <sstream>
+
+#include "gate/format.hpp"
+
+namespace memrel {
+namespace {
+
+// A table cell: a '|' would end the cell, a newline the row.
+std::string escape_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n')
+      out += ' ';
+    else
+      out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string to_markdown(const Report& report, const CompareOptions& options) {
+  std::ostringstream out;
+  Summary s = report.summary();
+  out << "## memrel compare\n\n";
+  out << "Baseline `" << report.baseline_path << "`, current `" << report.current_path << "`.\n";
+  if (options.byte_tolerance) {
+    out << "Bytes: tolerance "
+        << format::tolerance(static_cast<double>(options.byte_tolerance->absolute))
+        << format::printf_string(" or %.1f%%", 100 * options.byte_tolerance->relative)
+        << " (whichever is larger) for every figure. ";
+  } else {
+    out << "Bytes: allocator-reported figures of device backends exact; driver-observed figures "
+           "and host "
+           "backends within 2 MiB or 1% (whichever is larger). ";
+  }
+  out << format::printf_string("Latency: Mann-Whitney U, two-sided, alpha %.3g", options.alpha)
+      << format::printf_string(", minimum median change %.0f%%", 100 * options.latency_min_change)
+      << ", at least " << kMinRepetitions << " repetitions a side"
+      << (options.gate_latency ? "" : "; latency NOT gated (--no-latency-gate)");
+  if (report.machine_drift) {
+    out << format::printf_string("; machine drift x%.3f divided out", *report.machine_drift)
+        << " (--normalize-drift: the median current/baseline ratio over every benchmark)";
+  }
+  out << ". See docs/gate.md.\n";
+  for (const auto& f : report.files) {
+    out << "\n### " << escape_cell(f.title) << "\n\n";
+    out << "| metric | baseline | current | change | verdict |\n";
+    out << "|---|---|---|---|---|\n";
+    for (const auto& r : f.rows) {
+      std::string verdict = verdict_name(r.verdict);
+      if (r.verdict == Verdict::kRegression || r.verdict == Verdict::kMissing)
+        verdict = "**" + verdict + "**";
+      out << "| " << escape_cell(r.subject + " · " + r.metric) << " | " << escape_cell(r.baseline)
+          << " | " << escape_cell(r.current) << " | " << escape_cell(r.change) << " | " << verdict
+          << " |\n";
+    }
+  }
+  out << "\nSummary: " << s.compared << " compared, " << s.regressions << " regressions, "
+      << s.missing << " missing, " << s.added << " new (" << s.improved << " improved, " << s.info
+      << " info, " << s.skipped << " skipped): " << (report.exit_code() ? "FAIL" : "PASS") << ".\n";
+  return out.str();
+}
+
+}  // namespace memrel

@@ -1,0 +1,45 @@
+#include "gate/read/input_file.hpp"
+
+namespace memrel {
+namespace {
+
+// context.gpu (results) or context.memrel_gpu (memrel_bench), or empty when it records none.
+std::optional<std::string> recorded_gpu(const nlohmann::json& context, const char* key) {
+  if (context.is_object() && context.contains(key) && context[key].is_string() &&
+      !context[key].get<std::string>().empty()) {
+    return context[key].get<std::string>();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* input_kind_name(InputKind kind) {
+  return kind == InputKind::kResults ? "a memrel results file" : "a Google Benchmark file";
+}
+
+InputFile read_input_file(const std::string& path) {
+  nlohmann::json j = read_json_file(path);
+  InputFile f;
+  f.path = path;
+  try {
+    if (j.is_object() && j.contains("schema")) {
+      f.kind = InputKind::kResults;
+      f.results = run_from_json(j);
+      f.gpu = recorded_gpu(f.results.context, "gpu");
+    } else if (j.is_object() && j.contains("benchmarks")) {
+      f.kind = InputKind::kBenchmark;
+      f.benchmarks = benchmark_run_from_json(j);
+      f.gpu = recorded_gpu(f.benchmarks.context, "memrel_gpu");
+    } else {
+      throw ResultsError(std::string("neither a memrel results file (\"schema\": \"") +
+                         kResultsSchema +
+                         "\") nor Google Benchmark JSON (\"context\" and \"benchmarks\")");
+    }
+  } catch (const ResultsError& e) {
+    throw ResultsError(path + ": " + e.what());
+  }
+  return f;
+}
+
+}  // namespace memrel

@@ -1,0 +1,30 @@
+// One input of the gate, read once: a memrel results document or a Google Benchmark file, told
+// apart by content, not by name (a memrel document says its schema; Google Benchmark's has a
+// "benchmarks" array and no schema).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gate/read/benchmark_json.hpp"
+#include "harness/results.hpp"
+
+namespace memrel {
+
+enum class InputKind { kResults, kBenchmark };
+
+// "a memrel results file", "a Google Benchmark file": for error messages.
+const char* input_kind_name(InputKind kind);
+
+struct InputFile {
+  std::string path;
+  InputKind kind = InputKind::kResults;
+  RunResults results;              // when kind is kResults
+  BenchmarkRun benchmarks;         // when kind is kBenchmark
+  std::optional<std::string> gpu;  // the GPU the file says it ran on, if it records one
+};
+
+// Throws ResultsError ("FILE: what") for a missing, empty, malformed or unknown file.
+InputFile read_input_file(const std::string& path);
+
+}  // namespace memrel

@@ -1,0 +1,59 @@
+#include "gate/read/pairing.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "harness/results.hpp"
+
+namespace fs = std::filesystem;
+
+namespace memrel {
+namespace {
+
+std::vector<std::string> json_files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  if (ec) throw ResultsError(dir + ": cannot read folder (" + ec.message() + ")");
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+std::vector<InputPair> pair_inputs(const std::string& baseline, const std::string& current) {
+  for (const auto& p : {baseline, current}) {
+    std::error_code ec;
+    if (!fs::exists(p, ec)) throw ResultsError(p + ": cannot open (no such file or folder)");
+  }
+  bool base_dir = fs::is_directory(baseline), cur_dir = fs::is_directory(current);
+  if (base_dir != cur_dir) {
+    throw ResultsError((cur_dir ? current : baseline) + ": a folder, but " +
+                       (cur_dir ? baseline : current) +
+                       " is a file: compare a folder with a folder or a file with a file");
+  }
+  if (!base_dir) {
+    std::string bn = fs::path(baseline).filename().string(),
+                cn = fs::path(current).filename().string();
+    return {{bn == cn ? bn : bn + " vs " + cn, baseline, current}};
+  }
+  std::vector<std::string> base_files = json_files_in(baseline), cur_files = json_files_in(current);
+  if (base_files.empty()) throw ResultsError(baseline + ": no *.json files to compare with");
+  std::set<std::string> names(base_files.begin(), base_files.end());
+  names.insert(cur_files.begin(), cur_files.end());
+  std::vector<InputPair> pairs;
+  for (const auto& name : names) {
+    bool in_base = std::binary_search(base_files.begin(), base_files.end(), name);
+    bool in_cur = std::binary_search(cur_files.begin(), cur_files.end(), name);
+    pairs.push_back({name, in_base ? (fs::path(baseline) / name).string() : "",
+                     in_cur ? (fs::path(current) / name).string() : ""});
+  }
+  return pairs;
+}
+
+}  // namespace memrel

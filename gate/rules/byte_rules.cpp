@@ -1,0 +1,68 @@
+#include "gate/rules/byte_rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gate/format.hpp"
+
+namespace memrel {
+
+ByteTolerance byte_tolerance_for(ByteSource source, bool host, const CompareOptions& options) {
+  if (options.byte_tolerance) return *options.byte_tolerance;
+  return (source == ByteSource::kObserved || host) ? kObservedBytesTolerance
+                                                   : kAllocatorBytesTolerance;
+}
+
+void compare_bytes(std::vector<Row>& rows, const std::string& subject, const std::string& metric,
+                   std::optional<std::int64_t> base, std::optional<std::int64_t> cur,
+                   const ByteTolerance& tolerance) {
+  if (!base && !cur) return;
+  if (!cur) {
+    add_row(rows, subject, metric, format::bytes(*base), "not reported", "", Verdict::kMissing);
+    return;
+  }
+  if (!base) {
+    add_row(rows, subject, metric, "not reported", format::bytes(*cur), "", Verdict::kNew);
+    return;
+  }
+  std::int64_t diff = *cur - *base;
+  double allowed = std::max(static_cast<double>(tolerance.absolute),
+                            tolerance.relative * std::fabs(static_cast<double>(*base)));
+  Verdict v = Verdict::kOk;
+  if (static_cast<double>(diff) > allowed)
+    v = Verdict::kRegression;
+  else if (static_cast<double>(-diff) > allowed)
+    v = Verdict::kImproved;
+  std::string change = format::byte_change(diff, *base);
+  if (diff != 0 && v == Verdict::kOk) change += ", within " + format::tolerance(allowed);
+  add_row(rows, subject, metric, format::bytes(*base), format::bytes(*cur), change, v);
+}
+
+void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
+                           const std::optional<double>& base, const std::optional<double>& cur) {
+  const std::string metric = "release_effectiveness";
+  if (!base && !cur) return;  // nothing was releasable in either run: nothing to guard
+  if (base && !cur) {
+    // Undefined means nothing was releasable at any release step: the workload or the backend
+    // changed so that the gate can no longer see how well release works.
+    add_row(rows, subject, metric, format::ratio(base), "undefined",
+            "now undefined (nothing releasable)", Verdict::kRegression);
+    return;
+  }
+  if (!base) {
+    add_row(rows, subject, metric, "undefined", format::ratio(cur), "now defined", Verdict::kInfo);
+    return;
+  }
+  double diff = *cur - *base;
+  Verdict v = Verdict::kOk;
+  if (diff < -kEffectivenessTolerance)
+    v = Verdict::kRegression;
+  else if (diff > kEffectivenessTolerance)
+    v = Verdict::kImproved;
+  std::string change = diff == 0 ? "0" : format::printf_string("%+.4f", diff);
+  if (diff != 0 && v == Verdict::kOk)
+    change += format::printf_string(", within %.2f", kEffectivenessTolerance);
+  add_row(rows, subject, metric, format::ratio(base), format::ratio(cur), change, v);
+}
+
+}  // namespace memrel

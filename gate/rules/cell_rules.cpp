@@ -1,0 +1,160 @@
+#include "gate/rules/cell_rules.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gate/format.hpp"
+#include "gate/rules/byte_rules.hpp"
+#include "gate/rules/match_by_key.hpp"
+
+namespace memrel {
+namespace {
+
+template <typename T>
+std::optional<std::int64_t> signed_bytes(const std::optional<T>& v) {
+  if (!v) return std::nullopt;
+  return static_cast<std::int64_t>(*v);
+}
+
+// Marks are matched by label; a label used twice is told apart by its occurrence ("x#2").
+std::vector<std::pair<std::string, const MarkRecord*>> keyed_marks(const CellResult& cell) {
+  std::map<std::string, int> seen;
+  std::vector<std::pair<std::string, const MarkRecord*>> out;
+  for (const auto& m : cell.marks) {
+    int n = ++seen[m.label];
+    out.emplace_back(n == 1 ? m.label : m.label + "#" + std::to_string(n), &m);
+  }
+  return out;
+}
+
+void compare_marks(std::vector<Row>& rows, const std::string& subject, const CellResult& b,
+                   const CellResult& c, bool host, const CompareOptions& options) {
+  using Mark = const MarkRecord*;
+  match_by_key<Mark>(
+      keyed_marks(b), keyed_marks(c),
+      [&](const std::string& label, const Mark& mb, const Mark& mc) {
+        std::string prefix = "mark " + label + ": ";
+        compare_bytes(rows, subject, prefix + "allocated", signed_bytes(mb->at.allocated),
+                      signed_bytes(mc->at.allocated),
+                      byte_tolerance_for(ByteSource::kAllocator, host, options));
+        compare_bytes(rows, subject, prefix + "reserved", signed_bytes(mb->at.reserved),
+                      signed_bytes(mc->at.reserved),
+                      byte_tolerance_for(ByteSource::kAllocator, host, options));
+        compare_bytes(rows, subject, prefix + "device_used_delta", mb->at.device_used_delta,
+                      mc->at.device_used_delta,
+                      byte_tolerance_for(ByteSource::kObserved, host, options));
+      },
+      [&](const std::string& label, const Mark&) {
+        add_row(rows, subject, "mark " + label, "present", "absent", "", Verdict::kMissing);
+      },
+      [&](const std::string& label, const Mark&) {
+        add_row(rows, subject, "mark " + label, "absent", "present", "", Verdict::kNew);
+      });
+}
+
+// Single-run medians of a few steps each: shown so a reader sees the trend, never gated (the
+// benchmarks, with repetitions and a test, gate latency).
+void report_suite_latencies(std::vector<Row>& rows, const std::string& subject,
+                            const CellMetrics& b, const CellMetrics& c) {
+  std::set<std::string> ops;
+  for (const auto& [op, ns] : b.median_latency_ns) ops.insert(op);
+  for (const auto& [op, ns] : c.median_latency_ns) ops.insert(op);
+  for (const auto& op : ops) {
+    auto ib = b.median_latency_ns.find(op), ic = c.median_latency_ns.find(op);
+    std::string metric = "median latency " + op + " (one run, not gated)";
+    std::string bs = ib == b.median_latency_ns.end()
+                         ? "absent"
+                         : format::nanoseconds(static_cast<double>(ib->second));
+    std::string cs = ic == c.median_latency_ns.end()
+                         ? "absent"
+                         : format::nanoseconds(static_cast<double>(ic->second));
+    std::string change;
+    if (ib != b.median_latency_ns.end() && ic != c.median_latency_ns.end()) {
+      change =
+          format::relative_change(static_cast<double>(ic->second) - static_cast<double>(ib->second),
+                                  static_cast<double>(ib->second));
+    }
+    add_row(rows, subject, metric, bs, cs, change, Verdict::kInfo);
+  }
+}
+
+std::string status_text(const CellResult& c) {
+  return c.reason.empty() ? c.status : c.status + ": " + c.reason;
+}
+
+void compare_cell(std::vector<Row>& rows, const CellResult& b, const CellResult& c,
+                  const CompareOptions& options) {
+  const std::string subject = b.backend + "/" + b.workload;
+  if (b.status != "ok" || c.status != "ok") {
+    Verdict v;
+    std::string change;
+    if (b.status == c.status) {
+      // Unavailable on both (no GPU here): nothing ran to compare. Failing the same way as the
+      // baseline is not new, but is shown.
+      v = b.status == "unavailable" ? Verdict::kSkipped : Verdict::kInfo;
+      change = "unchanged; metrics not compared";
+    } else if (c.status == "ok") {
+      v = Verdict::kImproved;
+      change = "runs now; metrics not compared (baseline has none)";
+    } else {
+      v = Verdict::kRegression;
+      change = "metrics not compared";
+    }
+    add_row(rows, subject, "status", status_text(b), status_text(c), change, v);
+    return;
+  }
+  add_row(rows, subject, "status", "ok", "ok", "", Verdict::kOk);
+
+  // Host cells: mallinfo and RSS, both process-wide, so every figure is an observed one.
+  bool host = b.setup.memory_space == "host" || c.setup.memory_space == "host";
+  const CellMetrics& mb = b.metrics;
+  const CellMetrics& mc = c.metrics;
+  compare_bytes(rows, subject, "peak_allocated", signed_bytes(mb.peak_allocated),
+                signed_bytes(mc.peak_allocated),
+                byte_tolerance_for(ByteSource::kAllocator, host, options));
+  compare_bytes(rows, subject, "peak_reserved", signed_bytes(mb.peak_reserved),
+                signed_bytes(mc.peak_reserved),
+                byte_tolerance_for(ByteSource::kAllocator, host, options));
+  compare_bytes(rows, subject, "max_overhead_bytes", mb.max_overhead_bytes, mc.max_overhead_bytes,
+                byte_tolerance_for(ByteSource::kAllocator, host, options));
+  compare_bytes(rows, subject, "peak_device_used_delta", mb.peak_device_used_delta,
+                mc.peak_device_used_delta,
+                byte_tolerance_for(ByteSource::kObserved, host, options));
+  compare_bytes(rows, subject, "residual_bytes", mb.residual_bytes, mc.residual_bytes,
+                byte_tolerance_for(ByteSource::kObserved, host, options));
+  compare_effectiveness(rows, subject, mb.release_effectiveness, mc.release_effectiveness);
+  compare_marks(rows, subject, b, c, host, options);
+  report_suite_latencies(rows, subject, mb, mc);
+}
+
+}  // namespace
+
+FileComparison compare_runs(const RunResults& baseline, const RunResults& current,
+                            const CompareOptions& options) {
+  FileComparison out;
+  using Cell = const CellResult*;
+  auto keyed = [](const RunResults& run) {
+    std::vector<std::pair<std::string, Cell>> cells;
+    for (const auto& c : run.cells) cells.emplace_back(c.backend + "/" + c.workload, &c);
+    return cells;
+  };
+  match_by_key<Cell>(
+      keyed(baseline), keyed(current),
+      [&](const std::string&, const Cell& b, const Cell& c) {
+        compare_cell(out.rows, *b, *c, options);
+      },
+      [&](const std::string& key, const Cell& b) {
+        add_row(out.rows, key, "cell", status_text(*b), "absent", "stopped running",
+                Verdict::kMissing);
+      },
+      [&](const std::string& key, const Cell& c) {
+        add_row(out.rows, key, "cell", "absent", status_text(*c), "", Verdict::kNew);
+      });
+  return out;
+}
+
+}  // namespace memrel

@@ -1,0 +1,52 @@
+#include "gate/rules/tolerances.hpp"
+
+#include <stdexcept>
+
+#include "harness/workload.hpp"
+#include "platform/byte_size.hpp"
+
+namespace memrel {
+
+ByteTolerance parse_byte_tolerance(const std::string& text) {
+  const std::string option = "--byte-tolerance";
+  ByteTolerance t;
+  bool have_size = false, have_percent = false;
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    std::size_t comma = text.find(',', start);
+    parts.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  for (const auto& part : parts) {
+    bool percent = !part.empty() && part.back() == '%';
+    if (part.empty() || (percent ? have_percent : have_size)) {
+      throw std::invalid_argument(
+          option + ": '" + text +
+          "' is not one size and/or one percentage (e.g. 0, 2MiB, 1%, 2MiB,1%)");
+    }
+    (percent ? have_percent : have_size) = true;
+    if (percent) {
+      std::string number = part.substr(0, part.size() - 1);
+      std::size_t used = 0;
+      double pct = -1;
+      try {
+        pct = std::stod(number, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (number.empty() || used != number.size() || !(pct >= 0) || pct >= 100) {
+        throw std::invalid_argument(option + ": '" + part + "' is not a percentage from 0% to 99%");
+      }
+      t.relative = pct / 100.0;
+    } else if (part == "0") {
+      t.absolute = 0;
+    } else {
+      t.absolute = parse_byte_size(part, option, kMaxRequestBytes);
+    }
+  }
+  return t;
+}
+
+}  // namespace memrel

@@ -1,0 +1,53 @@
+// What the gate says about each figure, and the report that gathers those rows.
+//
+// The rules (gate/rules/) produce rows; the printers (gate/print/) render them; nothing else
+// decides a verdict. One model, several renderings, as nvbench's printers do.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memrel {
+
+enum class Verdict { kOk, kImproved, kRegression, kInfo, kMissing, kNew, kSkipped };
+
+// "ok", "improved", "REGRESSION", "info", "missing", "new", "skipped": the table's words.
+const char* verdict_name(Verdict v);
+
+struct Row {
+  std::string subject;  // "backend/workload", a benchmark name, or a file name
+  std::string metric;
+  std::string baseline, current, change;
+  Verdict verdict = Verdict::kOk;
+};
+
+// Rows are only ever appended through this, so every rule builds them the same way.
+void add_row(std::vector<Row>& rows, const std::string& subject, const std::string& metric,
+             std::string baseline, std::string current, std::string change, Verdict verdict);
+
+// One baseline file against its current counterpart (or against nothing, when one is absent).
+struct FileComparison {
+  std::string title;
+  std::string baseline_path, current_path;
+  std::vector<Row> rows;
+};
+
+struct Summary {
+  std::size_t compared = 0;  // figures present on both sides (ok, improved, REGRESSION, info)
+  std::size_t regressions = 0, improved = 0, info = 0, missing = 0, added = 0, skipped = 0;
+};
+
+struct Report {
+  std::string baseline_path, current_path;
+  std::vector<FileComparison> files;
+  std::optional<double> machine_drift;  // with --normalize-drift: the factor divided out
+
+  Summary summary() const;
+  // 0 when nothing regressed and nothing went missing, else 1. (Unusable input never gets this
+  // far: it throws, and the CLI exits 2.)
+  int exit_code() const;
+};
+
+}  // namespace memrel

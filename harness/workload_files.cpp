@@ -1,0 +1,64 @@
+#include "harness/workload_files.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <stdexcept>
+
+#include "harness/workload.hpp"
+
+namespace fs = std::filesystem;
+
+namespace memrel {
+
+std::vector<std::string> all_workload_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(entry.path().string());
+  }
+  if (ec)
+    throw std::invalid_argument("--workloads-dir: cannot read '" + dir + "': " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<std::string> resolve_workloads(const std::vector<std::string>& names_or_paths,
+                                           const std::string& dir) {
+  if (names_or_paths.empty()) {
+    auto files = all_workload_files(dir);
+    if (files.empty())
+      throw std::invalid_argument("--workloads-dir: no *.json workloads in '" + dir + "'");
+    return files;
+  }
+  std::vector<std::string> out;
+  for (const auto& item : names_or_paths) {
+    if (fs::is_regular_file(item)) {
+      out.push_back(item);
+      continue;
+    }
+    fs::path candidate = fs::path(dir) / (item + ".json");
+    if (fs::is_regular_file(candidate)) {
+      out.push_back(candidate.string());
+      continue;
+    }
+    std::string known;
+    for (const auto& f : all_workload_files(dir))
+      known += (known.empty() ? "" : ", ") + fs::path(f).stem().string();
+    throw std::invalid_argument("unknown workload '" + item + "' (known in " + dir + ": " + known +
+                                ")");
+  }
+  return out;
+}
+
+std::string default_run_path(const std::string& dir) {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[64];
+  std::strftime(buffer, sizeof buffer, "run-%Y%m%dT%H%M%SZ.json", &tm);
+  return (fs::path(dir) / buffer).string();
+}
+
+}  // namespace memrel

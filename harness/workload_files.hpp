@@ -1,0 +1,21 @@
+// Finding workload files: every file of the workloads folder, or the ones named by name or path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memrel {
+
+// Every *.json in dir, sorted.
+std::vector<std::string> all_workload_files(const std::string& dir);
+
+// Names ("single-large") or paths; empty means all. Throws std::invalid_argument listing the
+// known names when one is unknown.
+std::vector<std::string> resolve_workloads(const std::vector<std::string>& names_or_paths,
+                                           const std::string& dir);
+
+// dir/run-YYYYmmddTHHMMSSZ.json
+std::string default_run_path(const std::string& dir);
+
+}  // namespace memrel

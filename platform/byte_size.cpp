@@ -1,0 +1,39 @@
+#include "platform/byte_size.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace memrel {
+
+std::uint64_t parse_byte_size(const std::string& text, const std::string& option,
+                              std::uint64_t max_bytes) {
+  static const std::vector<std::pair<std::string, std::uint64_t>> units = {
+      {"TiB", 1ull << 40}, {"GiB", 1ull << 30}, {"MiB", 1ull << 20}, {"KiB", 1ull << 10}, {"B", 1}};
+  std::string number = text;
+  std::uint64_t scale = 1;
+  for (const auto& [suffix, factor] : units) {
+    if (text.size() > suffix.size() &&
+        text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      number = text.substr(0, text.size() - suffix.size());
+      scale = factor;
+      break;
+    }
+  }
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(number, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != number.size() || !(value > 0) ||
+      value * static_cast<double>(scale) > static_cast<double>(max_bytes)) {
+    throw std::invalid_argument(option + ": '" + text +
+                                "' is not a positive size (e.g. 4096, 512MiB, 1GiB)");
+  }
+  return static_cast<std::uint64_t>(std::llround(value * static_cast<double>(scale)));
+}
+
+}  // namespace memrel

@@ -1,0 +1,68 @@
+#include "harness/results.hpp"
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace memrel {
+namespace {
+
+const std::string kSample = std::string(MEMREL_TEST_DATA) + "/host-run.json";
+
+TEST(Results, CommittedHostSampleRoundTripsExactly) {
+  RunResults run = read_run_file(kSample);
+  ASSERT_FALSE(run.cells.empty());
+  nlohmann::json original = nlohmann::json::parse(testing::read_text(kSample));
+  EXPECT_EQ(to_json(run), original);
+}
+
+TEST(Results, CellRoundTripKeepsOptionalsEmpty) {
+  CellResult c;
+  c.backend = "host-malloc";
+  c.workload = "w";
+  c.status = "ok";
+  MarkRecord m;
+  m.label = "a";
+  m.at.requested = 7;
+  m.at.reserved = 9;
+  c.marks.push_back(m);
+  CellResult back = cell_from_json(to_json(c));
+  EXPECT_EQ(back.marks[0].at.requested, 7u);
+  EXPECT_EQ(*back.marks[0].at.reserved, 9u);
+  EXPECT_FALSE(back.marks[0].at.allocated.has_value());
+  EXPECT_FALSE(back.marks[0].at.process_used.has_value());
+}
+
+std::string error_reading(const std::string& content) {
+  testing::TempDir dir;
+  std::string path = dir.file("r.json");
+  testing::write_text(path, content);
+  try {
+    read_run_file(path);
+  } catch (const ResultsError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Results, BadFilesAreOneLineErrorsNamingTheFile) {
+  EXPECT_NE(error_reading("").find("r.json: empty file"), std::string::npos);
+  EXPECT_NE(error_reading("{\"schema\": ").find("r.json: malformed JSON at byte"),
+            std::string::npos);
+  EXPECT_NE(error_reading(R"({"schema": "memrel.results/0", "context": {}, "cells": []})")
+                .find("is not \"memrel.results/1\""),
+            std::string::npos);
+  std::string e = error_reading(
+      R"({"schema": "memrel.results/1", "context": {}, "cells": [{"schema": "memrel.cell/1", "backend": "x"}]})");
+  EXPECT_NE(e.find("r.json: cells[0]: cell record does not match"), std::string::npos) << e;
+  EXPECT_NE(error_reading("").find("r.json"), std::string::npos);
+  try {
+    read_run_file("/nonexistent/r.json");
+    ADD_FAILURE();
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/r.json: cannot open"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace memrel

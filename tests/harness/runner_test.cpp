@@ -1,0 +1,143 @@
+// The runner end to end through the real binary: cells in child processes, real RSS probes.
+#include <gtest/gtest.h>
+
+#include "allocators/backend_table.hpp"
+#include "harness/results.hpp"
+#include "test_support.hpp"
+
+namespace memrel {
+namespace {
+
+constexpr std::uint64_t MiB = 1 << 20;
+
+const CellResult& find_cell(const RunResults& run, const std::string& backend,
+                            const std::string& workload) {
+  for (const auto& c : run.cells) {
+    if (c.backend == backend && c.workload == workload) return c;
+  }
+  throw std::runtime_error("no cell " + backend + " x " + workload);
+}
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  RunResults run(const std::string& args, int expected_exit, const std::string& env = "") {
+    std::string out = dir_.file("run.json");
+    auto r = testing::run_command(env + " " +
+                                  testing::memrel_command("run " + args + " -o '" + out + "'"));
+    EXPECT_EQ(r.exit_code, expected_exit) << r.output;
+    output_ = r.output;
+    return read_run_file(out);
+  }
+  testing::TempDir dir_;
+  std::string output_;
+};
+
+TEST_F(RunnerTest, HostRetainKeepsFreedMemoryResidentUntilMallocTrim) {
+  RunResults r = run("-b host-malloc-retain -w single-large", 0);
+  const CellResult& c = find_cell(r, "host-malloc-retain", "single-large");
+  ASSERT_EQ(c.status, "ok") << c.reason;
+  const std::int64_t tensor = 360 * MiB;
+  // The seeds' three phases, on the host: resident after alloc, still resident after free
+  // (cached), returned after free + release.
+  EXPECT_GE(testing::mark_at(c, "after-alloc").device_used_delta, tensor);
+  EXPECT_GE(testing::mark_at(c, "after-free-only").device_used_delta, tensor);
+  EXPECT_GE(*testing::mark_at(c, "after-free-only").reserved, static_cast<std::uint64_t>(tensor));
+  EXPECT_LT(testing::mark_at(c, "after-free-release").device_used_delta,
+            static_cast<std::int64_t>(1 * MiB));
+  ASSERT_TRUE(c.metrics.release_effectiveness.has_value());
+  EXPECT_GT(*c.metrics.release_effectiveness, 0.99);
+  EXPECT_GT(c.metrics.median_latency_ns.at("alloc"), 0u);
+}
+
+TEST_F(RunnerTest, HostDefaultReturnsLargeBlocksAtFree) {
+  RunResults r = run("-b host-malloc -w single-large", 0);
+  const CellResult& c = find_cell(r, "host-malloc", "single-large");
+  ASSERT_EQ(c.status, "ok") << c.reason;
+  EXPECT_GE(testing::mark_at(c, "after-alloc").device_used_delta,
+            static_cast<std::int64_t>(360 * MiB));
+  EXPECT_LT(testing::mark_at(c, "after-free-only").device_used_delta,
+            static_cast<std::int64_t>(1 * MiB));
+}
+
+TEST_F(RunnerTest, EveryCellIsRecordedAndCudaCellsSayWhyWhenNoDevice) {
+  RunResults r = run("-w temp-then-delete,fragmentation --host-capacity 256MiB", 0);
+  EXPECT_EQ(r.cells.size(), 2 * (all_backends().size() - 1));  // all but null
+  EXPECT_EQ(r.context["options"]["host_capacity_bytes"], 256 * MiB);
+  for (const auto& c : r.cells) {
+    if (find_backend(c.backend).availability().available) {
+      EXPECT_TRUE(c.status == "ok" || c.status == "unavailable") << c.backend << ": " << c.reason;
+    } else {
+      EXPECT_EQ(c.status, "unavailable");
+      EXPECT_FALSE(c.reason.empty());
+    }
+  }
+  const CellResult& frag = find_cell(r, "host-malloc-retain", "fragmentation");
+  EXPECT_EQ(frag.setup.capacity_bytes, 256 * MiB);
+  EXPECT_EQ(frag.status, "ok");
+  EXPECT_GT(frag.steps.size(), 4u);
+  EXPECT_NE(output_.find("[1/"), std::string::npos) << "a progress line per cell";
+}
+
+TEST_F(RunnerTest, ACrashingCellIsRecordedAndTheSuiteGoesOn) {
+  RunResults r =
+      run("-b host-malloc,host-malloc-retain -w temp-then-delete", 3, "MEMREL_INJECT_FAULT=abort");
+  ASSERT_EQ(r.cells.size(), 2u);
+  for (const auto& c : r.cells) {
+    EXPECT_EQ(c.status, "crashed");
+    EXPECT_NE(c.reason.find("signal 6"), std::string::npos) << c.reason;
+  }
+}
+
+TEST_F(RunnerTest, AHangingCellTimesOut) {
+  RunResults r =
+      run("-b host-malloc -w temp-then-delete --timeout 1", 3, "MEMREL_INJECT_FAULT=hang");
+  ASSERT_EQ(r.cells.size(), 1u);
+  EXPECT_EQ(r.cells[0].status, "timeout");
+  EXPECT_LT(r.cells[0].wall_ns, 10'000'000'000u);
+}
+
+TEST_F(RunnerTest, BadInputLeavesThePreviousResultsFileIntact) {
+  std::string out = dir_.file("keep.json");
+  testing::write_text(out, "previous results");
+  std::string bad = dir_.file("bad.json");
+  testing::write_text(bad,
+                      R"({"schema": "memrel.workload/1", "name": "b", "steps": [{"free": "x"}]})");
+  auto r = testing::run_command(
+      testing::memrel_command("run -b host-malloc -w '" + bad + "' -o '" + out + "'"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("bad.json: steps[0]: free of unknown id 'x'"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(testing::read_text(out), "previous results");
+}
+
+TEST_F(RunnerTest, AnOutOfMemoryStepIsAResultNotAFailure) {
+  // 128 TiB: no machine has it, and glibc refuses it at once instead of overcommitting.
+  std::string w = dir_.file("oom.json");
+  testing::write_text(
+      w,
+      R"({"schema": "memrel.workload/1", "name": "oom", "steps": [{"alloc": "small", "bytes": 4096}, {"mark": "before"}, {"alloc": "x", "bytes": 140737488355328}, {"mark": "never"}]})");
+  RunResults r = run("-b host-malloc -w '" + w + "'", 0);
+  ASSERT_EQ(r.cells.size(), 1u);
+  const CellResult& c = r.cells[0];
+  EXPECT_EQ(c.status, "oom");
+  EXPECT_NE(c.reason.find("steps[2]: out of memory allocating 140737488355328 bytes"),
+            std::string::npos)
+      << c.reason;
+  ASSERT_EQ(c.steps.size(), 3u);
+  EXPECT_EQ(c.steps[2].outcome, "oom");
+  ASSERT_EQ(c.marks.size(), 1u);  // the marks up to the failing step, none after
+  EXPECT_EQ(c.marks[0].label, "before");
+}
+
+TEST_F(RunnerTest, ProgramWorkloadOnANonFrameworkBackendIsUnavailable) {
+  std::string w = dir_.file("prog.json");
+  testing::write_text(
+      w,
+      R"({"schema": "memrel.workload/1", "name": "prog", "steps": [{"program": "linear-stack", "args": {}}]})");
+  RunResults r = run("-b host-malloc -w '" + w + "'", 0);
+  EXPECT_EQ(r.cells[0].status, "unavailable");
+  EXPECT_NE(r.cells[0].reason.find("torch"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memrel

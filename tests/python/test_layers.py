@@ -1,0 +1,104 @@
+"""The layer rule of docs/design.md, enforced: every #include of memrel's own headers points down.
+
+    platform <- allocators <- harness <- gate <- cli;   benchmarks: allocators, platform
+
+A file may include its own layer and the layers below it, never one above. CLI11 belongs to the
+command line alone; the CUDA runtime's headers to platform and the CUDA backends. tests/ may
+include anything. The check reads the sources, so it fails on the commit that breaks the rule,
+before any link error could say so (or fail to, when a header-only include slips through).
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Each layer and the layers it may include (itself included).
+ALLOWED = {
+    "platform": {"platform"},
+    "allocators": {"allocators", "platform"},
+    "harness": {"harness", "allocators", "platform"},
+    "gate": {"gate", "harness", "allocators", "platform"},
+    "cli": {"cli", "gate", "harness", "allocators", "platform"},
+    "benchmarks": {"benchmarks", "allocators", "platform"},
+}
+# System headers that only some layers may use, and which.
+RESTRICTED_SYSTEM = {
+    "CLI/": {"cli"},
+    "cuda_runtime": {"platform", "allocators/cuda", "allocators/torch"},
+}
+SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".cu", ".cuh"}
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.MULTILINE)
+
+
+def layer_of(relative):
+    """'gate/rules/x.cpp' -> 'gate'; None for files outside the layers (tests, docs)."""
+    top = relative.parts[0]
+    return top if top in ALLOWED else None
+
+
+def violations(root):
+    """Every include of a layered file that breaks the rule, as 'FILE:LINE: why'."""
+    found = []
+    for layer in ALLOWED:
+        for path in sorted((root / layer).rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
+                continue
+            relative = path.relative_to(root)
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for match in INCLUDE.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                quote, target = match.groups()
+                where = f"{relative}:{line}"
+                if quote == '"':
+                    target_layer = target.split("/", 1)[0]
+                    if target_layer in ALLOWED and target_layer not in ALLOWED[layer]:
+                        found.append(f'{where}: {layer} includes "{target}" from the '
+                                     f"{target_layer} layer above it")
+                    continue
+                for prefix, owners in RESTRICTED_SYSTEM.items():
+                    if target.startswith(prefix) and not any(
+                            str(relative).startswith(owner + "/") for owner in owners):
+                        found.append(f"{where}: <{target}> is only for {', '.join(sorted(owners))}")
+    return found
+
+
+def test_every_include_of_the_project_points_down_the_layers():
+    assert violations(ROOT) == []
+
+
+def test_every_layer_is_a_cmake_library_linking_only_downwards():
+    """Each layer's CMakeLists.txt builds memrel_<layer> and links only the next layer down."""
+    expected = {"platform": None, "allocators": "memrel_platform", "harness": "memrel_allocators",
+                "gate": "memrel_harness", "cli": "memrel_gate", "benchmarks": "memrel_allocators"}
+    for layer, below in expected.items():
+        cmake = (ROOT / layer / "CMakeLists.txt").read_text(encoding="utf-8")
+        target = "memrel_bench_lib" if layer == "benchmarks" else f"memrel_{layer}"
+        assert f"add_library({target} STATIC" in cmake, layer
+        links = re.findall(rf"target_link_libraries\({target}\s+([^)]*)\)", cmake)
+        linked = {word for text in links for word in text.split() if word.startswith("memrel_")}
+        assert linked == ({below} if below else set()), f"{layer} links {sorted(linked)}"
+
+
+@pytest.mark.parametrize("layer,target,bad", [
+    ("platform", '"allocators/allocator.hpp"', True),
+    ("allocators", '"harness/results.hpp"', True),
+    ("harness", '"gate/compare.hpp"', True),
+    ("gate", '"cli/subcommand.hpp"', True),
+    ("benchmarks", '"harness/cell.hpp"', True),
+    ("benchmarks", '"gate/verdict.hpp"', True),
+    ("harness", "<CLI/CLI.hpp>", True),
+    ("gate", "<cuda_runtime_api.h>", True),
+    ("cli", '"gate/compare.hpp"', False),
+    ("benchmarks", '"allocators/allocator.hpp"', False),
+    ("platform", "<cuda_runtime_api.h>", False),
+])
+def test_the_check_catches_an_upward_include(tmp_path, layer, target, bad):
+    (tmp_path / layer).mkdir()
+    (tmp_path / layer / "x.cpp").write_text(f"// a file\n#include {target}\n")
+    found = violations(tmp_path)
+    assert bool(found) == bad, found
+    if bad:
+        assert found[0].startswith(f"{layer}/x.cpp:2: ")
