@@ -213,7 +213,11 @@ def collect_cells(runs):
 
 
 def load_bench(path):
-    """Reads one Google Benchmark JSON file (`--benchmark_out_format=json`)."""
+    """Reads one Google Benchmark JSON file (`--benchmark_out_format=json`). It accepts what the
+    memrel gbench reading rule accepts (gbench.py, docs/benchmark-json.md): an entry that did
+    not run, or an aggregate the rule ignores, needs no real_time; time_unit may be absent (ns)."""
+    from . import gbench
+
     doc = _read_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         hint = " (this is a memrel results file: pass it without --bench)" if (
@@ -226,13 +230,16 @@ def load_bench(path):
         for i, entry in enumerate(doc["benchmarks"]):
             where = f"benchmarks[{i}]"
             _check(entry, where, {"name": "str"})
-            if entry.get("error_occurred"):
-                continue  # kept, and listed in the report as skipped
-            _check(entry, where, {"real_time": "num", "time_unit": "str"})
-            if entry["time_unit"] not in TIME_UNIT_NS:
-                raise _Bad(f'{where}.time_unit: "{entry["time_unit"]}" is none of {", ".join(TIME_UNIT_NS)}')
+            if not gbench.is_timed(entry):
+                continue  # did not run (listed in the report as skipped), or stddev, cv, BigO...
+            _check(entry, where, {"real_time": "num"})
+            unit = entry.get("time_unit", "ns")
+            if not isinstance(unit, str) or unit not in TIME_UNIT_NS:
+                known = ", ".join(TIME_UNIT_NS)
+                raise _Bad(f"{where}.time_unit: {_describe(unit)} is none of {known}")
     except _Bad as e:
         raise InputError(path, str(e)) from None
+    gbench.read_series(doc, path)  # the rule's own checks; the ones above give the same verdict
     return BenchFile(path=path, context=context, entries=doc["benchmarks"])
 
 

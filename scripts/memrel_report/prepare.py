@@ -9,6 +9,9 @@ into 0.
 import re
 from dataclasses import dataclass, field
 
+from . import gbench
+from .units import NS_PER_US
+
 # What the phase chart and the timeline draw, in drawing order, with their legend names.
 PHASE_SERIES = ("requested", "allocated", "reserved", "device_used_delta", "process_used")
 TIMELINE_SERIES = ("requested", "reserved", "allocated", "device_used_delta")
@@ -19,7 +22,7 @@ SERIES_NAMES = {
     "device_used_delta": "device used Δ (driver; RSS on host)",
     "process_used": "process used (NVML)",
 }
-# The attribution of NVML's process figure (DESIGN.md): context + framework init + cache + live
+# The attribution of NVML's process figure (docs/design.md): context + framework init + cache + live
 # + remainder, bottom to top.
 ATTRIBUTION_SEGMENTS = ("context", "framework_init", "cache", "live", "remainder")
 ATTRIBUTION_NAMES = {
@@ -109,8 +112,8 @@ class LatencyPoint:
     mode: str
     bytes: int
     us: float
-    source: str      # "median of N" or "mean of N iterations"
-    name: str        # the benchmark's run name
+    source: str      # the series' source: "median of N", "median aggregate" or "mean aggregate"
+    name: str        # the benchmark's series name (its run_name)
 
 
 @dataclass
@@ -120,6 +123,9 @@ class LatencySeries:
     bytes: list
     us: list
 
+
+# Why a series that ran has no figure (gbench.read_series: only stddev, cv, BigO... aggregates).
+NO_FIGURE = "no figure: no iteration entries, no median or mean aggregate"
 
 # Name parts Google Benchmark appends to a benchmark's own name.
 _GB_SUFFIX = re.compile(r"^(real_time|manual_time|process_time|[a-z_]+:.*)$")
@@ -137,67 +143,37 @@ def parse_bench_name(run_name):
     return operation, backend, mode, int(size)
 
 
-def _run_name(entry):
-    if entry.get("run_name"):
-        return entry["run_name"]
-    name = entry["name"]
-    suffix = "_" + entry.get("aggregate_name", "")
-    if entry.get("run_type") == "aggregate" and name.endswith(suffix):
-        return name[: -len(suffix)]
-    return name
-
-
-def bench_time_us(entry, operation):
-    """One entry's time in µs: real_time in its time_unit; for churn, whose iteration is a whole
-    sequence of steps, the time per step (memrel_bench's ns_per_op counter, docs/benchmarks.md)
-    when the entry has it."""
-    from .units import to_us
-
-    if operation == "churn" and isinstance(entry.get("ns_per_op"), (int, float)):
-        return entry["ns_per_op"] / 1000.0
-    return to_us(entry["real_time"], entry["time_unit"])
+def bench_time_us(series, operation):
+    """One series' time in µs (a gbench.Series, read by the memrel gbench reading rule,
+    docs/benchmark-json.md): its figure, the median real_time of its repetitions; for churn,
+    whose iteration is a whole sequence of steps, the time per step (memrel_bench's ns_per_op
+    counter, docs/benchmarks.md) when the series has it."""
+    if operation == "churn" and "ns_per_op" in series.counters:
+        return series.counters["ns_per_op"] / NS_PER_US
+    return series.figure_ns / NS_PER_US
 
 
 def latency_points(bench_files):
-    """One point per benchmark: the "median" aggregate when the file has one (repetitions),
-    otherwise the mean of its iteration entries; in µs (bench_time_us).
+    """One point per benchmark series, its figure by the memrel gbench reading rule
+    (gbench.read_series): the median of its repetitions, else its median aggregate, else its
+    mean aggregate; in µs (bench_time_us).
 
-    Returns (points, skipped): skipped lists (name, why) for entries that could not be used
-    (errors, names not of the form operation/backend/mode/bytes, a benchmark already given by
-    an earlier file)."""
+    Returns (points, skipped): skipped lists (name, why) for series that could not be used
+    (skipped or failed in Google Benchmark, with its message; names not of the form
+    operation/backend/mode/bytes; no figure; a benchmark already given by an earlier file)."""
     points, skipped, taken = [], [], {}
     for bench in bench_files:
-        medians, iterations, order = {}, {}, []
-        for entry in bench.entries:
-            name = _run_name(entry)
-            if entry.get("error_occurred"):
-                skipped.append((entry["name"], "error: " + str(entry.get("error_message", "")).strip()))
+        for series in gbench.read_series({"benchmarks": bench.entries}, bench.path):
+            name = series.name
+            if series.skipped is not None:
+                skipped.append((name, f"skipped: {series.skipped}"))
                 continue
-            if parse_bench_name(name) is None:
-                if name not in order:
-                    skipped.append((name, "name is not operation/backend/mode/bytes"))
-                    order.append(name)
-                continue
-            if name not in order:
-                order.append(name)
-            value = bench_time_us(entry, parse_bench_name(name)[0])
-            if entry.get("run_type") == "aggregate":
-                if entry.get("aggregate_name") == "median":
-                    medians[name] = (value, entry.get("repetitions"))
-            else:
-                iterations.setdefault(name, []).append(value)
-        for name in order:
             parsed = parse_bench_name(name)
             if parsed is None:
+                skipped.append((name, "name is not operation/backend/mode/bytes"))
                 continue
-            if name in medians:
-                value, reps = medians[name]
-                source = f"median of {reps}" if reps else "median"
-            elif name in iterations:
-                values = iterations[name]
-                value, source = sum(values) / len(values), f"mean of {len(values)}"
-            else:
-                skipped.append((name, "no median and no iteration entries"))
+            if series.figure_ns is None:
+                skipped.append((name, NO_FIGURE))
                 continue
             operation, backend, mode, size = parsed
             key = (backend, operation, mode, size)
@@ -206,7 +182,8 @@ def latency_points(bench_files):
                 continue
             taken[key] = bench.path
             points.append(LatencyPoint(backend=backend, operation=operation, mode=mode, bytes=size,
-                                       us=value, source=source, name=name))
+                                       us=bench_time_us(series, operation), source=series.source,
+                                       name=name))
     return points, skipped
 
 

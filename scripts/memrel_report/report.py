@@ -120,9 +120,9 @@ def build(inputs, out_dir):
         points, skipped = prepare.latency_points(inputs.bench)
         if points:
             blocks.append(Image(PlotJob("latency_chart", (prepare.latency_series(points),))))
-            blocks.append(Para("Google Benchmark real time: the median of the repetitions where the file has a "
-                               "median aggregate, otherwise the mean of the iteration entries; churn: time per "
-                               "step (ns_per_op)."))
+            blocks.append(Para("Google Benchmark real time: the median of the repetitions, else the median "
+                               "aggregate, else the mean one (docs/benchmark-json.md, the same rule as the "
+                               "gate's); churn: time per step (ns_per_op)."))
             blocks.append(tables.latency(points))
         else:
             blocks.append(Para("No benchmark in the given files is named operation/backend/mode/bytes: "
