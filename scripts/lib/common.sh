@@ -1,0 +1,158 @@
+# shellcheck shell=bash
+# Functions shared by scripts/build, suite, nightly and gpu-check, so that the benchmark loop, the
+# LibTorch lookup and the gate's latency rules are written once:
+#   source "$(dirname "$0")/lib/common.sh"
+# Sourcing defines functions and nothing else: no commands run, no shell options or variables
+# change. Every function works with and without `set -euo pipefail` in the caller. Functions that
+# print lists print one item a line; read them with `mapfile -t ARRAY < <(function ...)`.
+# Tests: tests/python/test_scripts_lib.py.
+
+# LibTorch's CMake prefix from a pip-installed torch in ${PYTHON:-python3}
+# (scripts/install-torch), or nothing when there is no importable torch. Exit status 0 either way.
+memrel_torch_prefix() {
+  local prefix
+  prefix=$("${PYTHON:-python3}" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) ||
+    return 0
+  if [[ -n $prefix ]]; then printf '%s\n' "$prefix"; fi
+  return 0
+}
+
+# The value for -DCMAKE_PREFIX_PATH: EXTRA... (empty ones left out), then LibTorch's prefix, then
+# $CMAKE_PREFIX_PATH, joined with ';'. Prints nothing when all of them are empty.
+#   memrel_cmake_prefix_path [EXTRA...]
+memrel_cmake_prefix_path() {
+  local parts=() part torch
+  for part in "$@"; do
+    if [[ -n $part ]]; then parts+=("$part"); fi
+  done
+  torch=$(memrel_torch_prefix)
+  if [[ -n $torch ]]; then parts+=("$torch"); fi
+  if [[ -n ${CMAKE_PREFIX_PATH:-} ]]; then parts+=("$CMAKE_PREFIX_PATH"); fi
+  if ((${#parts[@]} == 0)); then return 0; fi
+  local IFS=';'
+  printf '%s\n' "${parts[*]}"
+}
+
+# The committed baseline for this machine, relative to the repository root:
+# results/baselines/h200 where nvidia-smi names an H200, results/baselines/host elsewhere.
+memrel_default_baseline() {
+  local gpu
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) || true
+  if [[ $gpu == *H200* ]]; then
+    echo results/baselines/h200
+  else
+    echo results/baselines/host
+  fi
+}
+
+# The `memrel compare` options for a baseline folder, one a line, chosen by the folder's name.
+# scripts/nightly and scripts/gpu-check both gate through this, so they cannot drift apart.
+#   mapfile -t gate_options < <(memrel_gate_options "$baseline")
+memrel_gate_options() {
+  if (($# != 1)) || [[ -z $1 ]]; then
+    echo "memrel_gate_options: usage: memrel_gate_options BASELINE_DIR" >&2
+    return 2
+  fi
+  local name
+  name=$(basename -- "$1")
+  case $name in
+    host)
+      # On a shared CPU machine latencies drift between runs far beyond any within-run noise
+      # (seen: 12% to 151% between back-to-back runs of one binary), so only bytes and statuses
+      # gate there.
+      echo --no-latency-gate
+      ;;
+    h200)
+      # On the lent H200, latencies move between leases by more than any regression we could
+      # name, and not uniformly. Unchanged code, lease A to B: 30 "regressions" at the 10%
+      # minimum, 0 at 2x; lease B to C: 80 at 2x (every backend about 2.1x slower); dividing out
+      # the median drift (--normalize-drift) left 11 at 2x for A to B, whose shift was uneven. So
+      # there bytes and statuses gate, and latencies are reported with change and p-value;
+      # MEMREL_LATENCY_GATE=1 gates them at 2x.
+      if [[ ${MEMREL_LATENCY_GATE:-0} == 1 ]]; then
+        printf '%s\n' --latency-min-change 1.0
+      else
+        echo --no-latency-gate
+      fi
+      ;;
+    *)
+      # Any other baseline (one recorded on a dedicated machine): latencies gate at memrel
+      # compare's defaults.
+      ;;
+  esac
+  return 0
+}
+
+# Runs memrel_bench for each backend, one after another:
+#   memrel_run_benchmarks BIN_DIR OUT_DIR LOG_DIR_OR_EMPTY [--quick] [-- BACKEND...]
+# The backends are the ones after `--` (none after it: none run), else those that
+# `BIN_DIR/memrel list --available-backends` prints. Each writes OUT_DIR/bench-BACKEND.json (an
+# unavailable backend writes none); its stdout and stderr go to LOG_DIR/bench-BACKEND.log, or,
+# with an empty LOG_DIR, its stdout to /dev/null and its stderr to ours (as the scripts always
+# did). Prints "bench BACKEND: N s" for each backend on stdout and nothing else there; a backend
+# that exits non-zero gets "bench BACKEND: rc N" on stderr, and the loop goes on. With no
+# BIN_DIR/benchmarks/memrel_bench (built without Google Benchmark) it runs nothing and says why
+# on stderr. Exit status 0, except 2 for a usage error. Find the files with
+# memrel_bench_args OUT_DIR.
+memrel_run_benchmarks() {
+  if (($# < 3)); then
+    echo "memrel_run_benchmarks: usage: memrel_run_benchmarks BIN_DIR OUT_DIR LOG_DIR_OR_EMPTY [--quick] [-- BACKEND...]" >&2
+    return 2
+  fi
+  local bin_dir=$1 out_dir=$2 log_dir=$3
+  shift 3
+  local mode=() backends=() listed=0
+  while (($#)); do
+    case $1 in
+      --quick) mode=(--quick); shift ;;
+      --) shift; backends=("$@"); listed=1; break ;;
+      *) echo "memrel_run_benchmarks: unknown argument '$1' (use --quick, -- BACKEND...)" >&2; return 2 ;;
+    esac
+  done
+  if [[ ! -x $bin_dir/benchmarks/memrel_bench ]]; then
+    echo "benchmarks: $bin_dir/benchmarks/memrel_bench is not built (no Google Benchmark at configure time?): none run" >&2
+    return 0
+  fi
+  if ((!listed)); then
+    local listing words=()
+    if ! listing=$("$bin_dir/memrel" list --available-backends); then
+      echo "benchmarks: '$bin_dir/memrel list --available-backends' failed: none run" >&2
+      return 0
+    fi
+    # Whitespace-separated names, as the scripts' `for backend in $(...)` read them.
+    while read -ra words; do backends+=("${words[@]}"); done <<<"$listing"
+  fi
+  mkdir -p "$out_dir"
+  if [[ -n $log_dir ]]; then mkdir -p "$log_dir"; fi
+  local backend start rc
+  for backend in "${backends[@]}"; do
+    start=$(date +%s)
+    rc=0
+    if [[ -n $log_dir ]]; then
+      "$bin_dir/benchmarks/memrel_bench" --backend "$backend" "${mode[@]}" \
+        --benchmark_out="$out_dir/bench-$backend.json" --benchmark_out_format=json \
+        >"$log_dir/bench-$backend.log" 2>&1 || rc=$?
+    else
+      "$bin_dir/benchmarks/memrel_bench" --backend "$backend" "${mode[@]}" \
+        --benchmark_out="$out_dir/bench-$backend.json" --benchmark_out_format=json \
+        >/dev/null || rc=$?
+    fi
+    if ((rc != 0)); then echo "bench $backend: rc $rc" >&2; fi
+    echo "bench $backend: $(($(date +%s) - start)) s"
+  done
+  return 0
+}
+
+# `--bench FILE` for every DIR/bench-*.json, one token a line, for `memrel report`:
+#   mapfile -t bench_args < <(memrel_bench_args "$dir")
+memrel_bench_args() {
+  if (($# != 1)); then
+    echo "memrel_bench_args: usage: memrel_bench_args DIR" >&2
+    return 2
+  fi
+  local f
+  for f in "$1"/bench-*.json; do
+    if [[ -f $f ]]; then printf '%s\n' --bench "$f"; fi
+  done
+  return 0
+}

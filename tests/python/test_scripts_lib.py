@@ -1,0 +1,344 @@
+"""scripts/lib/common.sh, the bash functions the entry scripts share, run through bash with stub
+executables (a fake memrel, memrel_bench, python and nvidia-smi in a temp folder): the gate
+options per baseline, the benchmark loop, the LibTorch lookup, and a check that the scripts call
+the library instead of writing their own copies again.
+
+Run from the repository root: python3 -m pytest -q tests/python/test_scripts_lib.py
+"""
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SCRIPTS = os.path.join(ROOT, "scripts")
+COMMON_SH = os.path.join(SCRIPTS, "lib", "common.sh")
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="no bash here")
+
+
+def bash(script, *args, env=None, path_prepend=None, cwd=None):
+    """Runs SCRIPT in `bash -c` under `set -euo pipefail` with common.sh sourced; ARGS are its
+    positional parameters (no quoting to get wrong)."""
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("MEMREL_LATENCY_GATE", "PYTHON", "CMAKE_PREFIX_PATH")}
+    e.update(env or {})
+    if path_prepend:
+        e["PATH"] = f"{path_prepend}{os.pathsep}{e.get('PATH', '')}"
+    e["COMMON_SH"] = COMMON_SH
+    full = f'set -euo pipefail\nsource "$COMMON_SH"\n{script}'
+    return subprocess.run(["bash", "-c", full, "bash", *map(str, args)], env=e, cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
+
+
+def write_exe(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+# ---------------------------------------------------------------------------------- sourcing
+
+def test_sourcing_defines_the_functions_and_runs_nothing(tmp_path):
+    # Every command a function could run, as a stub that leaves a trace when called.
+    trace = tmp_path / "trace"
+    stubs = tmp_path / "stubs"
+    for name in ("nvidia-smi", "python3", "date", "mkdir", "basename", "head", "memrel"):
+        write_exe(stubs / name, f'#!/bin/sh\necho {name} >>"{trace}"\n')
+    r = subprocess.run(
+        ["bash", "-c",
+         'set -euo pipefail\n'
+         'names() { compgen -v | grep -v -e ^BASH -e ^_$ -e ^FUNCNAME$ -e ^before$ -e ^vars$ | sort; }\n'
+         'before=$(set -o; shopt); vars=$(names)\n'
+         'source "$1"\n'
+         '[[ $(set -o; shopt) == "$before" ]] || { echo "shell options changed"; exit 1; }\n'
+         '[[ $(names) == "$vars" ]] || { echo "variables changed: $(diff <(echo "$vars") <(names))"; exit 1; }\n'
+         'declare -F | sed "s/^declare -f //"',
+         "bash", COMMON_SH],
+        env=dict(os.environ, PATH=f"{stubs}{os.pathsep}{os.environ['PATH']}"),
+        capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stderr == ""
+    assert not trace.exists(), f"sourcing ran {trace.read_text()!r}"
+    defined = set(r.stdout.split())
+    assert {"memrel_torch_prefix", "memrel_cmake_prefix_path", "memrel_default_baseline",
+            "memrel_gate_options", "memrel_run_benchmarks", "memrel_bench_args"} <= defined
+
+
+# ------------------------------------------------------------------------------ gate options
+
+def gate_options(baseline, env=None):
+    # Read as the scripts read it, and checked to be separate arguments.
+    r = bash('mapfile -t opts < <(memrel_gate_options "$1")\n'
+             'echo "n=${#opts[@]}"\nfor o in "${opts[@]}"; do echo "<$o>"; done',
+             baseline, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"n={len(lines) - 1}"
+    return [line[1:-1] for line in lines[1:]]
+
+
+@pytest.mark.parametrize("baseline,gate,expected", [
+    ("results/baselines/host", None, ["--no-latency-gate"]),
+    ("results/baselines/host", "1", ["--no-latency-gate"]),  # the gate variable is for the H200 only
+    ("results/baselines/h200", None, ["--no-latency-gate"]),
+    ("results/baselines/h200", "0", ["--no-latency-gate"]),
+    ("results/baselines/h200", "1", ["--latency-min-change", "1.0"]),
+    ("results/baselines/h200/", "1", ["--latency-min-change", "1.0"]),
+    ("/elsewhere/h200", None, ["--no-latency-gate"]),
+    ("results/baselines/a100", None, []),
+    ("results/baselines/a100", "1", []),
+    ("results/baselines/h200-old", None, []),
+])
+def test_gate_options(baseline, gate, expected):
+    env = {"MEMREL_LATENCY_GATE": gate} if gate is not None else None
+    assert gate_options(baseline, env) == expected
+
+
+def test_gate_options_needs_a_baseline():
+    r = bash("memrel_gate_options")
+    assert r.returncode == 2 and "usage" in r.stderr and r.stdout == ""
+
+
+# -------------------------------------------------------------------------- benchmark loop
+
+BENCH_STUB = r"""#!/usr/bin/env bash
+# Records its arguments (one call a line, fields separated by \x1f), writes --benchmark_out,
+# exits 3 for the backend "broken" (after writing its file, as a failed benchmark does) and
+# writes nothing for "absent" (an unavailable backend).
+printf '%s\x1f' "$@" >>"$CALLS"; printf '\n' >>"$CALLS"
+backend="" out=""
+while (($#)); do
+  case $1 in
+    --backend) backend=$2; shift ;;
+    --benchmark_out=*) out=${1#--benchmark_out=} ;;
+  esac
+  shift
+done
+echo "stub stdout $backend"
+echo "stub stderr $backend" >&2
+[[ $backend == absent ]] && exit 1
+echo '{"benchmarks": []}' >"$out"
+[[ $backend == broken ]] && exit 3
+exit 0
+"""
+
+MEMREL_STUB = r"""#!/usr/bin/env bash
+echo "memrel $*" >>"$MEMREL_CALLS"
+[[ "$*" == "list --available-backends" ]] || exit 2
+printf '%s\n' $LISTED
+"""
+
+
+@pytest.fixture
+def bin_dir(tmp_path):
+    b = tmp_path / "build"
+    write_exe(b / "benchmarks" / "memrel_bench", BENCH_STUB)
+    write_exe(b / "memrel", MEMREL_STUB)
+    return b
+
+
+def run_loop(tmp_path, bin_dir, *args, listed="alpha broken gamma", log=True):
+    out, logs = tmp_path / "out", tmp_path / "logs"
+    calls, memrel_calls = tmp_path / "calls", tmp_path / "memrel-calls"
+    env = {"CALLS": str(calls), "MEMREL_CALLS": str(memrel_calls), "LISTED": listed}
+    r = bash('memrel_run_benchmarks "$@"\necho "went on"', bin_dir, out, logs if log else "",
+             *args, env=env)
+    recorded = [line.rstrip("\x1f").split("\x1f") for line in calls.read_text().splitlines()] \
+        if calls.exists() else []
+    listings = memrel_calls.read_text().splitlines() if memrel_calls.exists() else []
+    return r, recorded, listings, out, logs
+
+
+def expected_call(out, backend, quick=False):
+    return ["--backend", backend, *(["--quick"] if quick else []),
+            f"--benchmark_out={out}/bench-{backend}.json", "--benchmark_out_format=json"]
+
+
+def test_loop_runs_every_listed_backend_and_goes_on_past_a_failure(tmp_path, bin_dir):
+    r, calls, listings, out, logs = run_loop(tmp_path, bin_dir)
+    assert r.returncode == 0, r.stderr
+    assert listings == ["memrel list --available-backends"]
+    assert calls == [expected_call(out, b) for b in ("alpha", "broken", "gamma")]
+    lines = r.stdout.splitlines()
+    assert lines[-1] == "went on"
+    assert [re.fullmatch(r"bench (\S+): \d+ s", line).group(1) for line in lines[:-1]] == \
+        ["alpha", "broken", "gamma"]
+    assert "bench broken: rc 3" in r.stderr.splitlines()
+    assert "rc" not in r.stderr.replace("bench broken: rc 3", "")
+    assert sorted(p.name for p in out.iterdir()) == ["bench-alpha.json", "bench-broken.json",
+                                                     "bench-gamma.json"]
+    for b in ("alpha", "broken", "gamma"):
+        assert (logs / f"bench-{b}.log").read_text() == f"stub stdout {b}\nstub stderr {b}\n"
+
+
+def test_loop_quick_and_given_backends(tmp_path, bin_dir):
+    r, calls, listings, out, _ = run_loop(tmp_path, bin_dir, "--quick", "--", "zeta", "alpha")
+    assert r.returncode == 0, r.stderr
+    assert listings == [], "memrel list ran although the backends were given"
+    assert calls == [expected_call(out, "zeta", quick=True), expected_call(out, "alpha", quick=True)]
+
+
+def test_loop_with_an_empty_backend_list_runs_nothing(tmp_path, bin_dir):
+    # scripts/nightly with a baseline that holds no bench-*.json
+    r, calls, listings, _, _ = run_loop(tmp_path, bin_dir, "--")
+    assert r.returncode == 0, r.stderr
+    assert calls == [] and listings == []
+    assert r.stdout == "went on\n"
+
+
+def test_loop_without_a_log_dir_prints_only_progress(tmp_path, bin_dir):
+    r, calls, _, out, logs = run_loop(tmp_path, bin_dir, "--", "alpha", "absent", log=False)
+    assert r.returncode == 0, r.stderr
+    assert calls == [expected_call(out, "alpha"), expected_call(out, "absent")]
+    assert not logs.exists()
+    assert re.fullmatch(r"bench alpha: \d+ s\nbench absent: \d+ s\nwent on\n", r.stdout), r.stdout
+    # memrel_bench's stderr still reaches the caller's, as in the scripts before the library
+    assert "stub stderr alpha" in r.stderr and "bench absent: rc 1" in r.stderr
+    assert [p.name for p in out.iterdir()] == ["bench-alpha.json"]
+
+
+def test_loop_without_memrel_bench_says_why_and_runs_nothing(tmp_path, bin_dir):
+    (bin_dir / "benchmarks" / "memrel_bench").unlink()
+    r, calls, listings, _, _ = run_loop(tmp_path, bin_dir)
+    assert r.returncode == 0
+    assert calls == [] and listings == []
+    assert r.stdout == "went on\n"
+    assert len(r.stderr.splitlines()) == 1 and "not built" in r.stderr
+
+
+def test_bench_args(tmp_path):
+    for name in ("bench-b.json", "bench-a.json", "suite.json", "bench-a.log"):
+        (tmp_path / name).write_text("{}")
+    (tmp_path / "bench-dir.json").mkdir()
+    r = bash('mapfile -t args < <(memrel_bench_args "$1")\nprintf "<%s>\\n" "${args[@]}"', tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [f"<--bench>", f"<{tmp_path}/bench-a.json>",
+                                     f"<--bench>", f"<{tmp_path}/bench-b.json>"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = bash('memrel_bench_args "$1"', empty)
+    assert r.returncode == 0 and r.stdout == ""
+
+
+# ------------------------------------------------------------------------- LibTorch lookup
+
+@pytest.fixture
+def fake_pythons(tmp_path):
+    """A python without torch, and one with a stub torch package that names a CMake prefix."""
+    pkg = tmp_path / "site" / "torch"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from . import utils\n")
+    (pkg / "utils.py").write_text("cmake_prefix_path = '/fake/torch/share/cmake'\n")
+    without = write_exe(tmp_path / "py-without-torch",
+                        f'#!/bin/sh\nPYTHONPATH= exec "{sys.executable}" -I -S "$@"\n')
+    with_torch = write_exe(tmp_path / "py-with-torch",
+                           f'#!/bin/sh\nPYTHONPATH="{tmp_path}/site" exec "{sys.executable}" -S "$@"\n')
+    return without, with_torch
+
+
+def test_torch_prefix_absent_prints_nothing(tmp_path, fake_pythons):
+    without, _ = fake_pythons
+    assert subprocess.run([str(without), "-c", "import torch"], capture_output=True).returncode != 0
+    silent = write_exe(tmp_path / "py-silent", "#!/bin/sh\nexit 0\n")  # succeeds, prints nothing
+    for python in (without, tmp_path / "no-such-python", silent):
+        r = bash('memrel_torch_prefix; echo "rc=$?"', env={"PYTHON": str(python)})
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "rc=0\n", r.stdout
+        assert r.stderr == ""
+
+
+def test_torch_prefix_present(fake_pythons):
+    _, with_torch = fake_pythons
+    r = bash("memrel_torch_prefix", env={"PYTHON": str(with_torch)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "/fake/torch/share/cmake\n"
+
+
+@pytest.mark.parametrize("torch,extras,env_path,expected", [
+    (False, [], None, ""),
+    (False, [], "/env/a", "/env/a\n"),
+    (True, [], None, "/fake/torch/share/cmake\n"),
+    (True, [], "/env/a", "/fake/torch/share/cmake;/env/a\n"),
+    (True, ["/x/.deps", ""], "/env/a", "/x/.deps;/fake/torch/share/cmake;/env/a\n"),
+    (False, ["/x/.deps", "/y"], None, "/x/.deps;/y\n"),
+])
+def test_cmake_prefix_path(fake_pythons, torch, extras, env_path, expected):
+    without, with_torch = fake_pythons
+    env = {"PYTHON": str(with_torch if torch else without)}
+    if env_path is not None:
+        env["CMAKE_PREFIX_PATH"] = env_path
+    r = bash('memrel_cmake_prefix_path "$@"', *extras, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == expected
+
+
+# ------------------------------------------------------------------------ default baseline
+
+@pytest.mark.parametrize("gpu,expected", [
+    ("NVIDIA H200", "results/baselines/h200"),
+    ("NVIDIA H100 80GB HBM3", "results/baselines/host"),
+    (None, "results/baselines/host"),  # nvidia-smi fails: no driver, no GPU
+])
+def test_default_baseline(tmp_path, gpu, expected):
+    body = f'echo "{gpu}"; echo "{gpu}"' if gpu else 'echo "NVIDIA-SMI has failed" >&2; exit 9'
+    write_exe(tmp_path / "nvidia-smi", f"#!/bin/sh\n{body}\n")
+    r = bash("memrel_default_baseline", path_prepend=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == expected + "\n"
+
+
+# ------------------------------------------------------------------ the scripts use the library
+
+def script_files():
+    for folder, dirs, files in os.walk(SCRIPTS):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in files:
+            yield os.path.relpath(os.path.join(folder, name), SCRIPTS)
+
+
+def read_script(rel):
+    with open(os.path.join(SCRIPTS, rel), encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def code_lines(rel):
+    """The script without its comment lines."""
+    return "\n".join(line for line in read_script(rel).splitlines() if not line.lstrip().startswith("#"))
+
+
+@pytest.mark.parametrize("script", ["nightly", "gpu-check"])
+def test_both_gates_take_their_options_from_the_library(script):
+    code = code_lines(script)
+    assert re.search(r'source "\$\(dirname "\$0"\)/lib/common\.sh"', code)
+    assert re.search(r"mapfile -t (\w+) < <\(memrel_gate_options ", code), \
+        f"scripts/{script} does not read its gate options from memrel_gate_options"
+    # ... and passes them to memrel compare instead of its own
+    name = re.search(r"mapfile -t (\w+) < <\(memrel_gate_options ", code).group(1)
+    compare = [line for line in code.splitlines() if "memrel\" compare" in line]
+    assert compare and all(f'"${{{name}[@]}}"' in line for line in compare)
+    assert "--latency-min-change" not in code and "--no-latency-gate" not in code
+
+
+@pytest.mark.parametrize("script", ["build", "suite", "nightly", "gpu-check"])
+def test_scripts_source_the_library(script):
+    assert 'source "$(dirname "$0")/lib/common.sh"' in read_script(script)
+
+
+# install-torch asks the same question of its own --python before installing anything; it is not
+# one of the library's callers (yet), so it is the one allowed exception for the torch lookup.
+ALLOWED = {"torch.utils.cmake_prefix_path": {"install-torch"}}
+
+
+@pytest.mark.parametrize("needle", ['memrel_bench" --backend', "torch.utils.cmake_prefix_path"])
+def test_no_script_writes_its_own_copy(needle):
+    found = {rel for rel in script_files() if needle in read_script(rel)}
+    assert "lib/common.sh" in found, "the library itself lost it: the test would prove nothing"
+    assert found - {"lib/common.sh"} - ALLOWED.get(needle, set()) == set()
