@@ -1,7 +1,7 @@
 """SYNTHETIC device and torch cells for the tests, built from a real host cell of
-tests/data/host-run.json with figures shaped like DESIGN.md's H200 table (context 527 MiB,
-libtorch init 94 MiB, 360 MiB tensors). Not a measurement: they exercise the paths the host run
-cannot (CUDA context band, NVML figures, the torch attribution, non-ok cells) until a real
+tests/data/host-run.json with figures shaped like the H200 tables in docs/design.md (context
+527 MiB, libtorch init 94 MiB, 360 MiB tensors). Not a measurement: they exercise the paths the
+host run cannot (CUDA context band, NVML figures, the torch attribution, non-ok cells) until a real
 tests/data/h200-run.json exists."""
 
 import copy
