@@ -16,7 +16,7 @@ namespace memrel::bench {
 // One backend in one process: PyTorch reads its allocator settings once per process, so a
 // process never measures two backends.
 struct BenchmarkTarget {
-  std::string backend;  // its registry name, the second field of every benchmark name
+  std::string backend;  // its name in the backend table, the second field of every benchmark name
   Allocator& allocator;
   PeakReservedMemoryManager& memory;
   MeasurementPlan plan;

@@ -438,7 +438,7 @@ TEST(CompareBenchmarks, HostBackendCountersGetTheObservedTolerance) {
                       {host_pair, samples(1000, 0.03, 10, 1), {{"reserved", 1 << 20}}}});
   json cur = gbench({{kPair, samples(1000, 0.03, 10, 1), {{"reserved", (1 << 20) + 4096}}},
                      {host_pair, samples(1000, 0.03, 10, 1), {{"reserved", (1 << 20) + 4096}}}});
-  Report by_name = compare_docs(base, cur);  // the registry knows host-malloc is host memory
+  Report by_name = compare_docs(base, cur);  // the backend table knows host-malloc is host memory
   EXPECT_EQ(find_row(by_name, kPair, "reserved")->verdict, Verdict::kRegression);
   EXPECT_EQ(find_row(by_name, host_pair, "reserved")->verdict, Verdict::kOk);
 
