@@ -11,6 +11,14 @@
 
 namespace memrel::bench {
 
+// The mode of a benchmark name: warm, the allocator's cache already holds what the operation
+// needs; cold, it was emptied (release) first.
+enum class CacheState { kWarm, kCold };
+
+inline const char* cache_state_name(CacheState cache) {
+  return cache == CacheState::kWarm ? "warm" : "cold";
+}
+
 // pair, alloc and free of one block, warm and cold, every size (block_benchmarks.cpp).
 void register_block_benchmarks(const BenchmarkTarget& target);
 // release with one block's worth cached, every size (release_benchmark.cpp).

@@ -20,7 +20,6 @@ namespace memrel::bench {
 namespace {
 
 enum class BlockOperation { kPair, kAlloc, kFree };
-enum class CacheState { kWarm, kCold };
 
 const char* operation_name(BlockOperation operation) {
   switch (operation) {
@@ -32,10 +31,6 @@ const char* operation_name(BlockOperation operation) {
       return "free";
   }
   return "?";
-}
-
-const char* cache_state_name(CacheState cache) {
-  return cache == CacheState::kWarm ? "warm" : "cold";
 }
 
 struct BlockCase {

@@ -1,9 +1,15 @@
 // churn: a long sequence of random allocations and frees (RMM's random_allocations), for the
 // cost per operation and the peak an allocator reserves while fragmenting.
 //
-// One iteration replays the whole seeded sequence (churn_plan.hpp) from an empty cache, with no
-// synchronisation between steps (a stream-ordered allocator may overlap them, as in real use)
-// and one at the end, before the clock stops. Counters: ns_per_op (timed time / steps), steps,
+// One iteration replays the whole seeded sequence (churn_plan.hpp), with no synchronisation
+// between steps (a stream-ordered allocator may overlap them, as in real use) and one at the
+// end, before the clock stops. Two modes, because they answer different questions:
+// - cold: every iteration starts from an emptied cache (release first): what a program pays
+//   when its allocator has given everything back, e.g. after empty_cache();
+// - warm: one untimed replay first, then every iteration replays on the cache the previous one
+//   left, as RMM's random_allocations keeps its resource across iterations. RMM's published
+//   churn figures are this mode; on a pool, cold is many times warm (the pool's growth is paid
+//   in every iteration). Counters: ns_per_op (timed time / steps), steps,
 // bytes (the largest request), peak_requested (the most the sequence holds live) and
 // peak_reserved (the most the allocator reserved at any step). peak_reserved comes from one
 // untimed replay that reads usage() after every step, done once per process: reading it inside
@@ -56,8 +62,8 @@ void free_all(Allocator& allocator, std::vector<LiveBlock>& live) noexcept {
 
 class ChurnBenchmark {
  public:
-  ChurnBenchmark(const BenchmarkTarget& target, std::uint64_t seed)
-      : target_(target), seed_(seed) {}
+  ChurnBenchmark(const BenchmarkTarget& target, std::uint64_t seed, CacheState cache)
+      : target_(target), seed_(seed), cache_(cache) {}
 
   void run(benchmark::State& state) {
     Allocator& allocator = target_.allocator;
@@ -81,9 +87,15 @@ class ChurnBenchmark {
         });
       };
       const bool recording = memory.recording();
+      const bool warm = cache_ == CacheState::kWarm;
+      if (warm) {
+        start_from_empty_cache(allocator);
+        replay_unobserved();  // untimed: leaves the cache as the sequence needs it
+        allocator.synchronize();
+      }
       double timed_total_seconds = 0;
       for (auto _ : state) {
-        start_from_empty_cache(allocator);
+        if (!warm) start_from_empty_cache(allocator);
         const double seconds = recording ? timed_seconds(allocator, replay_noting_steps)
                                          : timed_seconds(allocator, replay_unobserved);
         timed_total_seconds += seconds;
@@ -111,6 +123,11 @@ class ChurnBenchmark {
       if (auto reserved = allocator.usage().reserved) peak = std::max(peak.value_or(0), *reserved);
     };
     start_from_empty_cache(allocator);
+    if (cache_ == CacheState::kWarm) {
+      // The peak of a replay on a warm cache: one replay to warm it, then the sampled one.
+      replay(allocator, plan, live, [](const ChurnStep&) {});
+      allocator.synchronize();
+    }
     replay(allocator, plan, live, [&](const ChurnStep&) { sample(); });
     allocator.synchronize();
     sample();
@@ -134,6 +151,7 @@ class ChurnBenchmark {
 
   const BenchmarkTarget& target_;
   const std::uint64_t seed_;
+  const CacheState cache_;
   std::optional<ChurnPlan> plan_;
   bool peak_reserved_observed_ = false;
   std::optional<std::uint64_t> peak_reserved_;
@@ -143,10 +161,16 @@ class ChurnBenchmark {
 
 void register_churn_benchmarks(const BenchmarkTarget& target) {
   for (std::uint64_t seed : kChurnSeeds) {
-    auto churn = std::make_shared<ChurnBenchmark>(target, seed);
-    register_manually_timed(benchmark_name("churn", target.backend, "seed" + std::to_string(seed),
-                                           target.plan.churn.max_block_bytes),
-                            [churn](benchmark::State& state) { churn->run(state); });
+    for (CacheState cache : {CacheState::kCold, CacheState::kWarm}) {
+      auto churn = std::make_shared<ChurnBenchmark>(target, seed, cache);
+      // churn/<backend>/cold/<bytes>: the mode is the cache state, as for pair/alloc/free; a
+      // second seed would add "-seed<N>" to it.
+      std::string mode = cache_state_name(cache);
+      if (seed != kChurnSeeds.front()) mode += "-seed" + std::to_string(seed);
+      register_manually_timed(
+          benchmark_name("churn", target.backend, mode, target.plan.churn.max_block_bytes),
+          [churn](benchmark::State& state) { churn->run(state); });
+    }
   }
 }
 

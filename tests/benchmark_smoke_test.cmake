@@ -47,7 +47,7 @@ if(NOT format STREQUAL "memrel.bench/1" OR NOT backend STREQUAL BACKEND)
 endif()
 
 # Every run counts towards its name; every name must have 5 repetitions and 4 aggregates.
-set(name_pattern "^(pair|alloc|free|release|churn)/${BACKEND}/(warm|cold|seed[0-9]+)/[0-9]+(/iterations:[0-9]+)?/manual_time$")
+set(name_pattern "^(pair|alloc|free|release|churn)/${BACKEND}/(warm|cold)(-seed[0-9]+)?/[0-9]+(/iterations:[0-9]+)?/manual_time$")
 set(names "")
 string(JSON count LENGTH "${json}" benchmarks)
 math(EXPR last "${count} - 1")
@@ -90,10 +90,15 @@ foreach(i RANGE ${last})
 endforeach()
 
 list(LENGTH names name_count)
-# --quick: 3 operations x 2 modes x 4 sizes, release x 4 sizes, churn x 1 seed.
-if(NOT name_count EQUAL 29)
-  fail("${name_count} benchmarks, expected 29: ${names}")
+# --quick: 3 operations x 2 modes x 4 sizes, release x 4 sizes, churn cold and warm x 1 seed.
+if(NOT name_count EQUAL 30)
+  fail("${name_count} benchmarks, expected 30: ${names}")
 endif()
+foreach(mode cold warm)
+  if(NOT names MATCHES "churn/${BACKEND}/${mode}/[0-9]+/manual_time")
+    fail("no churn/${BACKEND}/${mode} benchmark: ${names}")
+  endif()
+endforeach()
 foreach(run_name IN LISTS names)
   string(MAKE_C_IDENTIFIER "${run_name}" key)
   if(NOT runs_${key} EQUAL 5)

@@ -175,6 +175,7 @@ def test_no_torch_cells_in_the_host_run():
 @pytest.mark.parametrize("name, parsed", [
     ("pair/host-malloc/warm/4096", ("pair", "host-malloc", "warm", 4096)),
     ("churn/cuda-async/seed42/1048576/real_time", ("churn", "cuda-async", "seed42", 1048576)),
+    ("churn/cuda-async/warm/1048576/manual_time", ("churn", "cuda-async", "warm", 1048576)),
     ("free/cuda-malloc/cold/512/repeats:3/threads:1", ("free", "cuda-malloc", "cold", 512)),
     ("BM_SomethingElse", None),
     ("pair/host-malloc/warm/4KiB", None),
