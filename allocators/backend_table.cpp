@@ -1,8 +1,12 @@
 #include "allocators/backend_table.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 #include "allocators/backend_factories.hpp"
+#include "allocators/pluggable/backend_file.hpp"
+#include "allocators/pluggable/pluggable_allocator.hpp"
 #include "allocators/torch/plugin_loader.hpp"
 #include "platform/nvml.hpp"
 
@@ -14,6 +18,10 @@ const char* backend_kind_name(BackendKind kind) {
       return "builtin";
     case BackendKind::kTorch:
       return "torch";
+    case BackendKind::kRmm:
+      return "rmm";
+    case BackendKind::kPluggable:
+      return "pluggable";
   }
   return "?";
 }
@@ -34,6 +42,14 @@ Availability device_backend_availability() {
 }
 
 Availability host_backend_availability() { return {true, ""}; }
+
+Availability rmm_backend_availability() {
+#ifdef MEMREL_RMM_UNAVAILABLE_REASON
+  return {false, "memrel was built without RMM: " MEMREL_RMM_UNAVAILABLE_REASON};
+#else
+  return device_backend_availability();
+#endif
+}
 
 const std::vector<BackendInfo>& all_backends() {
   constexpr BackendKind kBuiltin = BackendKind::kBuiltin;
@@ -89,6 +105,38 @@ const std::vector<BackendInfo>& all_backends() {
          {},
          host_backend_availability,
          make_null},
+        {"rmm-pool",
+         BackendKind::kRmm,
+         "RMM pool_memory_resource over cudaMalloc, initial size 0 (grows on demand)",
+         "nothing: RMM keeps the pool's blocks until it is destroyed",
+         kDevice,
+         {},
+         rmm_backend_availability,
+         make_rmm_pool},
+        {"rmm-arena",
+         BackendKind::kRmm,
+         "RMM arena_memory_resource over cudaMalloc, global arena half the free memory",
+         "nothing: the arena is reserved whole while it lives",
+         kDevice,
+         {},
+         rmm_backend_availability,
+         make_rmm_arena},
+        {"rmm-binning",
+         BackendKind::kRmm,
+         "RMM binning_memory_resource over a pool, bins 256 KiB..4 MiB (RMM's benchmark)",
+         "nothing: bins and pool keep their memory",
+         kDevice,
+         {},
+         rmm_backend_availability,
+         make_rmm_binning},
+        {"rmm-async",
+         BackendKind::kRmm,
+         "RMM cuda_async_memory_resource (the driver's stream-ordered pool)",
+         "cudaMemPoolTrimTo(0) on RMM's pool",
+         kDevice,
+         {},
+         rmm_backend_availability,
+         make_rmm_async},
     };
     for (const TorchVariant& v : kTorchVariants) rows.push_back(torch_backend(v));
     return rows;
@@ -108,6 +156,68 @@ const BackendInfo& find_backend(const std::string& name) {
   }
   throw std::invalid_argument("unknown backend '" + name + "' (valid: " + backend_names_joined() +
                               ")");
+}
+
+std::vector<std::string> folder_backend_files(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::error_code type_ec;
+    if (entry.is_regular_file(type_ec) && entry.path().extension() == ".json")
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+BackendInfo backend_from_file(const std::string& path) {
+  return pluggable_backend(parse_backend_file(path));
+}
+
+std::vector<BackendInfo> folder_backends(const std::string& dir) {
+  std::vector<BackendInfo> out;
+  for (const auto& path : folder_backend_files(dir)) {
+    BackendInfo b = backend_from_file(path);
+    for (const auto& earlier : out) {
+      if (earlier.name == b.name)
+        throw BackendFileError(path, "name",
+                               "\"" + b.name + "\" is also the name of " + earlier.file);
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+BackendInfo resolve_backend(const std::string& name_or_file, const std::string& backends_dir) {
+  namespace fs = std::filesystem;
+  for (const auto& b : all_backends()) {
+    if (b.name == name_or_file) return b;
+  }
+  // A folder file by its name: the file NAME.json first (its errors are the user's to see),
+  // then any file of the folder whose "name" it is.
+  std::vector<std::string> folder = folder_backend_files(backends_dir);
+  for (const auto& path : folder) {
+    if (fs::path(path).stem() == name_or_file) {
+      BackendInfo b = backend_from_file(path);
+      if (b.name == name_or_file) return b;
+    }
+  }
+  std::string folder_names;
+  for (const auto& path : folder) {
+    try {
+      BackendInfo b = backend_from_file(path);
+      if (b.name == name_or_file) return b;
+      folder_names += ", " + b.name;
+    } catch (const BackendFileError&) {
+      // Named by another file; `memrel list` shows it as invalid.
+    }
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(name_or_file, ec)) return backend_from_file(name_or_file);
+  throw std::invalid_argument("unknown backend '" + name_or_file +
+                              "' (valid: " + backend_names_joined() + folder_names +
+                              "; or a backend file: docs/pluggable-backends.md)");
 }
 
 std::string backend_table_markdown() {

@@ -4,7 +4,9 @@
 // docs/backends.md is their Markdown rendering (a test keeps the two equal).
 //
 // Adding a backend: a file with its factory (allocators/cuda, allocators/host) and one row in
-// backend_table.cpp.
+// backend_table.cpp. Or, without touching memrel's source, a backend file (memrel.backend/1,
+// allocators/pluggable/, docs/pluggable-backends.md) naming a shared library: in the backends
+// folder (benchmarks/backends/) it is found by its name, elsewhere by its path.
 #pragma once
 
 #include <functional>
@@ -22,8 +24,9 @@ struct Availability {
   std::string reason;  // why not, when unavailable
 };
 
-// Where a backend comes from. builtin: compiled into memrel; torch: the LibTorch plugin.
-enum class BackendKind { kBuiltin, kTorch };
+// Where a backend comes from. builtin: compiled into memrel; torch: the LibTorch plugin; rmm:
+// RAPIDS Memory Manager's resources; pluggable: a user's shared library named by a backend file.
+enum class BackendKind { kBuiltin, kTorch, kRmm, kPluggable };
 const char* backend_kind_name(BackendKind kind);
 const char* memory_space_name(MemorySpace space);
 
@@ -41,12 +44,31 @@ struct BackendInfo {
   std::function<Availability()> availability;
   // Called inside the cell process only.
   std::function<std::unique_ptr<Allocator>()> make;
+  // The backend file a pluggable backend comes from; empty for the compiled table's rows.
+  std::string file = "";
 };
 
+// The compiled table: built-in, torch and rmm rows (never the backend files).
 const std::vector<BackendInfo>& all_backends();
 
 // Throws std::invalid_argument naming the valid backends when `name` is unknown.
 const BackendInfo& find_backend(const std::string& name);
+
+// Every *.json of the backends folder, sorted; a missing folder has none.
+std::vector<std::string> folder_backend_files(const std::string& dir);
+
+// One backend file as a row of the table (kind pluggable). Throws BackendFileError (an
+// invalid_argument): one line naming the file and the key. Loads nothing.
+BackendInfo backend_from_file(const std::string& path);
+
+// Every backend file of the folder, sorted by file name; a missing folder is empty. Throws
+// BackendFileError for the first invalid file, and when two files share a name.
+std::vector<BackendInfo> folder_backends(const std::string& dir);
+
+// What `memrel run -b X` and `memrel cell --backend X` accept: a name of the compiled table;
+// else the name of a backend file in `backends_dir`; else the path of an existing backend file.
+// Throws std::invalid_argument (unknown name) or BackendFileError (a bad file).
+BackendInfo resolve_backend(const std::string& name_or_file, const std::string& backends_dir);
 
 std::string backend_names_joined();
 
@@ -56,5 +78,7 @@ std::string backend_table_markdown();
 // Shared availability checks.
 Availability device_backend_availability();
 Availability host_backend_availability();
+// Device availability, or why this build has no RMM (allocators/rmm/CMakeLists.txt).
+Availability rmm_backend_availability();
 
 }  // namespace memrel

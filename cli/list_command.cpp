@@ -1,5 +1,6 @@
-// `memrel list`: the backend table (with whether each can run here, and why not) and the
-// workloads folder, as text, JSON, or the backend table as Markdown (docs/backends.md).
+// `memrel list`: the backend table and the backend files of the backends folder (with whether
+// each can run here, and why not; an invalid file with its error) and the workloads folder, as
+// text, JSON, or the compiled backend table as Markdown (docs/backends.md).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "allocators/backend_table.hpp"
+#include "allocators/pluggable/backend_file.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/workload.hpp"
 #include "harness/workload_files.hpp"
@@ -26,19 +28,51 @@ std::string padded(const std::string& s, std::size_t width) {
   return s + std::string(width - std::min(width - 1, s.size()), ' ');
 }
 
-nlohmann::json listing(const std::string& workloads_dir) {
+nlohmann::json backend_entry(const BackendInfo& b) {
+  Availability a = b.availability();
+  nlohmann::json entry = {{"name", b.name},
+                          {"kind", backend_kind_name(b.kind)},
+                          {"description", b.description},
+                          {"release", b.release},
+                          {"space", memory_space_name(b.space)},
+                          {"available", a.available},
+                          {"reason", a.reason},
+                          {"valid", true}};
+  if (b.kind == BackendKind::kPluggable) entry["file"] = b.file;
+  return entry;
+}
+
+nlohmann::json listing(const GlobalOptions& global) {
   nlohmann::json out = {{"backends", nlohmann::json::array()},
                         {"workloads", nlohmann::json::array()}};
-  for (const auto& b : all_backends()) {
-    Availability a = b.availability();
-    out["backends"].push_back({{"name", b.name},
-                               {"kind", backend_kind_name(b.kind)},
-                               {"description", b.description},
-                               {"release", b.release},
-                               {"space", memory_space_name(b.space)},
-                               {"available", a.available},
-                               {"reason", a.reason}});
+  for (const auto& b : all_backends()) out["backends"].push_back(backend_entry(b));
+  // The backends folder: an invalid file is listed with its error, as an invalid workload is.
+  std::vector<std::string> names;
+  for (const auto& path : folder_backend_files(global.backends_dir)) {
+    std::string error;
+    try {
+      BackendInfo b = backend_from_file(path);
+      if (std::find(names.begin(), names.end(), b.name) != names.end()) {
+        error = BackendFileError(path, "name",
+                                 "\"" + b.name + "\" is listed twice in " + global.backends_dir)
+                    .what();
+      } else {
+        names.push_back(b.name);
+        out["backends"].push_back(backend_entry(b));
+        continue;
+      }
+    } catch (const BackendFileError& e) {
+      error = e.what();
+    }
+    out["backends"].push_back({{"name", fs::path(path).stem().string()},
+                               {"kind", backend_kind_name(BackendKind::kPluggable)},
+                               {"file", path},
+                               {"available", false},
+                               {"reason", error},
+                               {"valid", false},
+                               {"error", error}});
   }
+  const std::string& workloads_dir = global.workloads_dir;
   for (const auto& path : all_workload_files(workloads_dir)) {
     try {
       Workload w = parse_workload_file(path);
@@ -65,18 +99,24 @@ int run_list(const ListArgs& args, const GlobalOptions& global) {
     std::cout << backend_table_markdown();
     return 0;
   }
-  nlohmann::json out = listing(global.workloads_dir);
+  nlohmann::json out = listing(global);
   if (args.json) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::cout << "Backends:\n";
+  std::cout << "Backends (and backend files of " << global.backends_dir << "):\n";
   for (const auto& b : out["backends"]) {
-    std::cout << "  " << padded(b["name"].get<std::string>(), 20)
-              << (b["available"].get<bool>() ? "available    " : "unavailable  ")
+    std::cout << "  " << padded(b["name"].get<std::string>(), 24);
+    if (!b["valid"].get<bool>()) {
+      std::cout << "INVALID: " << b["error"].get<std::string>() << "\n";
+      continue;
+    }
+    std::cout << (b["available"].get<bool>() ? "available    " : "unavailable  ")
               << b["description"].get<std::string>();
+    if (b.contains("file"))
+      std::cout << "\n" << std::string(39, ' ') << "file: " << b["file"].get<std::string>();
     if (!b["available"].get<bool>())
-      std::cout << "\n" << std::string(35, ' ') << "why: " << b["reason"].get<std::string>();
+      std::cout << "\n" << std::string(39, ' ') << "why: " << b["reason"].get<std::string>();
     std::cout << "\n";
   }
   std::cout << "Workloads (" << global.workloads_dir << "):\n";
@@ -95,9 +135,10 @@ RunSubcommand attach_list(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<ListArgs>();
   app.add_flag("--json", args->json, "Print JSON");
   app.add_flag("--available-backends", args->available_backends,
-               "Print only the names of the backends that can run here, one a line (for scripts)");
+               "Print only the names of the compiled backends that can run here, one a line (for "
+               "scripts: the names memrel_bench takes; backend files are not among them)");
   app.add_flag("--markdown", args->markdown,
-               "Print the backend table as Markdown (docs/backends.md is this output)");
+               "Print the compiled backend table as Markdown (docs/backends.md holds this output)");
   return [args, &global] { return run_list(*args, global); };
 }
 

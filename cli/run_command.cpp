@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "allocators/backend_table.hpp"
+#include "allocators/pluggable/pluggable_allocator.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/runner.hpp"
@@ -36,18 +37,31 @@ std::string self_executable() {
 }
 
 int run_run(RunArgs& a, const GlobalOptions& global) {
+  a.options.backends_dir = global.backends_dir;
+  a.options.memrel_executable = self_executable();
   if (a.backends.empty()) {
     for (const auto& b : all_backends()) {
       if (b.name != "null" || a.include_null) a.backends.push_back(b.name);
     }
+    for (const auto& b : folder_backends(global.backends_dir)) a.backends.push_back(b.name);
   }
-  for (const auto& b : a.backends) find_backend(b);  // reject unknown names before any cell
+  // Reject unknown names and bad files before any cell.
+  std::vector<BackendInfo> backends;
+  for (const auto& name : a.backends)
+    backends.push_back(resolve_backend(name, global.backends_dir));
   a.options.backends = a.backends;
   a.options.workload_paths = resolve_workloads(a.workloads, global.workloads_dir);
   for (const auto& p : a.options.workload_paths) parse_workload_file(p);
   a.options.cell.host_capacity_bytes =
       parse_byte_size(a.host_capacity, "--host-capacity", kMaxRequestBytes);
-  a.options.memrel_executable = self_executable();
+  // A backend file's library must load and export its symbols, checked in a child process (the
+  // parent never loads one) wherever its cells could run.
+  for (std::size_t i = 0; i < backends.size(); ++i) {
+    if (backends[i].kind != BackendKind::kPluggable || !machine_runs_space(backends[i].space))
+      continue;
+    std::string error = check_backend_process(a.options, a.backends[i]);
+    if (!error.empty()) throw std::invalid_argument(error);
+  }
   if (a.out.empty()) a.out = default_run_path(std::string(MEMREL_SOURCE_DIR) + "/results/runs");
   fs::path out_dir = fs::path(a.out).parent_path();
   if (!out_dir.empty()) fs::create_directories(out_dir);
@@ -68,7 +82,8 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
 RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
   auto a = std::make_shared<RunArgs>();
   app.add_option("-b,--backend", a->backends,
-                 "Backends (repeat or comma-separate; default: all but null)")
+                 "Backends: names, or backend files (docs/pluggable-backends.md); repeat or "
+                 "comma-separate (default: all but null, and every file of --backends-dir)")
       ->delimiter(',');
   app.add_option("-w,--workload", a->workloads,
                  "Workload names or files (default: every file in --workloads-dir)")

@@ -14,6 +14,7 @@ namespace memrel::cli {
 // Options that come before the subcommand and concern every one of them.
 struct GlobalOptions {
   std::string workloads_dir;
+  std::string backends_dir;  // backend files (memrel.backend/1), found by their names
 };
 
 // Returns the exit code (cli/exit_codes.hpp). Unusable input is thrown, not returned: the

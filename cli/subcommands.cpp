@@ -39,8 +39,12 @@ int run_command_line(int argc, char** argv) {
   CLI::App app{"memrel: how much GPU memory really returns to the device, how fast, at what cost."};
   app.footer(exit_code::kExitCodesHelp);
   app.require_subcommand(1);
-  GlobalOptions global{std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads"};
+  GlobalOptions global{std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads",
+                       std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends"};
   app.add_option("--workloads-dir", global.workloads_dir, "Folder of workload JSON files")
+      ->capture_default_str();
+  app.add_option("--backends-dir", global.backends_dir,
+                 "Folder of backend files (memrel.backend/1, docs/pluggable-backends.md)")
       ->capture_default_str();
 
   std::vector<std::pair<CLI::App*, RunSubcommand>> runners;

@@ -31,6 +31,12 @@ class CellRun : public ProgramContext {
     result_.workload = workload_.name;
     result_.workload_source = workload_.source;
     result_.setup.environment = allocator_environment();
+    // And the variables the backend asks for (a backend file's "environment"), as this process
+    // really has them.
+    for (const auto& entry : backend_.cell_environment) {
+      if (const char* v = std::getenv(entry.first.c_str()))
+        result_.setup.environment[entry.first] = v;
+    }
     result_.setup.memory_space = backend_.space == MemorySpace::kDevice ? "device" : "host";
     try {
       set_up();

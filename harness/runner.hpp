@@ -17,7 +17,10 @@ namespace memrel {
 
 struct RunOptions {
   std::string memrel_executable;  // the binary that provides `memrel cell`
+  // Table names, names of backend files in backends_dir, or backend file paths: each cell is
+  // given the same string, and the backends folder, to resolve it again.
   std::vector<std::string> backends;
+  std::string backends_dir;
   std::vector<std::string> workload_paths;  // already validated
   std::uint64_t cell_timeout_s = 300;
   CellOptions cell;
@@ -27,6 +30,11 @@ struct RunOptions {
 // One cell in a child process; a crash, a timeout or a missing result becomes the cell's status.
 CellResult run_cell_process(const RunOptions& options, const std::string& backend,
                             const std::string& workload_path, const std::string& workload_name);
+
+// Loads a pluggable backend's library and resolves its symbols in a child process (`memrel
+// cell --check`), since the parent must not load it. Empty when it loads, else the child's
+// one-line error ("FILE: library: cannot load ...", "FILE: symbol ... not found in ...").
+std::string check_backend_process(const RunOptions& options, const std::string& backend);
 
 // All cells, in backend-major order, with a progress line per cell on `progress`.
 RunResults run_suite(const RunOptions& options, std::ostream& progress);

@@ -156,3 +156,15 @@ memrel_bench_args() {
   done
   return 0
 }
+
+# Puts the PyPI CMake (>= 4) that scripts/install-rmm installs first on PATH when the CMake on
+# PATH is older: rmm-config.cmake requires CMake 4.0, and cmake, ctest and the presets must then
+# all come from the same CMake. Does nothing when PATH's cmake is 4 or newer, or none is there.
+memrel_use_cmake4() {
+  local major home
+  major=$(cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9]*\).*/\1/p')
+  if [[ ${major:-0} -ge 4 ]]; then return 0; fi
+  home=${MEMREL_CMAKE_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/memrel/cmake}
+  if [[ -x $home/cmake/data/bin/cmake ]]; then PATH="$home/cmake/data/bin:$PATH"; fi
+  return 0
+}

@@ -1,6 +1,9 @@
 // The runner end to end through the real binary: cells in child processes, real RSS probes.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
+
 #include "allocators/backend_table.hpp"
 #include "harness/results.hpp"
 #include "test_support.hpp"
@@ -61,10 +64,20 @@ TEST_F(RunnerTest, HostDefaultReturnsLargeBlocksAtFree) {
 
 TEST_F(RunnerTest, EveryCellIsRecordedAndCudaCellsSayWhyWhenNoDevice) {
   RunResults r = run("-w temp-then-delete,fragmentation --host-capacity 256MiB", 0);
-  EXPECT_EQ(r.cells.size(), 2 * (all_backends().size() - 1));  // all but null
+  // All table rows but null, and every backend file of the backends folder.
+  std::size_t backend_files =
+      folder_backends(std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends").size();
+  EXPECT_GE(backend_files, 2u);
+  EXPECT_EQ(r.cells.size(), 2 * (all_backends().size() - 1 + backend_files));
   EXPECT_EQ(r.context["options"]["host_capacity_bytes"], 256 * MiB);
+  // Availability as the binary sees it (a backend file's library is looked for next to it).
+  auto listing = testing::run_command(testing::memrel_command("list --json"));
+  std::map<std::string, bool> available;
+  nlohmann::json listed = nlohmann::json::parse(listing.output);
+  for (const auto& b : listed["backends"])
+    available[b["name"].get<std::string>()] = b["available"].get<bool>();
   for (const auto& c : r.cells) {
-    if (find_backend(c.backend).availability().available) {
+    if (available.at(c.backend)) {
       EXPECT_TRUE(c.status == "ok" || c.status == "unavailable") << c.backend << ": " << c.reason;
     } else {
       EXPECT_EQ(c.status, "unavailable");

@@ -3,9 +3,10 @@
     platform <- allocators <- harness <- gate <- cli;   benchmarks: allocators, platform
 
 A file may include its own layer and the layers below it, never one above. CLI11 belongs to the
-command line alone; the CUDA runtime's headers to platform and the CUDA backends. tests/ may
-include anything. The check reads the sources, so it fails on the commit that breaks the rule,
-before any link error could say so (or fail to, when a header-only include slips through).
+command line alone; the CUDA runtime's headers to platform, the CUDA backends and the pluggable
+backends (device fills, the CUDA example library). tests/ may include anything. The check reads
+the sources, so it fails on the commit that breaks the rule, before any link error could say so
+(or fail to, when a header-only include slips through).
 """
 
 import re
@@ -27,7 +28,8 @@ ALLOWED = {
 # System headers that only some layers may use, and which.
 RESTRICTED_SYSTEM = {
     "CLI/": {"cli"},
-    "cuda_runtime": {"platform", "allocators/cuda", "allocators/torch"},
+    "cuda_runtime": {"platform", "allocators/cuda", "allocators/torch", "allocators/pluggable",
+                     "allocators/rmm"},
 }
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".cu", ".cuh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.MULTILINE)

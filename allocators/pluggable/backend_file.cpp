@@ -1,0 +1,220 @@
+// Parsing and validating backend description files (memrel.backend/1): every error is one line
+// that names the file and the key, like a workload's (harness/workload.cpp), because a user's
+// file is input and a typo must cost nothing. See backend_file.hpp and
+// docs/pluggable-backends.md.
+#include "allocators/pluggable/backend_file.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "allocators/backend_table.hpp"
+
+namespace fs = std::filesystem;
+
+namespace memrel {
+namespace {
+
+using nlohmann::json;
+
+const std::set<std::string> kSymbolKeys = {"alloc",     "free",     "release",
+                                           "allocated", "reserved", "synchronize"};
+const std::set<std::string> kKnownKeys = {
+    "schema",  "name",      "description", "library",     "alloc",       "free",        "space",
+    "release", "allocated", "reserved",    "synchronize", "environment", "release_note"};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+bool is_backend_name(const std::string& s) {
+  if (s.empty() || !std::isalnum(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      return false;
+  }
+  return true;
+}
+
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& place, const std::string& message) const {
+    throw BackendFileError(file_, place, message);
+  }
+
+  std::string text(const json& doc, const std::string& key, bool required) const {
+    if (!doc.contains(key)) {
+      if (required) fail(key, "missing (a required key)");
+      return "";
+    }
+    const json& v = doc[key];
+    if (!v.is_string() || v.get<std::string>().empty())
+      fail(key, "must be a non-empty string, got " + v.dump());
+    std::string s = v.get<std::string>();
+    if (s.find('\n') != std::string::npos) fail(key, "must be one line");
+    return s;
+  }
+
+  std::string symbol(const json& doc, const std::string& key, bool required) const {
+    std::string s = text(doc, key, required);
+    if (!s.empty() && !is_identifier(s))
+      fail(key, "\"" + s + "\" is not a symbol name (letters, digits and '_')");
+    return s;
+  }
+
+  BackendFile parse(const std::string& source_text) const {
+    json doc;
+    try {
+      doc = json::parse(source_text);
+    } catch (const json::parse_error& e) {
+      std::string what = e.what();
+      fail("json", "not valid JSON (" + what.substr(what.find(']') + 2) + ")");
+    }
+    if (!doc.is_object()) fail("json", "a backend file is a JSON object, got " + doc.dump());
+    if (!doc.contains("schema"))
+      fail("schema", std::string("missing (expected \"") + kBackendSchema + "\")");
+    if (doc["schema"] != kBackendSchema)
+      fail("schema", doc["schema"].dump() + " is not \"" + kBackendSchema + "\"");
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      if (kKnownKeys.count(it.key()) == 0) {
+        std::string known;
+        for (const auto& k : kKnownKeys) known += (known.empty() ? "" : ", ") + k;
+        fail(it.key(), "unknown key (known: " + known + ")");
+      }
+    }
+    BackendFile b;
+    b.file = file_;
+    b.name = text(doc, "name", true);
+    if (!is_backend_name(b.name))
+      fail("name", "\"" + b.name + "\" is not a backend name (letters, digits, '-', '_', '.')");
+    for (const auto& builtin : all_backends()) {
+      if (builtin.name == b.name)
+        fail("name", "\"" + b.name + "\" is the name of a built-in backend (" +
+                         backend_kind_name(builtin.kind) + "): choose another");
+    }
+    b.description = text(doc, "description", true);
+    b.library = text(doc, "library", true);
+    b.library_path = library_path(b.library);
+    std::string space = text(doc, "space", true);
+    if (space != "device" && space != "host")
+      fail("space", "must be \"device\" or \"host\", got \"" + space + "\"");
+    b.space = space == "device" ? MemorySpace::kDevice : MemorySpace::kHost;
+    b.alloc = symbol(doc, "alloc", true);
+    b.free = symbol(doc, "free", true);
+    b.release = symbol(doc, "release", false);
+    b.allocated = symbol(doc, "allocated", false);
+    b.reserved = symbol(doc, "reserved", false);
+    b.synchronize = symbol(doc, "synchronize", false);
+    b.release_note = text(doc, "release_note", false);
+    if (!b.release_note.empty() && b.release.empty())
+      fail("release_note", "given, but there is no \"release\" symbol: release is a no-op");
+    if (doc.contains("environment")) {
+      const json& env = doc["environment"];
+      if (!env.is_object())
+        fail("environment", "must be an object of \"NAME\": \"value\" strings, got " + env.dump());
+      for (auto it = env.begin(); it != env.end(); ++it) {
+        if (!is_identifier(it.key()))
+          fail("environment", "\"" + it.key() + "\" is not a variable name");
+        if (!it.value().is_string())
+          fail("environment." + it.key(), "must be a string, got " + it.value().dump());
+        b.environment[it.key()] = it.value().get<std::string>();
+      }
+    }
+    return b;
+  }
+
+ private:
+  // A value with '/' is a path, relative to the description's folder; a bare name is looked for
+  // next to the memrel executable, else left to dlopen's search.
+  std::string library_path(const std::string& library) const {
+    if (library.find('/') != std::string::npos) {
+      fs::path p(library);
+      if (p.is_relative()) p = fs::absolute(fs::path(file_).parent_path()) / p;
+      return p.lexically_normal().string();
+    }
+    std::string dir = executable_dir();
+    if (!dir.empty() && is_file(fs::path(dir) / library)) return (fs::path(dir) / library).string();
+    return library;
+  }
+
+  std::string file_;
+};
+
+// True if the dynamic linker's cache (/etc/ld.so.cache) lists a library of this file name: its
+// strings are NUL-terminated names and paths.
+bool in_linker_cache(const std::string& name) {
+  std::ifstream in("/etc/ld.so.cache", std::ios::binary);
+  if (!in) return false;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string cache = buffer.str();
+  return cache.find(std::string(1, '\0') + name + '\0') != std::string::npos ||
+         cache.find("/" + name + '\0') != std::string::npos;
+}
+
+}  // namespace
+
+BackendFileError::BackendFileError(const std::string& file, const std::string& place,
+                                   const std::string& message)
+    : std::invalid_argument(file + ": " + (place.empty() ? "" : place + ": ") + message) {}
+
+BackendFile parse_backend_text(const std::string& text, const std::string& file) {
+  return Parser(file).parse(text);
+}
+
+BackendFile parse_backend_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw BackendFileError(file, "", "cannot open backend file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_backend_text(buffer.str(), file);
+}
+
+std::string executable_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+std::string library_not_found_reason(const BackendFile& b) {
+  if (b.library_path.find('/') != std::string::npos) {
+    if (is_file(b.library_path)) return "";
+    return "library " + b.library_path + " not found (" + b.file + ")";
+  }
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("LD_LIBRARY_PATH"); env != nullptr) {
+    std::stringstream list(env);
+    for (std::string d; std::getline(list, d, ':');) {
+      if (!d.empty()) dirs.push_back(d);
+    }
+  }
+  for (const char* d : {"/lib", "/usr/lib", "/lib64", "/usr/lib64", "/usr/local/lib"})
+    dirs.emplace_back(d);
+  for (const auto& d : dirs) {
+    if (is_file(fs::path(d) / b.library)) return "";
+  }
+  if (in_linker_cache(b.library)) return "";
+  return "library " + b.library + " not found (not next to memrel in " + executable_dir() +
+         ", not in LD_LIBRARY_PATH, the linker cache or the system library folders; " + b.file +
+         ")";
+}
+
+}  // namespace memrel
