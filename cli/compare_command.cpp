@@ -3,10 +3,13 @@
 #include <iostream>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "cli/subcommand.hpp"
 #include "gate/compare.hpp"
+#include "gate/print/junit.hpp"
 #include "gate/print/markdown.hpp"
+#include "gate/print/summary.hpp"
 #include "platform/atomic_file.hpp"
 
 namespace memrel::cli {
@@ -18,7 +21,7 @@ constexpr const char* kCompareExitCodes =
     "file against a folder, different GPUs without --allow-different-device, bad option).";
 
 struct CompareArgs {
-  std::string baseline, current, markdown, byte_tolerance;
+  std::string baseline, current, markdown, junit, summary, byte_tolerance;
   CompareOptions options;
 };
 
@@ -28,11 +31,18 @@ int run_compare(const CompareArgs& a) {
   Report report = compare_paths(a.baseline, a.current, options);
   std::string markdown = to_markdown(report, options);
   std::cout << markdown << std::flush;
-  if (!a.markdown.empty()) {
+  // Each output written whole or not at all (atomically), named in the error when it cannot be.
+  const std::pair<const std::string*, std::string> outputs[] = {
+      {&a.markdown, "--markdown"}, {&a.junit, "--junit"}, {&a.summary, "--summary"}};
+  for (const auto& [path, option] : outputs) {
+    if (path->empty()) continue;
+    std::string content = option == "--markdown" ? markdown
+                          : option == "--junit"  ? to_junit_xml(report)
+                                                 : to_summary_markdown(report);
     try {
-      write_file_atomically(a.markdown, markdown);
+      write_file_atomically(*path, content);
     } catch (const std::runtime_error& e) {
-      throw std::invalid_argument(std::string("--markdown: ") + e.what());
+      throw std::invalid_argument(option + ": " + e.what());
     }
   }
   return report.exit_code();
@@ -53,6 +63,11 @@ RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions&) {
   sub.add_flag("--allow-different-device", a.options.allow_different_device,
                "Compare even when the two runs recorded different GPUs");
   sub.add_option("--markdown", a.markdown, "Also write the table to this file (atomically)");
+  sub.add_option("--junit", a.junit,
+                 "Also write JUnit XML: a testcase per cell status and per gated figure, "
+                 "failures for regressions and missing figures");
+  sub.add_option("--summary", a.summary,
+                 "Also write a one-screen Markdown summary (for a CI step summary)");
   sub.add_option(
       "--byte-tolerance", a.byte_tolerance,
       "One tolerance for every byte figure instead of the defaults: a size (0, 4096, 2MiB), "

@@ -1,0 +1,82 @@
+#include "gate/print/junit.hpp"
+
+#include <sstream>
+
+namespace memrel {
+namespace {
+
+// XML 1.0 text and attribute values: the five escapes, and the control characters XML 1.0
+// cannot carry at all replaced, so a strange benchmark name cannot make the file unreadable.
+std::string xml(const std::string& s) {
+  std::string out;
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+          out += '?';
+        else
+          out += static_cast<char>(ch);
+    }
+  }
+  return out;
+}
+
+bool fails(Verdict v) { return v == Verdict::kRegression || v == Verdict::kMissing; }
+
+std::string describe(const Row& r) {
+  return "baseline " + r.baseline + "; current " + r.current +
+         (r.change.empty() ? "" : "; change " + r.change) + " (" + verdict_name(r.verdict) + ")";
+}
+
+}  // namespace
+
+std::string to_junit_xml(const Report& report) {
+  Summary total = report.summary();
+  std::size_t tests = 0;
+  for (const auto& f : report.files) tests += f.rows.size();
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"memrel compare\" tests=\"" << tests << "\" failures=\""
+      << total.regressions + total.missing << "\" skipped=\"" << total.skipped << "\">\n";
+  for (const auto& f : report.files) {
+    std::size_t failures = 0, skipped = 0;
+    for (const auto& r : f.rows) {
+      failures += fails(r.verdict);
+      skipped += r.verdict == Verdict::kSkipped;
+    }
+    out << "  <testsuite name=\"" << xml(f.title) << "\" tests=\"" << f.rows.size()
+        << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
+    for (const auto& r : f.rows) {
+      out << "    <testcase classname=\"" << xml(f.title + "." + r.subject) << "\" name=\""
+          << xml(r.metric) << "\"";
+      if (fails(r.verdict)) {
+        out << ">\n      <failure message=\"" << xml(verdict_name(r.verdict)) << "\">"
+            << xml(describe(r)) << "</failure>\n    </testcase>\n";
+      } else if (r.verdict == Verdict::kSkipped) {
+        out << ">\n      <skipped message=\"" << xml(describe(r)) << "\"/>\n    </testcase>\n";
+      } else {
+        out << ">\n      <system-out>" << xml(describe(r)) << "</system-out>\n    </testcase>\n";
+      }
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+  return out.str();
+}
+
+}  // namespace memrel

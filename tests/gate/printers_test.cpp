@@ -1,0 +1,81 @@
+// The gate's printers: JUnit XML and the one-screen summary render the same rows as Markdown.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gate/compare.hpp"
+#include "gate/print/junit.hpp"
+#include "gate/print/summary.hpp"
+#include "test_support.hpp"
+
+namespace memrel {
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+Report failing_report() {
+  // Two real files that share no benchmark: every baseline benchmark is missing.
+  return compare_paths(std::string(MEMREL_TEST_DATA) + "/host-bench.json",
+                       std::string(MEMREL_TEST_DATA) + "/synthetic-bench.json", {});
+}
+
+TEST(JunitXml, ATestcasePerRowAndAFailurePerRegressionOrMissingFigure) {
+  Report report = failing_report();
+  Summary s = report.summary();
+  ASSERT_GT(s.missing, 0u);
+  std::size_t rows = 0;
+  for (const auto& f : report.files) rows += f.rows.size();
+  std::string xml = to_junit_xml(report);
+  EXPECT_EQ(count(xml, "<testcase "), rows);
+  EXPECT_EQ(count(xml, "<failure "), s.regressions + s.missing);
+  EXPECT_NE(xml.find("failures=\"" + std::to_string(s.regressions + s.missing) + "\""),
+            std::string::npos);
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
+}
+
+TEST(JunitXml, NamesAreEscaped) {
+  Report report;
+  report.files.push_back({"a<b>.json", "", "", {}});
+  add_row(report.files[0].rows, "x&\"y'", "m\x01", "1", "2", "", Verdict::kRegression);
+  std::string xml = to_junit_xml(report);
+  EXPECT_NE(xml.find("classname=\"a&lt;b&gt;.json.x&amp;&quot;y&apos;\""), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("name=\"m?\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find('\x01'), std::string::npos);
+}
+
+TEST(SummaryMarkdown, SaysFailAndListsTheFirstFailingRowsOnly) {
+  Report report = failing_report();
+  std::string md = to_summary_markdown(report, 5);
+  EXPECT_EQ(md.rfind("### memrel gate: FAIL", 0), 0u) << md;
+  EXPECT_EQ(count(md, "| **missing** |"), 5u) << md;
+  EXPECT_NE(md.find("more in the full table"), std::string::npos);
+  Report same = compare_paths(std::string(MEMREL_TEST_DATA) + "/host-bench.json",
+                              std::string(MEMREL_TEST_DATA) + "/host-bench.json", {});
+  EXPECT_EQ(to_summary_markdown(same).rfind("### memrel gate: PASS", 0), 0u);
+}
+
+TEST(CompareCommand, WritesJunitAndSummaryBesideTheTable) {
+  testing::TempDir dir;
+  std::string junit = dir.file("gate.xml"), summary = dir.file("summary.md");
+  auto r = testing::run_command(
+      testing::memrel_command("compare '" + std::string(MEMREL_TEST_DATA) + "/host-bench.json' '" +
+                              std::string(MEMREL_TEST_DATA) + "/synthetic-bench.json' --junit '" +
+                              junit + "' --summary '" + summary + "'"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(testing::read_text(junit).find("<testsuites name=\"memrel compare\""),
+            std::string::npos);
+  EXPECT_NE(testing::read_text(summary).find("FAIL"), std::string::npos);
+  auto bad = testing::run_command(testing::memrel_command(
+      "compare '" + std::string(MEMREL_TEST_DATA) + "/host-bench.json' '" +
+      std::string(MEMREL_TEST_DATA) + "/host-bench.json' --junit /nonexistent-dir/x.xml"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--junit: "), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace memrel
