@@ -39,7 +39,9 @@ void compare_bytes(std::vector<Row>& rows, const std::string& subject, const std
 }
 
 void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
-                           const std::optional<double>& base, const std::optional<double>& cur) {
+                           const std::optional<double>& base, const std::optional<double>& cur,
+                           std::uint64_t base_releasable, std::uint64_t cur_releasable,
+                           const ByteTolerance& observed) {
   const std::string metric = "release_effectiveness";
   if (!base && !cur) return;  // nothing was releasable in either run: nothing to guard
   if (base && !cur) {
@@ -54,14 +56,33 @@ void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
     return;
   }
   double diff = *cur - *base;
+  const double releasable =
+      static_cast<double>(std::min(base_releasable, cur_releasable));  // > 0: both are defined
+  const double allowed =
+      std::max(kEffectivenessTolerance,
+               releasable > 0 ? static_cast<double>(observed.absolute) / releasable : 0.0);
+  if (allowed >= 1.0) {
+    // Fewer bytes were releasable than the bytes themselves may move: the ratio says nothing.
+    add_row(rows, subject, metric, format::ratio(base), format::ratio(cur),
+            format::printf_string("%+.4f", diff) +
+                "; not judged: " + format::bytes(static_cast<std::int64_t>(releasable)) +
+                " releasable is within the observed tolerance (" +
+                format::tolerance(static_cast<double>(observed.absolute)) + ")",
+            Verdict::kInfo);
+    return;
+  }
   Verdict v = Verdict::kOk;
-  if (diff < -kEffectivenessTolerance)
+  if (diff < -allowed)
     v = Verdict::kRegression;
-  else if (diff > kEffectivenessTolerance)
+  else if (diff > allowed)
     v = Verdict::kImproved;
   std::string change = diff == 0 ? "0" : format::printf_string("%+.4f", diff);
-  if (diff != 0 && v == Verdict::kOk)
-    change += format::printf_string(", within %.2f", kEffectivenessTolerance);
+  if (diff != 0 && v == Verdict::kOk) {
+    change += format::printf_string(", within %.2f", allowed);
+    if (allowed > kEffectivenessTolerance)
+      change += " (" + format::tolerance(static_cast<double>(observed.absolute)) + " of " +
+                format::bytes(static_cast<std::int64_t>(releasable)) + " releasable)";
+  }
   add_row(rows, subject, metric, format::ratio(base), format::ratio(cur), change, v);
 }
 

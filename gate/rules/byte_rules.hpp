@@ -24,9 +24,13 @@ void compare_bytes(std::vector<Row>& rows, const std::string& subject, const std
                    std::optional<std::int64_t> base, std::optional<std::int64_t> cur,
                    const ByteTolerance& tolerance);
 
-// Release effectiveness: a fall of more than kEffectivenessTolerance fails; becoming undefined
-// (nothing releasable any more) fails too, since the gate can no longer see release work.
+// Release effectiveness: a fall of more than the allowance fails; becoming undefined (nothing
+// releasable any more) fails too, since the gate can no longer see release work. The allowance
+// is kEffectivenessTolerance, or the observed byte tolerance over the smaller of the two runs'
+// releasable bytes where that is larger (tolerances.hpp says why).
 void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
-                           const std::optional<double>& base, const std::optional<double>& cur);
+                           const std::optional<double>& base, const std::optional<double>& cur,
+                           std::uint64_t base_releasable, std::uint64_t cur_releasable,
+                           const ByteTolerance& observed);
 
 }  // namespace memrel

@@ -86,6 +86,13 @@ std::string status_text(const CellResult& c) {
   return c.reason.empty() ? c.status : c.status + ": " + c.reason;
 }
 
+// The denominator of release effectiveness: every release step's releasable bytes.
+std::uint64_t total_releasable(const CellMetrics& m) {
+  std::uint64_t total = 0;
+  for (const auto& r : m.releases) total += r.releasable;
+  return total;
+}
+
 void compare_cell(std::vector<Row>& rows, const CellResult& b, const CellResult& c,
                   const CompareOptions& options) {
   const std::string subject = b.backend + "/" + b.workload;
@@ -126,7 +133,9 @@ void compare_cell(std::vector<Row>& rows, const CellResult& b, const CellResult&
                 byte_tolerance_for(ByteSource::kObserved, host, options));
   compare_bytes(rows, subject, "residual_bytes", mb.residual_bytes, mc.residual_bytes,
                 byte_tolerance_for(ByteSource::kObserved, host, options));
-  compare_effectiveness(rows, subject, mb.release_effectiveness, mc.release_effectiveness);
+  compare_effectiveness(rows, subject, mb.release_effectiveness, mc.release_effectiveness,
+                        total_releasable(mb), total_releasable(mc),
+                        byte_tolerance_for(ByteSource::kObserved, host, options));
   compare_marks(rows, subject, b, c, host, options);
   report_suite_latencies(rows, subject, mb, mc);
 }
