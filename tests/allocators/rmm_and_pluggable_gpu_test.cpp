@@ -3,6 +3,8 @@
 // about release. Label gpu: skipped with the reason without a device or without RMM.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "allocators/backend_table.hpp"
 #include "harness/results.hpp"
 #include "test_support.hpp"
@@ -29,13 +31,24 @@ class DeviceBackend : public ::testing::Test {
   static const Snapshot& at(const CellResult& c, const std::string& label) {
     return testing::mark_at(c, label);
   }
-  const std::string kBackendsDir = std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends";
   testing::TempDir dir_;
 };
 
+// Availability as memrel itself sees it (`memrel list --json`): a pluggable backend's library is
+// looked for next to the memrel executable, which this test process is not.
+Availability listed_availability(const std::string& backend) {
+  auto r = testing::run_command(testing::memrel_command("list --json"));
+  if (r.exit_code != 0) return {false, "memrel list failed: " + r.output};
+  const nlohmann::json listing = nlohmann::json::parse(r.output);
+  for (const auto& b : listing["backends"]) {
+    if (b["name"] == backend) return {b["available"].get<bool>(), b.value("reason", "")};
+  }
+  return {false, "memrel list does not list it"};
+}
+
 #define SKIP_IF_UNAVAILABLE(backend)                                               \
   do {                                                                             \
-    Availability a = resolve_backend(backend, kBackendsDir).availability();        \
+    Availability a = listed_availability(backend);                                 \
     if (!a.available) GTEST_SKIP() << backend << " cannot run here: " << a.reason; \
   } while (0)
 
