@@ -7,6 +7,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/cell.hpp"
+#include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
@@ -15,7 +16,7 @@ namespace memrel::cli {
 namespace {
 
 struct CellArgs {
-  std::string backend, workload, out, host_capacity = "1GiB";
+  std::string backend, workload, out, host_capacity = "1GiB", trace_scale = "auto";
   bool check = false;
 };
 
@@ -27,6 +28,9 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--workload", a->workload, "Workload file (required unless --check)");
   app.add_option("--out", a->out, "Cell result file (required unless --check)");
   app.add_option("--host-capacity", a->host_capacity)->capture_default_str();
+  app.add_option("--trace-scale", a->trace_scale,
+                 "Traces: divide every size by N (1/N), or auto (docs/traces.md)")
+      ->capture_default_str();
   app.add_flag("--check", a->check,
                "Only load the backend's library and resolve its symbols (backend files); run "
                "nothing");
@@ -47,6 +51,7 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     CellOptions options;
     options.host_capacity_bytes =
         parse_byte_size(a->host_capacity, "--host-capacity", kMaxRequestBytes);
+    options.trace_scale_divisor = parse_trace_scale(a->trace_scale);
     CellResult result = run_cell(backend, w, options);
     write_file_atomically(a->out, to_json(result).dump(1) + "\n");
     return exit_code::kSuccess;

@@ -8,7 +8,9 @@
 #include "allocators/pluggable/pluggable_allocator.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
+#include "cli/trace_import.hpp"
 #include "harness/runner.hpp"
+#include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
 #include "harness/workload_files.hpp"
 #include "platform/atomic_file.hpp"
@@ -26,7 +28,7 @@ namespace {
 struct RunArgs {
   RunOptions options;
   std::vector<std::string> backends, workloads;
-  std::string out, host_capacity = "1GiB";
+  std::string out, host_capacity = "1GiB", trace_scale = "auto";
   bool include_null = false;
 };
 
@@ -50,10 +52,15 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   for (const auto& name : a.backends)
     backends.push_back(resolve_backend(name, global.backends_dir));
   a.options.backends = a.backends;
-  a.options.workload_paths = resolve_workloads(a.workloads, global.workloads_dir);
-  for (const auto& p : a.options.workload_paths) parse_workload_file(p);
   a.options.cell.host_capacity_bytes =
       parse_byte_size(a.host_capacity, "--host-capacity", kMaxRequestBytes);
+  a.options.cell.trace_scale_divisor = parse_trace_scale(a.trace_scale);
+  // Snapshots and RMM logs become temporary traces, removed when this function returns.
+  ImportedTraces imported;
+  a.options.workload_paths.clear();
+  for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir))
+    a.options.workload_paths.push_back(imported.prepare(p));
+  for (const auto& p : a.options.workload_paths) parse_workload_file(p);
   // A backend file's library must load and export its symbols, checked in a child process (the
   // parent never loads one) wherever its cells could run.
   for (std::size_t i = 0; i < backends.size(); ++i) {
@@ -66,6 +73,13 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   fs::path out_dir = fs::path(a.out).parent_path();
   if (!out_dir.empty()) fs::create_directories(out_dir);
   RunResults results = run_suite(a.options, std::cerr);
+  // Results name the files the user gave, not the temporary traces made from them.
+  for (auto& c : results.cells) {
+    c.workload_source = imported.original(c.workload_source);
+    if (c.trace) c.trace->file = imported.original(c.trace->file);
+  }
+  for (auto& w : results.context["options"]["workloads"])
+    w = imported.original(w.get<std::string>());
   write_file_atomically(a.out, to_json(results).dump(1) + "\n");
   int failed = 0;
   for (const auto& c : results.cells)
@@ -86,7 +100,8 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
                  "comma-separate (default: all but null, and every file of --backends-dir)")
       ->delimiter(',');
   app.add_option("-w,--workload", a->workloads,
-                 "Workload names or files (default: every file in --workloads-dir)")
+                 "Workload names or files, or traces: FILE.memtrace, a PyTorch snapshot .pickle or "
+                 "an RMM log .csv (docs/traces.md) (default: every file in --workloads-dir)")
       ->delimiter(',');
   app.add_option("-o,--out", a->out, "Results file (default: results/runs/run-TIME.json)");
   app.add_option("--timeout", a->options.cell_timeout_s,
@@ -94,6 +109,10 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   app.add_option("--host-capacity", a->host_capacity,
                  "What device_fraction means for host backends (bytes, or with KiB/MiB/GiB)")
+      ->capture_default_str();
+  app.add_option("--trace-scale", a->trace_scale,
+                 "Traces (-w FILE.memtrace, .pickle or .csv): divide every size by N (1/N), or "
+                 "auto: host backends fit --host-capacity, device backends replay as recorded")
       ->capture_default_str();
   app.add_option("--module-loading", a->options.module_loading,
                  "CUDA_MODULE_LOADING for every cell")

@@ -20,6 +20,7 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_compare(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_report(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_trace(CLI::App& app, const GlobalOptions& global);
 
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
@@ -31,6 +32,8 @@ const std::vector<Subcommand>& subcommands() {
        attach_compare},
       {"report", "Plots and a report folder (index.html, report.md) from results files",
        attach_report},
+      {"trace", "Import a PyTorch snapshot or an RMM log as a trace to replay (docs/traces.md)",
+       attach_trace},
   };
   return table;
 }

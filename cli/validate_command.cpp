@@ -1,5 +1,5 @@
-// `memrel validate FILE...`: parses workload files without running them; each error is one line
-// naming the file and the step.
+// `memrel validate FILE...`: parses workload files (and loads traces, *.memtrace) without running
+// them; each error is one line naming the file and the step (or the trace's record).
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -12,13 +12,16 @@ namespace memrel::cli {
 
 RunSubcommand attach_validate(CLI::App& app, const GlobalOptions&) {
   auto files = std::make_shared<std::vector<std::string>>();
-  app.add_option("files", *files, "Workload files")->required();
+  app.add_option("files", *files, "Workload files or traces (*.memtrace)")->required();
   return [files] {
     int rc = exit_code::kSuccess;
     for (const auto& f : *files) {
       try {
         Workload w = parse_workload_file(f);
-        std::cout << f << ": ok (" << w.name << ", " << w.steps.size() << " steps)\n";
+        if (w.trace)
+          std::cout << f << ": ok (trace " << w.name << ": " << w.description << ")\n";
+        else
+          std::cout << f << ": ok (" << w.name << ", " << w.steps.size() << " steps)\n";
       } catch (const WorkloadError& e) {
         std::cerr << "memrel: " << e.what() << "\n";
         rc = exit_code::kUnusableInput;

@@ -7,6 +7,9 @@
 
 #include "allocators/allocator_environment.hpp"
 #include "harness/metrics.hpp"
+#include "harness/trace_file.hpp"
+#include "harness/trace_plan.hpp"
+#include "harness/trace_replay.hpp"
 #include "platform/device_probe.hpp"
 #include "platform/host_probe.hpp"
 
@@ -40,7 +43,17 @@ class CellRun : public ProgramContext {
     result_.setup.memory_space = backend_.space == MemorySpace::kDevice ? "device" : "host";
     try {
       set_up();
-      execute(resolve_steps(workload_, result_.setup.capacity_bytes));
+      if (replayer_) {
+        replayer_->run(
+            *allocator_,
+            [this](std::uint64_t requested, bool with_process) {
+              requested_live_ = requested;
+              return probe(with_process);
+            },
+            result_);
+      } else {
+        execute(resolve_steps(workload_, result_.setup.capacity_bytes));
+      }
       if (result_.status.empty()) result_.status = "ok";
     } catch (const Unavailable& e) {
       result_.status = "unavailable";
@@ -78,6 +91,17 @@ class CellRun : public ProgramContext {
       s.capacity_bytes = d.total_bytes;
     } else {
       s.capacity_bytes = options_.host_capacity_bytes;
+    }
+    if (workload_.trace) {
+      // Before the baseline and before the backend's settings (host-malloc-retain turns mmap
+      // off): the replay's tables are the harness's memory, not the workload's.
+      const Trace& trace = *workload_.trace;
+      std::uint64_t divisor = options_.trace_scale_divisor;
+      if (divisor == 0)
+        divisor =
+            backend_.space == MemorySpace::kHost ? auto_trace_divisor(trace, s.capacity_bytes) : 1;
+      replayer_ =
+          std::make_unique<TraceReplayer>(trace, make_trace_plan(trace, divisor), backend_.space);
     }
     std::uint64_t used_before_init = raw_used();
     Clock::time_point t = Clock::now();
@@ -250,6 +274,7 @@ class CellRun : public ProgramContext {
   CellResult result_;
   std::unique_ptr<DeviceProbe> device_;
   std::unique_ptr<Allocator> allocator_;
+  std::unique_ptr<TraceReplayer> replayer_;  // trace workloads only
   std::uint64_t requested_live_ = 0;
   std::size_t current_step_ = 0;
 };

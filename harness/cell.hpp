@@ -13,6 +13,9 @@ namespace memrel {
 struct CellOptions {
   // What device_fraction is taken of for host backends: a CI machine has no device to size by.
   std::uint64_t host_capacity_bytes = std::uint64_t{1} << 30;
+  // Traces: every size divided by this (rounding up); 0 is auto (harness/trace_plan.hpp: host
+  // backends scale a trace down to fit host_capacity_bytes, device backends replay it as is).
+  std::uint64_t trace_scale_divisor = 0;
 };
 
 // Never throws for the backend's sake: an unavailable backend, an out-of-memory step or an

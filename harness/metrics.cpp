@@ -30,6 +30,21 @@ CellMetrics compute_metrics(const CellResult& cell) {
     probes.push_back(&r.before);
     probes.push_back(&r.after);
   }
+  // A trace cell's time series is probes too: its samples catch every stretch's peak.
+  std::vector<Snapshot> series;
+  if (cell.trace) {
+    const TraceSeries& t = cell.trace->series;
+    series.resize(std::min({t.event.size(), t.requested.size(), t.allocated.size(),
+                            t.reserved.size(), t.device_used.size(), t.device_used_delta.size()}));
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      series[i].requested = t.requested[i];
+      series[i].allocated = t.allocated[i];
+      series[i].reserved = t.reserved[i];
+      series[i].device_used = t.device_used[i];
+      series[i].device_used_delta = t.device_used_delta[i];
+    }
+  }
+  for (const Snapshot& s : series) probes.push_back(&s);
   for (const Snapshot* s : probes) {
     m.peak_requested = std::max(m.peak_requested, s->requested);
     keep_max(m.peak_allocated, s->allocated);
@@ -87,6 +102,10 @@ CellMetrics compute_metrics(const CellResult& cell) {
     }
   }
   for (auto& [op, values] : latencies) m.median_latency_ns[op] = median(values);
+  // A trace cell's steps are its one release: its allocs and frees are timed by the replay.
+  if (cell.trace) {
+    for (const auto& [op, ns] : cell.trace->median_latency_ns) m.median_latency_ns[op] = ns;
+  }
   return m;
 }
 

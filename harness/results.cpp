@@ -46,6 +46,18 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CellMetrics, peak_requested, peak_allocated, 
                                    median_latency_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CellResult, backend, workload, workload_source, status, reason,
                                    wall_ns, setup, marks, steps, releases, metrics)
+// The trace object is newer than memrel.results/1: its fields take defaults when absent, so
+// that fields added later keep older files readable.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceSeries, event, requested, allocated, reserved,
+                                                device_used, device_used_delta)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceMarkRecord, label, event, probed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceReference, event, bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceReplay, file, name, source_format, source_file,
+                                                device, scale, events, allocs, frees, sample_every,
+                                                peak_requested_event, ooms, first_oom_event,
+                                                replay_ns, allocator_ns, ns_per_event,
+                                                held_at_end_bytes, median_latency_ns, marks, series,
+                                                recorded_reserved)
 
 namespace {
 
@@ -64,13 +76,16 @@ void expect_schema(const nlohmann::json& j, const char* schema) {
 nlohmann::json to_json(const CellResult& cell) {
   nlohmann::json j = cell;
   j["schema"] = kCellSchema;
+  if (cell.trace) j["trace"] = *cell.trace;  // optional: absent for workload cells
   return j;
 }
 
 CellResult cell_from_json(const nlohmann::json& j) {
   expect_schema(j, kCellSchema);
   try {
-    return j.get<CellResult>();
+    CellResult cell = j.get<CellResult>();
+    if (j.contains("trace") && !j["trace"].is_null()) cell.trace = j["trace"].get<TraceReplay>();
+    return cell;
   } catch (const nlohmann::json::exception& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());
   }

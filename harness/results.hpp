@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/trace_results.hpp"
+
 namespace memrel {
 
 constexpr const char* kResultsSchema = "memrel.results/1";
@@ -107,6 +109,7 @@ struct CellResult {
   std::vector<StepRecord> steps;
   std::vector<ReleaseRecord> releases;
   CellMetrics metrics;
+  std::optional<TraceReplay> trace;  // trace cells only (docs/traces.md)
 };
 
 struct RunResults {

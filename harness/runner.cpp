@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "allocators/backend_table.hpp"
+#include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
 #include "platform/run_context.hpp"
 
@@ -149,7 +150,8 @@ CellResult run_cell_process(const RunOptions& options, const std::string& backen
   std::string err_path = temp_path("stderr");
   std::vector<std::string> args = cell_command(options, backend_arg);
   args.insert(args.end(), {"--workload", workload_path, "--out", out_path, "--host-capacity",
-                           std::to_string(options.cell.host_capacity_bytes)});
+                           std::to_string(options.cell.host_capacity_bytes), "--trace-scale",
+                           trace_scale_text(options.cell.trace_scale_divisor)});
   auto start = std::chrono::steady_clock::now();
   ChildExit child =
       run_child(args, child_environment(options, backend), err_path, options.cell_timeout_s);
@@ -195,6 +197,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
       {"workloads", options.workload_paths},
       {"cell_timeout_s", options.cell_timeout_s},
       {"host_capacity_bytes", options.cell.host_capacity_bytes},
+      {"trace_scale", trace_scale_text(options.cell.trace_scale_divisor)},
       {"cuda_module_loading",
        options.module_loading.empty() ? "default (unset)" : options.module_loading}};
   std::vector<std::pair<std::string, std::string>> workloads;  // path, name

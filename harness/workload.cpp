@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "harness/trace_file.hpp"
+
 namespace memrel {
 namespace {
 
@@ -293,6 +295,16 @@ Workload parse_workload_text(const std::string& text, const std::string& source)
 }
 
 Workload parse_workload_file(const std::string& path) {
+  if (is_trace_path(path)) {
+    auto trace = std::make_shared<Trace>(load_trace_file(path));
+    Workload w;
+    w.name = trace->name;
+    w.description = std::to_string(trace->records.size()) + " events from " + trace->source_file +
+                    " (" + trace->source_format + ")";
+    w.source = path;
+    w.trace = std::move(trace);
+    return w;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw WorkloadError(path, "", "cannot open workload file");
   std::stringstream buffer;

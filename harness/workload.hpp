@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,14 +55,20 @@ struct Step {
   std::string args_json;  // program: its arguments, a JSON object
 };
 
+struct Trace;  // harness/trace_file.hpp
+
 struct Workload {
   std::string name;
   std::string description;
   std::string source;       // file path, or a name for in-memory text
   std::vector<Step> steps;  // repeats already expanded
+  // A real program's trace (a *.memtrace file, docs/traces.md) instead of steps: the cell
+  // replays its events.
+  std::shared_ptr<const Trace> trace;
 };
 
 Workload parse_workload_text(const std::string& text, const std::string& source);
+// A workload file, or a trace when the path ends in .memtrace (loaded and checked in full).
 Workload parse_workload_file(const std::string& path);
 
 // One allocation or free the cell performs, with sizes resolved against a capacity (device

@@ -33,6 +33,40 @@ TEST(Results, CellRoundTripKeepsOptionalsEmpty) {
   EXPECT_FALSE(back.marks[0].at.process_used.has_value());
 }
 
+// The trace object is optional in memrel.cell/1 and its own fields default when absent, so that
+// files written before it, and before any field added to it later, stay readable.
+TEST(Results, TraceObjectRoundTripsAndItsFieldsAreOptional) {
+  CellResult c;
+  c.backend = "host-malloc-retain";
+  c.workload = "step";
+  c.status = "ok";
+  TraceReplay& t = c.trace.emplace();
+  t.scale = "1/16";
+  t.events = 8;
+  t.series.event = {0, 8};
+  t.series.requested = {0, 0};
+  t.series.allocated = {std::nullopt, 5};
+  t.series.reserved = {1, 2};
+  t.series.device_used = {3, 4};
+  t.series.device_used_delta = {0, -1};
+  t.marks.push_back({"oom@4", 4, false});
+  nlohmann::json j = to_json(c);
+  CellResult back = cell_from_json(j);
+  ASSERT_TRUE(back.trace.has_value());
+  EXPECT_EQ(back.trace->scale, "1/16");
+  EXPECT_FALSE(back.trace->series.allocated[0].has_value());
+  EXPECT_EQ(*back.trace->series.allocated[1], 5u);
+  EXPECT_EQ(back.trace->series.device_used_delta[1], -1);
+  EXPECT_FALSE(back.trace->marks[0].probed);
+  EXPECT_FALSE(back.trace->recorded_reserved.has_value());
+  EXPECT_EQ(to_json(back), j);
+
+  j["trace"] = {{"events", 3}};  // every other field absent
+  EXPECT_EQ(cell_from_json(j).trace->events, 3u);
+  j.erase("trace");
+  EXPECT_FALSE(cell_from_json(j).trace.has_value());
+}
+
 std::string error_reading(const std::string& content) {
   testing::TempDir dir;
   std::string path = dir.file("r.json");

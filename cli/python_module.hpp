@@ -1,0 +1,25 @@
+// memrel's Python packages (scripts/<package>: the report, the trace importer), run from the
+// source tree memrel was built from, with $MEMREL_PYTHON (default python3) and
+// PYTHONPATH=MEMREL_SOURCE_DIR/scripts prepended to any PYTHONPATH already set.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memrel::cli {
+
+// Replaces this process with `python -m package args...`, so that its exit code and help are
+// the package's own. Returns only when that fails: after one line on stderr, starting with
+// `who` ("memrel report") and ending with `needs`, with the internal-error exit code.
+int exec_python_module(const std::string& who, const std::string& package,
+                       const std::vector<std::string>& args, const std::string& needs);
+
+struct PythonResult {
+  int exit_code = 0;       // the module's, or 4 when it could not run or died of a signal
+  std::string error_text;  // what it wrote on stderr
+};
+
+// Runs `python -m package args...` as a child process and waits for it; its stdout is dropped.
+PythonResult run_python_module(const std::string& package, const std::vector<std::string>& args);
+
+}  // namespace memrel::cli

@@ -1,0 +1,221 @@
+#include "harness/trace_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "harness/workload.hpp"
+
+namespace memrel {
+namespace {
+
+using nlohmann::json;
+
+// The records are read straight into memory: the format is little-endian, and so is every
+// machine memrel runs on (x86-64, aarch64).
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "memrel.trace/1 is little-endian");
+
+constexpr char kMagic[8] = {'M', 'E', 'M', 'T', 'R', 'A', 'C', 'E'};
+constexpr std::size_t kPrefixBytes = 16;
+// A header holds marks and a subsampled curve: megabytes at most. More is a corrupt length.
+constexpr std::uint32_t kMaxHeaderBytes = 256u << 20;
+
+class Loader {
+ public:
+  explicit Loader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw WorkloadError(path_, where, what);
+  }
+
+  Trace load() {
+    std::ifstream in(path_, std::ios::binary | std::ios::ate);
+    if (!in) fail("", std::string("cannot open trace (") + std::strerror(errno) + ")");
+    const std::uint64_t file_bytes = static_cast<std::uint64_t>(in.tellg());
+    in.seekg(0);
+    char prefix[kPrefixBytes];
+    if (file_bytes < kPrefixBytes || !in.read(prefix, kPrefixBytes))
+      fail("", "truncated: " + std::to_string(file_bytes) + " bytes, less than the prefix");
+    if (std::memcmp(prefix, kMagic, sizeof kMagic) != 0)
+      fail("", "not a memrel trace (no MEMTRACE magic): import it with `memrel trace import`");
+    std::uint32_t header_bytes = 0, record_bytes = 0;
+    std::memcpy(&header_bytes, prefix + 8, 4);
+    std::memcpy(&record_bytes, prefix + 12, 4);
+    if (record_bytes != sizeof(TraceRecord))
+      fail("", "records of " + std::to_string(record_bytes) + " bytes: this memrel reads " +
+                   kTraceSchema + " (16-byte records)");
+    if (header_bytes > kMaxHeaderBytes || kPrefixBytes + header_bytes > file_bytes)
+      fail("header", "truncated: the prefix announces " + std::to_string(header_bytes) +
+                         " header bytes, the file has " + std::to_string(file_bytes) + " in all");
+    std::string text(header_bytes, '\0');
+    in.read(text.data(), header_bytes);
+    Trace trace;
+    trace.path = path_;
+    std::uint64_t events = read_header(text, trace);
+    const std::uint64_t expected = kPrefixBytes + header_bytes + events * sizeof(TraceRecord);
+    if (events > (file_bytes / sizeof(TraceRecord)) || file_bytes != expected)
+      fail("records", (file_bytes < expected ? "truncated: " : "trailing bytes: ") +
+                          std::to_string(file_bytes) + " bytes, counts.events = " +
+                          std::to_string(events) + " needs " + std::to_string(expected));
+    trace.records.resize(events);
+    in.read(reinterpret_cast<char*>(trace.records.data()),
+            static_cast<std::streamsize>(events * sizeof(TraceRecord)));
+    if (!in) fail("records", "read failed (" + std::string(std::strerror(errno)) + ")");
+    check_records(trace);
+    return trace;
+  }
+
+ private:
+  std::uint64_t count(const json& j, const char* key, const std::string& where) const {
+    if (!j.contains(key) || !j[key].is_number_unsigned())
+      fail(where + "." + key, "must be a non-negative integer");
+    return j[key].get<std::uint64_t>();
+  }
+
+  std::string text(const json& j, const char* key) const {
+    if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+      fail(std::string("header.") + key, "must be a non-empty string");
+    return j[key].get<std::string>();
+  }
+
+  // Returns counts.events.
+  std::uint64_t read_header(const std::string& body, Trace& t) const {
+    json h;
+    try {
+      h = json::parse(body);
+    } catch (const json::parse_error& e) {
+      fail("header", "malformed JSON at byte " + std::to_string(e.byte));
+    }
+    if (!h.is_object() || !h.contains("schema")) fail("header", "no \"schema\"");
+    if (h["schema"] != kTraceSchema)
+      fail("header.schema", "unsupported schema " + h["schema"].dump() + " (this memrel reads \"" +
+                                kTraceSchema + "\")");
+    t.name = text(h, "name");
+    if (!h.contains("device") || !h["device"].is_number_integer())
+      fail("header.device", "must be an integer");
+    t.device = h["device"].get<std::int64_t>();
+    if (h.contains("source") && h["source"].is_object()) {
+      t.source_format = h["source"].value("format", "");
+      t.source_file = h["source"].value("file", "");
+    }
+    if (!h.contains("counts") || !h["counts"].is_object()) fail("header.counts", "missing");
+    const json& c = h["counts"];
+    std::uint64_t events = count(c, "events", "header.counts");
+    t.allocs = count(c, "allocs", "header.counts");
+    t.frees = count(c, "frees", "header.counts");
+    t.blocks = count(c, "blocks", "header.counts");
+    if (t.blocks > (std::uint64_t{1} << 32)) fail("header.counts.blocks", "more than 2^32");
+    t.peak_requested_bytes = count(h, "peak_requested_bytes", "header");
+    t.peak_requested_event = count(h, "peak_requested_event", "header");
+    if (!h.contains("marks") || !h["marks"].is_array()) fail("header.marks", "must be an array");
+    std::uint64_t previous = 0;
+    for (std::size_t i = 0; i < h["marks"].size(); ++i) {
+      const json& m = h["marks"][i];
+      std::string where = "header.marks[" + std::to_string(i) + "]";
+      if (!m.is_object()) fail(where, "must be an object");
+      TraceMark mark;
+      mark.event = count(m, "event", where);
+      if (!m.contains("label") || !m["label"].is_string() || m["label"].get<std::string>().empty())
+        fail(where + ".label", "must be a non-empty string");
+      mark.label = m["label"].get<std::string>();
+      if (mark.event > events || mark.event < previous)
+        fail(where + ".event", std::to_string(mark.event) +
+                                   " is out of order or past the last event (" +
+                                   std::to_string(events) + ")");
+      previous = mark.event;
+      t.marks.push_back(std::move(mark));
+    }
+    if (h.contains("recorded_reserved") && !h["recorded_reserved"].is_null())
+      t.recorded_reserved = read_curve(h["recorded_reserved"], events);
+    return events;
+  }
+
+  RecordedCurve read_curve(const json& j, std::uint64_t events) const {
+    const std::string where = "header.recorded_reserved.points";
+    if (!j.is_object() || !j.contains("points") || !j["points"].is_array())
+      fail(where, "must be an array of [event, bytes]");
+    RecordedCurve curve;
+    for (std::size_t i = 0; i < j["points"].size(); ++i) {
+      const json& p = j["points"][i];
+      if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() ||
+          !p[1].is_number_unsigned() || p[0].get<std::uint64_t>() > events)
+        fail(where + "[" + std::to_string(i) + "]", "must be [event <= counts.events, bytes]");
+      curve.event.push_back(p[0].get<std::uint64_t>());
+      curve.bytes.push_back(p[1].get<std::uint64_t>());
+    }
+    return curve;
+  }
+
+  // One pass: ops, ids, sizes, every block allocated once before its one free of the same size,
+  // none live at the end; then the counts and the peak against the header's.
+  void check_records(Trace& t) const {
+    enum : std::uint8_t { kNever, kLive, kFreed };
+    std::vector<std::uint8_t> state(t.blocks, kNever);
+    std::vector<std::uint64_t> size_of(t.blocks, 0);
+    std::uint64_t allocs = 0, live = 0, peak = 0, peak_event = 0;
+    for (std::size_t i = 0; i < t.records.size(); ++i) {
+      const TraceRecord& r = t.records[i];
+      auto where = [i] { return "records[" + std::to_string(i) + "]"; };
+      if (r.op != static_cast<std::uint8_t>(TraceOp::kAlloc) &&
+          r.op != static_cast<std::uint8_t>(TraceOp::kFree))
+        fail(where(), "unknown op " + std::to_string(r.op) + " (1 alloc, 2 free)");
+      if (r.zero[0] != 0 || r.zero[1] != 0 || r.zero[2] != 0)
+        fail(where(), "bytes 1-3 must be zero");
+      if (r.block >= t.blocks)
+        fail(where(), "block id " + std::to_string(r.block) +
+                          " out of range (counts.blocks = " + std::to_string(t.blocks) + ")");
+      if (r.size == 0 || r.size > kMaxRequestBytes)
+        fail(where(), "size " + std::to_string(r.size) + " out of range (1 to 2^48)");
+      std::uint8_t& s = state[r.block];
+      if (r.op == static_cast<std::uint8_t>(TraceOp::kAlloc)) {
+        if (s != kNever) fail(where(), "block " + std::to_string(r.block) + " allocated twice");
+        s = kLive;
+        size_of[r.block] = r.size;
+        ++allocs;
+        live += r.size;
+        if (live > peak) {
+          peak = live;
+          peak_event = i + 1;
+        }
+      } else {
+        if (s != kLive)
+          fail(where(), "free of block " + std::to_string(r.block) +
+                            (s == kNever ? ", never allocated" : ", already freed"));
+        if (size_of[r.block] != r.size)
+          fail(where(), "free of block " + std::to_string(r.block) + " with size " +
+                            std::to_string(r.size) + ", allocated with " +
+                            std::to_string(size_of[r.block]));
+        s = kFreed;
+        live -= r.size;
+      }
+    }
+    for (std::uint64_t b = 0; b < t.blocks; ++b) {
+      if (state[b] == kLive)
+        fail("records", "block " + std::to_string(b) + " is still live at the end");
+    }
+    if (allocs != t.allocs || t.records.size() - allocs != t.frees || allocs != t.blocks)
+      fail("header.counts", "allocs " + std::to_string(t.allocs) + ", frees " +
+                                std::to_string(t.frees) + ", blocks " + std::to_string(t.blocks) +
+                                "; the records have " + std::to_string(allocs) + " allocs and " +
+                                std::to_string(t.records.size() - allocs) + " frees");
+    if (peak != t.peak_requested_bytes || peak_event != t.peak_requested_event)
+      fail("header.peak_requested_bytes", std::to_string(t.peak_requested_bytes) + " at event " +
+                                              std::to_string(t.peak_requested_event) +
+                                              "; the records give " + std::to_string(peak) +
+                                              " at event " + std::to_string(peak_event));
+  }
+
+  std::string path_;
+};
+
+}  // namespace
+
+bool is_trace_path(const std::string& path) {
+  const std::string ext = kTraceExtension;
+  return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+}
+
+Trace load_trace_file(const std::string& path) { return Loader(path).load(); }
+
+}  // namespace memrel

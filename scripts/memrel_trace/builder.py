@@ -1,0 +1,183 @@
+"""The replay rules both sources share (docs/traces.md, "Replay rules").
+
+A source adds requests in the order of its entries; `finish` turns them into the records and
+the header of a memrel.trace/1 file:
+
+  * requests only: an allocation is a block with an id and a size; a free names the block;
+  * a block freed without a recorded allocation (the recording began after it was made) is
+    allocated at the start, before every other event: the program held it when recording began;
+  * a free can be put back to an earlier place (`free_at`): a PyTorch free_requested whose
+    free_completed never came is the block's free;
+  * the blocks still live at the end are freed at the end, in block order, so every replay ends
+    empty and the release at the end measures what the allocator keeps of nothing;
+  * marks (an OOM, a snapshot, an RMM allocate failure) and the recording allocator's reserved
+    bytes keep their place among the events.
+
+Places are (events so far, order), where order is the source entry's index: it says which of a
+mark and a free put back at the same place came first.
+
+A million events must import in well under two seconds: the events are one list of ints (block
+for an allocation, ~block for a free) and `finish` works in whole-list operations.
+"""
+
+import bisect
+import sys
+from array import array
+from itertools import accumulate
+
+try:
+    import numpy
+except ImportError:  # the pure-Python path is used
+    numpy = None
+
+from . import OP_ALLOC, OP_FREE
+
+RECORD_BYTES = 16  # op u8, 3 zero bytes, block id u32, size u64; little-endian
+MAX_BLOCKS = 1 << 32
+# The recorded reserved curve is kept as at most this many points: each the highest value of its
+# stretch of events, so the curve's peak survives subsampling exactly.
+CURVE_POINTS = 512
+
+
+class TraceBuilder:
+    def __init__(self):
+        self.events = []        # block (alloc) or ~block (free); sources may append directly
+        self.sizes = []         # block -> size
+        self._at_start = []     # blocks allocated before every event, in order
+        self._late = []         # (place, order, block): frees put back to an earlier place
+        self._marks = []        # (place, order, {label, ...})
+        self._reserved = []     # (place, order, delta bytes)
+
+    def alloc(self, size):
+        block = len(self.sizes)
+        self.sizes.append(size)
+        self.events.append(block)
+        return block
+
+    def alloc_at_start(self, size):
+        block = len(self.sizes)
+        self.sizes.append(size)
+        self._at_start.append(block)
+        return block
+
+    def free(self, block):
+        self.events.append(~block)
+
+    def free_at(self, block, place, order):
+        """Frees the block at an earlier place: after `place` events, after entry `order`."""
+        self._late.append((place, order, block))
+
+    def mark(self, label, order, **detail):
+        self._marks.append((len(self.events), order, dict(label=label, **detail)))
+
+    def reserved_change(self, delta, order):
+        self._reserved.append((len(self.events), order, delta))
+
+    def finish(self, live_at_end, final_reserved=None):
+        """(records as bytes, facts for the header). `live_at_end`: the blocks never freed,
+        freed at the end in block order; `final_reserved`: the recording allocator's reserved
+        bytes at the end (a snapshot's segments), which anchors the recorded curve."""
+        sizes = self.sizes
+        n = len(sizes)
+        if n > MAX_BLOCKS:
+            raise OverflowError(f"{n} blocks, more than 2^32")
+        late = sorted(self._late)
+        body = self.events
+        if late:
+            body, start = [], 0
+            for place, _, block in late:
+                body.extend(self.events[start:place])
+                body.append(~block)
+                start = place
+            body.extend(self.events[start:])
+        events = self._at_start + body + [~b for b in sorted(live_at_end)]
+        late_places = [(place, order) for place, order, _ in late]
+        prologue = len(self._at_start)
+
+        def event_of(place, order):
+            return prologue + place + bisect.bisect_left(late_places, (place, order))
+
+        records, peak, peak_event = columns(events, sizes)
+        marks = [dict(event=event_of(p, o), **m) for p, o, m in self._marks]
+        facts = {
+            "counts": {"events": len(events), "allocs": n, "frees": len(events) - n, "blocks": n,
+                       "allocated_at_start": prologue, "freed_at_end": len(live_at_end),
+                       "marks": len(marks)},
+            "peak_requested_bytes": peak,
+            "peak_requested_event": peak_event,
+            "marks": marks,
+            "recorded_reserved": self._curve(event_of, final_reserved, len(events)),
+        }
+        return records, facts
+
+    def _curve(self, event_of, final_reserved, events):
+        """The recording allocator's reserved bytes after each of its segment events, anchored
+        at the end by `final_reserved` (a snapshot's segments); None without either."""
+        if final_reserved is None and not self._reserved:
+            return None
+        points, running, lowest = [], 0, 0
+        for place, order, delta in self._reserved:
+            running += delta
+            lowest = min(lowest, running)
+            points.append((event_of(place, order), running))
+        # Never below zero: a trace that begins after segments were made shows them freed,
+        # so they were held when it began.
+        initial = max(-lowest, (final_reserved or 0) - running)
+        points = [(0, initial)] + [(e, initial + r) for e, r in points] + [(events, initial + running)]
+        return {"initial_bytes": initial, "final_bytes": initial + running,
+                "peak_bytes": max(b for _, b in points), "points": _envelope(points)}
+
+
+def columns(events, sizes):
+    """(the records as bytes, the peak of requested bytes, the events done when it is first
+    reached). numpy does it in a tenth of the time when it is there (the report's matplotlib
+    brings it); the pure-Python path gives the same bytes (tests/python/test_trace_import.py)."""
+    if numpy is not None and sum(sizes) < (1 << 62):  # int64 sums cannot overflow
+        return _columns_numpy(events, sizes)
+    return _columns_python(events, sizes)
+
+
+def _columns_python(events, sizes):
+    n = len(sizes)
+    # Tables indexed by an event (b, or ~b = -b-1, which Python reads from the end), so that
+    # each column is one C-level map over the events.
+    by_size = sizes + sizes[::-1]
+    by_change = sizes + [-s for s in reversed(sizes)]
+    by_word = [(b << 32) | OP_ALLOC for b in range(n)] + \
+              [(b << 32) | OP_FREE for b in reversed(range(n))]
+    records = array("Q", bytes(RECORD_BYTES * len(events)))  # two u64 words per record
+    records[0::2] = array("Q", map(by_word.__getitem__, events))
+    records[1::2] = array("Q", map(by_size.__getitem__, events))
+    if sys.byteorder == "big":
+        records.byteswap()
+    live = list(accumulate(map(by_change.__getitem__, events)))
+    peak = max(live, default=0)
+    return records.tobytes(), peak, live.index(peak) + 1 if peak > 0 else 0
+
+
+def _columns_numpy(events, sizes):
+    np = numpy
+    ev = np.array(events, dtype=np.int64)
+    freed = ev < 0
+    blocks = np.where(freed, ~ev, ev)
+    size = np.array(sizes, dtype=np.int64)[blocks]
+    records = np.empty((len(ev), 2), dtype="<u8")
+    records[:, 0] = (blocks.astype(np.uint64) << np.uint64(32)) | \
+        np.where(freed, OP_FREE, OP_ALLOC).astype(np.uint64)
+    records[:, 1] = size
+    live = np.cumsum(np.where(freed, -size, size))
+    if len(live) == 0 or live.max() <= 0:
+        return records.tobytes(), 0, 0
+    return records.tobytes(), int(live.max()), int(live.argmax()) + 1
+
+
+def _envelope(points):
+    """At most CURVE_POINTS points: the first, the last, and the highest of each stretch."""
+    if len(points) <= CURVE_POINTS:
+        return [list(p) for p in points]
+    stretch = -(-(len(points) - 2) // (CURVE_POINTS - 2))
+    kept = [points[0]]
+    for i in range(1, len(points) - 1, stretch):
+        kept.append(max(points[i:min(i + stretch, len(points) - 1)], key=lambda p: p[1]))
+    kept.append(points[-1])
+    return [list(p) for p in kept]

@@ -1,0 +1,269 @@
+"""A PyTorch memory snapshot (`torch.cuda.memory._dump_snapshot()`, torch 2.11) into the builder.
+
+The snapshot is a dict: `segments` (what the caching allocator held when it was dumped, each
+with its `blocks`), `device_traces` (one list of entries per device, oldest first, the last
+`max_entries` of them), `allocator_settings`, `external_annotations`. An entry has `action`,
+`addr` (`device_free` for an oom), `size`, `stream`, `time_us` and perhaps `frames`.
+
+The replay rules (docs/traces.md) as they apply here:
+  alloc           a request: a block of `size` bytes (the size asked for, before rounding)
+  free_completed  the block's free (the memory became reusable for the recording allocator)
+  free_requested  the block's free only when no free_completed for it follows
+  segment_*       the recording allocator's own reservations: not requests; they make the
+                  recorded reserved curve, kept in the trace as the reference
+  oom, snapshot   marks
+A free of a block with no recorded alloc, and a block live in `segments` whose address no entry
+names, were allocated before recording began: allocated at the start.
+"""
+
+import math
+from operator import itemgetter
+
+from . import MAX_REQUEST_BYTES
+from .errors import TraceInputError
+from .safe_pickle import load_plain
+
+REQUEST_ACTIONS = ("alloc", "free_requested", "free_completed")
+SEGMENT_SIGN = {"segment_alloc": 1, "segment_map": 1, "segment_free": -1, "segment_unmap": -1}
+MARK_ACTIONS = ("oom", "snapshot")
+ACTIONS = REQUEST_ACTIONS + tuple(SEGMENT_SIGN) + MARK_ACTIONS
+LIVE_STATES = ("active_allocated", "active_pending_free")
+MAX_ADDRESS = (1 << 64) - 1
+_KEPT = []  # snapshots read, see read()
+
+
+def is_snapshot(path, head):
+    """A pickle: protocol 2 or later starts with the PROTO opcode; older ones go by the name."""
+    return head[:1] == b"\x80" or path.endswith((".pickle", ".pkl"))
+
+
+def _show(value):
+    text = repr(value) if not isinstance(value, str) else '"' + value + '"'
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _plain(value):
+    """JSON's share of a value: what JSON cannot hold (NaN, bytes, ...) as its repr."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, bool, int)) or \
+            (isinstance(value, float) and math.isfinite(value)):
+        return value
+    return repr(value)
+
+
+class _Reader:
+    def __init__(self, path, device, builder):
+        self.path, self.device, self.b = path, device, builder
+        self.trace_where = f"device_traces[{device}]"
+        self.first_time = None  # time_us of the first entry that has one: marks' times count from it
+
+    def fail(self, where, what):
+        raise TraceInputError(self.path, where, what)
+
+    def integer(self, entry, key, where, low=0, high=MAX_REQUEST_BYTES):
+        """entry[key], an integer in [low, high]; else the one-line error."""
+        value = entry.get(key)
+        if type(value) is not int:
+            self.fail(where, f"'{key}' must be an integer, got {_show(value)}")
+        if not low <= value <= high:
+            self.fail(where, f"'{key}' = {value} is out of range ({low} to {high})")
+        return value
+
+    def read(self, snapshot):
+        if not isinstance(snapshot, dict) or "device_traces" not in snapshot:
+            self.fail("", "not a PyTorch memory snapshot (a dict with 'device_traces' and "
+                          "'segments', from torch.cuda.memory._dump_snapshot())")
+        traces = snapshot["device_traces"]
+        if not isinstance(traces, list):
+            self.fail("device_traces", f"must be a list (one per device), got {_show(traces)}")
+        if not 0 <= self.device < len(traces):
+            self.fail("--device", f"{self.device}: the snapshot has traces for {len(traces)} "
+                                  f"device(s) (0 to {len(traces) - 1})")
+        trace = traces[self.device]
+        if not isinstance(trace, list):
+            self.fail(self.trace_where, f"must be a list of entries, got {_show(trace)}")
+        segments = snapshot.get("segments", [])
+        if not isinstance(segments, list):
+            self.fail("segments", f"must be a list, got {_show(segments)}")
+        named, live = self.replay(trace)
+        held, start = self.segment_blocks(segments, named)
+        self.live_at_end = live + start
+        settings = snapshot.get("allocator_settings")
+        first = next((e.get("time_us") for e in trace if type(e.get("time_us")) is int), None)
+        last = next((e.get("time_us") for e in reversed(trace) if type(e.get("time_us")) is int), None)
+        try:  # one C-level pass where every entry has a stream, as torch writes them
+            streams = set(map(itemgetter("stream"), trace))
+        except (KeyError, TypeError):
+            streams = {e.get("stream") for e in trace if isinstance(e, dict)}
+        return held, {
+            "source_format": "torch-snapshot",
+            "devices_in_source": len(traces),
+            "source_entries": len(trace),
+            "streams": sorted(s for s in streams if type(s) is int),
+            "time_span_us": None if first is None else last - first,
+            "allocator_settings": _plain(settings) if isinstance(settings, dict) else None,
+        }
+
+    def replay(self, trace):
+        """Every entry in order. Returns the addresses the request entries name and the blocks
+        still live at the end.
+
+        The loop runs once per entry of a trace of millions, so it does only what the rules
+        need; sizes and addresses are checked afterwards in whole-list passes, and anything
+        wrong is located by `entry_error`, which says what is wrong with which entry."""
+        b = self.b
+        sizes, events = b.sizes, b.events
+        add_size, add_event, free_at = sizes.append, events.append, b.free_at
+        addrs = []     # block -> its address (every request entry names a block's address)
+        add_addr = addrs.append
+        live = {}      # addr -> block: allocated, no free yet
+        pending = {}   # addr -> (block, place, entry index): free_requested, not yet completed
+        pop_live, pop_pending = live.pop, pending.pop
+
+        def at_start(addr, size):  # freed, never allocated in the trace: held when it began
+            add_addr(addr)
+            return b.alloc_at_start(size)
+
+        for i, entry in enumerate(trace):
+            try:
+                action = entry["action"]
+                if action == "alloc":
+                    addr = entry["addr"]
+                    if addr in live:
+                        self.entry_error(trace, i)
+                    if addr in pending:  # its free_requested was never completed: freed there
+                        free_at(*pop_pending(addr))
+                    block = len(sizes)
+                    live[addr] = block
+                    add_event(block)
+                    add_size(entry["size"])
+                    add_addr(addr)
+                elif action == "free_completed":  # the free
+                    addr = entry["addr"]
+                    requested = pop_pending(addr, None)
+                    if requested is not None:
+                        block = requested[0]
+                    elif addr in live:  # completed without a recorded request
+                        block = pop_live(addr)
+                    else:
+                        block = at_start(addr, entry["size"])
+                    add_event(~block)
+                elif action == "free_requested":  # the free, unless a completion follows
+                    addr = entry["addr"]
+                    if addr in pending:
+                        self.entry_error(trace, i)
+                    block = pop_live(addr) if addr in live else at_start(addr, entry["size"])
+                    pending[addr] = (block, len(events), i)
+                else:
+                    self.other(trace, i)
+            except (TypeError, KeyError):  # not a dict, a key missing, an unhashable value
+                self.entry_error(trace, i)
+        for freed in pending.values():
+            free_at(*freed)
+        # Whole-list checks (C loops): every size and address an integer in range.
+        for values, low, high in ((sizes, 1, MAX_REQUEST_BYTES), (addrs, 0, MAX_ADDRESS)):
+            if values and (set(map(type, values)) != {int} or min(values) < low or max(values) > high):
+                self.first_bad_entry(trace)
+        return addrs, list(live.values())
+
+    def other(self, trace, i):
+        """Entries that are not requests: the recording allocator's segments and the marks."""
+        entry, b = trace[i], self.b
+        action = entry["action"]
+        if type(action) is str and action in SEGMENT_SIGN:
+            b.reserved_change(SEGMENT_SIGN[action] * self.integer(entry, "size", self.where(i)), i)
+        elif action == "oom" or action == "snapshot":
+            if self.first_time is None:
+                self.first_time = next((e["time_us"] for e in trace
+                                        if isinstance(e, dict) and type(e.get("time_us")) is int), 0)
+            t = entry.get("time_us")
+            detail = {"time_us": t - self.first_time if type(t) is int else None}
+            if action == "oom":
+                detail["bytes"] = self.integer(entry, "size", self.where(i))
+                if type(entry.get("device_free")) is int:
+                    detail["device_free"] = entry["device_free"]
+            b.mark(action, i, **detail)
+        else:
+            self.entry_error(trace, i)
+
+    def where(self, i):
+        return f"{self.trace_where}[{i}]"
+
+    def check_request(self, entry, where):
+        if not isinstance(entry, dict):
+            self.fail(where, f"an entry must be a dict, got {_show(entry)}")
+        action = entry.get("action")
+        if action not in ACTIONS:
+            self.fail(where, f"unknown action {_show(action)} (known: {', '.join(ACTIONS)})")
+        if action in REQUEST_ACTIONS:
+            self.integer(entry, "addr", where, high=MAX_ADDRESS)
+            self.integer(entry, "size", where, low=1)
+
+    def first_bad_entry(self, trace):
+        for i, entry in enumerate(trace):
+            self.check_request(entry, self.where(i))
+        self.fail(self.trace_where, "a size or an address is not an integer in range")
+
+    def entry_error(self, trace, i):
+        """Says what is wrong with trace[i], which the fast path refused."""
+        entry, where = trace[i], self.where(i)
+        self.check_request(entry, where)
+        addr, action = entry["addr"], entry["action"]
+        if action == "alloc":  # at a live address: the alloc that made it live is named
+            first = max((j for j in range(i) if trace[j].get("addr") == addr and
+                         trace[j].get("action") == "alloc"), default=None)
+            self.fail(where, f"alloc at {addr:#x}, which is live (allocated at {self.where(first)})")
+        if action == "free_requested":
+            first = max((j for j in range(i) if trace[j].get("addr") == addr and
+                         trace[j].get("action") == "free_requested"), default=None)
+            self.fail(where, f"free_requested of {addr:#x} twice (first at {self.where(first)})")
+        self.fail(where, f"cannot replay this entry: {_show(entry)}")
+
+    def segment_blocks(self, segments, addresses):
+        """Blocks live in `segments` that no entry names: allocated at the start (freed at the
+        end). Returns the segments' reserved bytes on this device, and those blocks."""
+        held, start, named = 0, [], None
+        for s, segment in enumerate(segments):
+            where = f"segments[{s}]"
+            if not isinstance(segment, dict):
+                self.fail(where, f"a segment must be a dict, got {_show(segment)}")
+            if segment.get("device", self.device) != self.device:
+                continue
+            held += self.integer(segment, "total_size", where)
+            address = self.integer(segment, "address", where, high=MAX_ADDRESS)
+            blocks = segment.get("blocks", [])
+            if not isinstance(blocks, list):
+                self.fail(where, f"'blocks' must be a list, got {_show(blocks)}")
+            for k, block in enumerate(blocks):
+                bwhere = f"{where}.blocks[{k}]"
+                if not isinstance(block, dict):
+                    self.fail(bwhere, f"a block must be a dict, got {_show(block)}")
+                size = self.integer(block, "size", bwhere)
+                # Blocks follow each other from the segment's address (torch writes it too).
+                addr = self.integer(block, "address", bwhere, high=MAX_ADDRESS) \
+                    if "address" in block else address
+                address = addr + size
+                if block.get("state") not in LIVE_STATES or size == 0:
+                    continue
+                if named is None:  # built once, and only when a block is live
+                    named = set(addresses)
+                if addr not in named:
+                    requested = block.get("requested_size")
+                    ok = type(requested) is int and 0 < requested <= MAX_REQUEST_BYTES
+                    start.append(self.b.alloc_at_start(requested if ok else size))
+        return held, start
+
+
+def read(path, device, builder):
+    """Fills `builder` from the snapshot at `path`; returns (the blocks live at the end, the
+    segments' reserved bytes, facts for the header)."""
+    reader = _Reader(path, device, builder)
+    snapshot = load_plain(path)
+    held, facts = reader.read(snapshot)
+    # Kept until the process ends (python3 -m memrel_trace leaves with os._exit): freeing a
+    # snapshot's million dicts one by one takes a fifth of a second, for nothing.
+    _KEPT.append(snapshot)
+    return reader.live_at_end, held, facts
