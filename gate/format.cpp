@@ -66,4 +66,17 @@ std::string ratio(const std::optional<double>& r) {
   return r ? printf_string("%.4f", *r) : "undefined";
 }
 
+std::string markdown_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n')
+      out += ' ';
+    else
+      out += ch;
+  }
+  return out;
+}
+
 }  // namespace memrel::format

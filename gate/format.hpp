@@ -25,5 +25,7 @@ std::string nanoseconds(double ns);
 std::string p_value(double p);
 // "0.9871", or "undefined".
 std::string ratio(const std::optional<double>& r);
+// Text for a Markdown table cell: a '|' would end the cell, a newline the row.
+std::string markdown_cell(const std::string& s);
 
 }  // namespace memrel::format

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "allocators/allocator_environment.hpp"
+#include "harness/elapsed.hpp"
 #include "harness/metrics.hpp"
 #include "harness/trace_file.hpp"
 #include "harness/trace_plan.hpp"
@@ -15,13 +16,6 @@
 
 namespace memrel {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-std::uint64_t elapsed_ns(Clock::time_point since) {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
-}
 
 class CellRun : public ProgramContext {
  public:

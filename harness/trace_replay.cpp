@@ -5,15 +5,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "harness/elapsed.hpp"
+
 namespace memrel {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-std::uint64_t elapsed_ns(Clock::time_point since) {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
-}
 
 std::uint32_t saturated(std::uint64_t ns) {
   return static_cast<std::uint32_t>(

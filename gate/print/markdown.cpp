@@ -5,23 +5,6 @@
 #include "gate/format.hpp"
 
 namespace memrel {
-namespace {
-
-// A table cell: a '|' would end the cell, a newline the row.
-std::string escape_cell(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|')
-      out += "\\|";
-    else if (ch == '\n')
-      out += ' ';
-    else
-      out += ch;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string to_markdown(const Report& report, const CompareOptions& options) {
   std::ostringstream out;
@@ -48,16 +31,16 @@ std::string to_markdown(const Report& report, const CompareOptions& options) {
   }
   out << ". See docs/gate.md.\n";
   for (const auto& f : report.files) {
-    out << "\n### " << escape_cell(f.title) << "\n\n";
+    out << "\n### " << format::markdown_cell(f.title) << "\n\n";
     out << "| metric | baseline | current | change | verdict |\n";
     out << "|---|---|---|---|---|\n";
     for (const auto& r : f.rows) {
       std::string verdict = verdict_name(r.verdict);
       if (r.verdict == Verdict::kRegression || r.verdict == Verdict::kMissing)
         verdict = "**" + verdict + "**";
-      out << "| " << escape_cell(r.subject + " · " + r.metric) << " | " << escape_cell(r.baseline)
-          << " | " << escape_cell(r.current) << " | " << escape_cell(r.change) << " | " << verdict
-          << " |\n";
+      out << "| " << format::markdown_cell(r.subject + " · " + r.metric) << " | "
+          << format::markdown_cell(r.baseline) << " | " << format::markdown_cell(r.current) << " | "
+          << format::markdown_cell(r.change) << " | " << verdict << " |\n";
     }
   }
   out << "\nSummary: " << s.compared << " compared, " << s.regressions << " regressions, "

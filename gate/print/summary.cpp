@@ -2,17 +2,9 @@
 
 #include <sstream>
 
+#include "gate/format.hpp"
+
 namespace memrel {
-namespace {
-
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char ch : s)
-    out += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
-  return out;
-}
-
-}  // namespace
 
 std::string to_summary_markdown(const Report& report, std::size_t max_rows) {
   Summary s = report.summary();
@@ -34,9 +26,10 @@ std::string to_summary_markdown(const Report& report, std::size_t max_rows) {
       if (r.verdict != Verdict::kRegression && r.verdict != Verdict::kMissing) continue;
       if (listed == max_rows) break;
       ++listed;
-      out << "| " << cell(f.title) << " | " << cell(r.subject + " · " + r.metric) << " | "
-          << cell(r.baseline) << " | " << cell(r.current) << " | " << cell(r.change) << " | **"
-          << verdict_name(r.verdict) << "** |\n";
+      out << "| " << format::markdown_cell(f.title) << " | "
+          << format::markdown_cell(r.subject + " · " + r.metric) << " | "
+          << format::markdown_cell(r.baseline) << " | " << format::markdown_cell(r.current) << " | "
+          << format::markdown_cell(r.change) << " | **" << verdict_name(r.verdict) << "** |\n";
     }
   }
   if (failing > listed) out << "\n… and " << failing - listed << " more in the full table.\n";
