@@ -54,6 +54,11 @@ class ProgramContext {
  public:
   virtual ~ProgramContext() = default;
   virtual void mark(const std::string& label, std::uint64_t requested_bytes) = 0;
+  // A probe whose allocated and reserved are `peaks` (the allocator's high-water marks, which
+  // only the program's allocator layer knows) rather than the backend's current figures; the
+  // driver and NVML figures in it are current ones (neither keeps a peak).
+  virtual void mark_peaks(const std::string& label, std::uint64_t peak_requested_bytes,
+                          const Usage& peaks) = 0;
 };
 
 class Allocator {
@@ -87,7 +92,7 @@ class Allocator {
     (void)args_json;
     (void)context;
     throw BackendUnavailable("this backend runs no framework programs (workload needs program '" +
-                             name + "': use a torch-* backend)");
+                             name + "': use a torch-* backend or a device backend)");
   }
 };
 

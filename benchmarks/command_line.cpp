@@ -40,6 +40,14 @@ std::string min_time_flag(double seconds) {
 
 }  // namespace
 
+std::string default_backends_dir() {
+#ifdef MEMREL_SOURCE_DIR
+  return std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends";
+#else
+  return "benchmarks/backends";
+#endif
+}
+
 BenchCommandLine parse_command_line(int argc, char** argv) {
   BenchCommandLine command_line;
   for (int i = 1; i < argc; ++i) {
@@ -49,6 +57,11 @@ BenchCommandLine parse_command_line(int argc, char** argv) {
       command_line.backend = argv[++i];
     } else if (starts_with(argument, "--backend=")) {
       command_line.backend = argument.substr(std::string("--backend=").size());
+    } else if (argument == "--backends-dir") {
+      if (i + 1 == argc) throw UsageError("--backends-dir needs a folder");
+      command_line.backends_dir = argv[++i];
+    } else if (starts_with(argument, "--backends-dir=")) {
+      command_line.backends_dir = argument.substr(std::string("--backends-dir=").size());
     } else if (argument == "--quick") {
       command_line.quick = true;
     } else if (argument == "--list-backends") {

@@ -9,6 +9,9 @@
 
 namespace memrel::bench {
 
+// benchmarks/backends of the source tree, where `memrel` looks for backend files too.
+std::string default_backends_dir();
+
 // A command line memrel_bench cannot run: exit code 2, the message on one line.
 class UsageError : public std::runtime_error {
  public:
@@ -16,7 +19,8 @@ class UsageError : public std::runtime_error {
 };
 
 struct BenchCommandLine {
-  std::string backend;
+  std::string backend;  // a compiled backend's name, a backend file's name or its path
+  std::string backends_dir = default_backends_dir();
   bool quick = false;
   bool help = false;
   bool list_backends = false;
@@ -24,7 +28,8 @@ struct BenchCommandLine {
   std::vector<std::string> benchmark_arguments;
 };
 
-// --backend NAME or --backend=NAME, --quick, --list-backends, --help or -h. Throws UsageError.
+// --backend NAME or --backend=NAME, --backends-dir DIR, --quick, --list-backends, --help or -h.
+// Throws UsageError.
 BenchCommandLine parse_command_line(int argc, char** argv);
 
 // The argv for benchmark::Initialize: the program, then memrel's minimum time and repetitions

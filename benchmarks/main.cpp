@@ -35,7 +35,8 @@ constexpr const char* kBenchFormat = "memrel.bench/1";
 
 void print_help() {
   std::cout
-      << "Usage: memrel_bench --backend NAME [--quick] [Google Benchmark options]\n"
+      << "Usage: memrel_bench --backend NAME|FILE [--backends-dir DIR] [--quick] [Google Benchmark "
+         "options]\n"
          "\n"
          "Latency benchmarks of one memrel backend: pair, alloc, free (warm and cold), release\n"
          "and churn, named <operation>/<backend>/<mode>/<bytes> (docs/benchmarks.md). One\n"
@@ -43,7 +44,12 @@ void print_help() {
          "\n"
          "  --backend NAME   one of: "
       << backend_names_joined()
-      << "\n"
+      << ";\n"
+         "                   or a backend file (memrel.backend/1, docs/pluggable-backends.md),\n"
+         "                   by its name in --backends-dir or its path\n"
+         "  --backends-dir DIR  backend files found by name (default: "
+      << default_backends_dir()
+      << ")\n"
          "  --quick          4 sizes and a short churn (CI on host backends: under 30 s)\n"
          "  --list-backends  print every backend's name, one a line, and exit\n"
          "  --help, -h       this text, then Google Benchmark's options\n"
@@ -140,17 +146,23 @@ int run(int argc, char** argv) {
   }
   if (command_line.list_backends) {
     for (const BackendInfo& b : all_backends()) std::cout << b.name << "\n";
+    for (const BackendInfo& b : folder_backends(command_line.backends_dir)) {
+      std::cout << b.name << "\n";
+    }
     return kExitSuccess;
   }
   if (command_line.backend.empty()) {
     throw UsageError("--backend NAME is required (valid: " + backend_names_joined() + ")");
   }
-  const BackendInfo* backend = nullptr;
+  // A compiled backend, or a backend file (memrel.backend/1) by name or path, as `memrel run -b`
+  // takes it; a bad file is a usage error (BackendFileError is an invalid_argument).
+  BackendInfo resolved;
   try {
-    backend = &find_backend(command_line.backend);
+    resolved = resolve_backend(command_line.backend, command_line.backends_dir);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  const BackendInfo* backend = &resolved;
   exec_again_if_backend_environment_differs(*backend, argv);
 
   const MeasurementPlan plan = measurement_plan(command_line.quick, backend->space);

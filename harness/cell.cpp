@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "allocators/allocator_environment.hpp"
+#include "allocators/torch/plugin_loader.hpp"
+#include "allocators/torch/variants.hpp"
 #include "harness/elapsed.hpp"
 #include "harness/metrics.hpp"
 #include "harness/trace_file.hpp"
@@ -139,6 +141,36 @@ class CellRun : public ProgramContext {
     requested_live_ = saved;
   }
 
+  void mark_peaks(const std::string& label, std::uint64_t peak_requested_bytes,
+                  const Usage& peaks) override {
+    mark(label, peak_requested_bytes);
+    result_.marks.back().at.allocated = peaks.allocated;
+    result_.marks.back().at.reserved = peaks.reserved;
+  }
+
+  // A torch program runs on torch's own caching allocator in a torch-* cell, and over the cell's
+  // backend (PyTorch's pluggable-allocator interface) in any other device cell; host backends
+  // cannot hold CUDA tensors.
+  void run_program(const ConcreteStep& step) {
+    if (backend_.kind == BackendKind::kTorch) {
+      const TorchVariant* v = find_torch_variant(backend_.name);
+      result_.program_allocator = {v ? v->allocator_name : "native", "torch"};
+      allocator_->run_program(step.program, step.args_json, *this);
+      return;
+    }
+    if (backend_.space != MemorySpace::kDevice) {
+      throw BackendUnavailable("torch program '" + step.program +
+                               "' makes CUDA tensors, which a host backend cannot hold");
+    }
+    result_.program_allocator = {"pluggable", "backend"};
+    try {
+      run_torch_program_on(*allocator_, step.program, step.args_json, *this);
+    } catch (const BackendUnavailable& e) {
+      throw BackendUnavailable("torch program '" + step.program + "' over " + backend_.name +
+                               " needs LibTorch: " + e.what());
+    }
+  }
+
   std::uint64_t raw_used() const { return device_ ? device_->used_bytes() : host_rss_bytes(); }
 
   Snapshot probe(bool with_process) {
@@ -250,7 +282,7 @@ class CellRun : public ProgramContext {
           break;
         case StepKind::kProgram: {
           Clock::time_point t = Clock::now();
-          allocator_->run_program(step.program, step.args_json, *this);
+          run_program(step);
           allocator_->synchronize();
           record.latency_ns = elapsed_ns(t);
           break;

@@ -99,6 +99,14 @@ struct CellMetrics {
   std::map<std::string, std::uint64_t> median_latency_ns;  // per op
 };
 
+// Which allocator layer a torch program's tensors came from (docs/torch.md); program cells only.
+struct ProgramAllocatorRecord {
+  // torch's allocator: "native" or "cudaMallocAsync" (a torch-* backend: torch's own caching
+  // allocator), or "pluggable" (PyTorch's CUDAPluggableAllocator over this cell's backend).
+  std::string torch_allocator;
+  std::string cache_layer;  // who holds freed blocks for reuse: "torch" or "backend"
+};
+
 struct CellResult {
   std::string backend, workload, workload_source;
   std::string status;  // ok, oom, unavailable, crashed, timeout, error
@@ -109,7 +117,8 @@ struct CellResult {
   std::vector<StepRecord> steps;
   std::vector<ReleaseRecord> releases;
   CellMetrics metrics;
-  std::optional<TraceReplay> trace;  // trace cells only (docs/traces.md)
+  std::optional<TraceReplay> trace;                         // trace cells only (docs/traces.md)
+  std::optional<ProgramAllocatorRecord> program_allocator;  // cells that ran a torch program
 };
 
 struct RunResults {

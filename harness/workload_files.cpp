@@ -11,12 +11,22 @@ namespace fs = std::filesystem;
 
 namespace memrel {
 
+namespace {
+
+// A folder's workloads: step lists (*.json) and imported traces (*.memtrace, docs/traces.md).
+bool is_workload_file(const fs::directory_entry& entry) {
+  if (!entry.is_regular_file()) return false;
+  const fs::path extension = entry.path().extension();
+  return extension == ".json" || extension == ".memtrace";
+}
+
+}  // namespace
+
 std::vector<std::string> all_workload_files(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json")
-      files.push_back(entry.path().string());
+    if (is_workload_file(entry)) files.push_back(entry.path().string());
   }
   if (ec)
     throw std::invalid_argument("--workloads-dir: cannot read '" + dir + "': " + ec.message());
@@ -29,7 +39,8 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
   if (names_or_paths.empty()) {
     auto files = all_workload_files(dir);
     if (files.empty())
-      throw std::invalid_argument("--workloads-dir: no *.json workloads in '" + dir + "'");
+      throw std::invalid_argument("--workloads-dir: no *.json workloads or *.memtrace traces in '" +
+                                  dir + "'");
     return files;
   }
   std::vector<std::string> out;
@@ -41,6 +52,11 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
     fs::path candidate = fs::path(dir) / (item + ".json");
     if (fs::is_regular_file(candidate)) {
       out.push_back(candidate.string());
+      continue;
+    }
+    fs::path trace = fs::path(dir) / (item + ".memtrace");
+    if (fs::is_regular_file(trace)) {
+      out.push_back(trace.string());
       continue;
     }
     std::string known;

@@ -143,15 +143,22 @@ class Parser {
 
  private:
   // A value with '/' is a path, relative to the description's folder; a bare name is looked for
-  // next to the memrel executable, else left to dlopen's search.
+  // next to the executable, then in the build folder that made it (memrel_bench lives one folder
+  // below memrel and the libraries the build writes), else left to dlopen's search.
   std::string library_path(const std::string& library) const {
     if (library.find('/') != std::string::npos) {
       fs::path p(library);
       if (p.is_relative()) p = fs::absolute(fs::path(file_).parent_path()) / p;
       return p.lexically_normal().string();
     }
-    std::string dir = executable_dir();
-    if (!dir.empty() && is_file(fs::path(dir) / library)) return (fs::path(dir) / library).string();
+    std::vector<std::string> dirs = {executable_dir()};
+#ifdef MEMREL_BINARY_DIR
+    dirs.emplace_back(MEMREL_BINARY_DIR);
+#endif
+    for (const std::string& dir : dirs) {
+      if (!dir.empty() && is_file(fs::path(dir) / library))
+        return (fs::path(dir) / library).string();
+    }
     return library;
   }
 

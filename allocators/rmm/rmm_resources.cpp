@@ -22,6 +22,7 @@
 // C++20: RMM 26.10's headers need it; only this file includes them.
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -31,6 +32,7 @@
 #include <rmm/mr/binning_memory_resource.hpp>
 #include <rmm/mr/cuda_async_memory_resource.hpp>
 #include <rmm/mr/cuda_memory_resource.hpp>
+#include <rmm/mr/logging_resource_adaptor.hpp>
 #include <rmm/mr/pool_memory_resource.hpp>
 #include <rmm/mr/statistics_resource_adaptor.hpp>
 
@@ -44,15 +46,25 @@ namespace {
 constexpr std::int8_t kMinBinExponent = 18;
 constexpr std::int8_t kMaxBinExponent = 22;
 
+using Resource = cuda::mr::any_resource<cuda::mr::device_accessible>;
+
+// RMM's own allocation log around the resource when MEMREL_RMM_LOG_FILE names a file: the CSV of
+// logging_resource_adaptor that RMM's replay benchmark and `memrel trace import` read
+// (scripts/record-traces records one). Flushed at every event, so a killed cell's log is whole.
+Resource logged_if_asked(Resource resource) {
+  const char* file = std::getenv("MEMREL_RMM_LOG_FILE");
+  if (file == nullptr || *file == '\0') return resource;
+  return rmm::mr::logging_resource_adaptor{std::move(resource), std::string(file),
+                                           /*auto_flush=*/true};
+}
+
 // One backend: the resource, RMM's statistics around it, and how this resource reports its
 // reservation and releases it.
 class RmmAllocator : public Allocator {
  public:
-  using Resource = cuda::mr::any_resource<cuda::mr::device_accessible>;
-
   RmmAllocator(Resource resource, std::function<std::optional<std::uint64_t>()> reserved,
                std::function<void()> release)
-      : statistics_(std::move(resource)),
+      : statistics_(logged_if_asked(std::move(resource))),
         reserved_(std::move(reserved)),
         release_(std::move(release)) {
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "allocators/torch/torch_caching_allocator.hpp"
+#include "allocators/torch/torch_over_backend.hpp"
 #include "allocators/torch/variants.hpp"
 
 #define MEMREL_TORCH_EXPORT extern "C" __attribute__((visibility("default")))
@@ -18,4 +19,12 @@ MEMREL_TORCH_EXPORT memrel::Allocator* memrel_torch_make(const char* variant) {
   const memrel::TorchVariant* v = memrel::find_torch_variant(variant ? variant : "");
   if (v == nullptr) throw std::invalid_argument(std::string("no torch variant named ") + variant);
   return new memrel::TorchCachingAllocator(*v);
+}
+
+// Runs a torch program with its tensors allocated by `backend`, a backend the cell made
+// (allocators/torch/torch_over_backend.hpp). Throws what the program throws, as above.
+MEMREL_TORCH_EXPORT void memrel_torch_run_program_over(memrel::Allocator* backend,
+                                                       const char* program, const char* args_json,
+                                                       memrel::ProgramContext* context) {
+  memrel::run_torch_program_over(*backend, program, args_json, *context);
 }

@@ -33,6 +33,40 @@ std::string executable_dir() {
 // The plugin's entry points (allocators/torch/plugin.cpp).
 using AbiFn = int (*)();
 using MakeFn = Allocator* (*)(const char* variant);
+using RunOverFn = void (*)(Allocator* backend, const char* program, const char* args_json,
+                           ProgramContext* context);
+
+// The plugin's handle, loaded once per process and checked against this memrel's interface.
+void* load_plugin() {
+  Availability a = torch_backend_availability();
+  if (!a.available) throw BackendUnavailable(a.reason);
+  std::string path = torch_plugin_path();
+  // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace. The plugin is never
+  // unloaded: LibTorch does not support dlclose, and the allocator's code lives there.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* err = dlerror();
+    throw BackendUnavailable("cannot load " + path + ": " + (err ? err : "unknown dlopen error"));
+  }
+  auto abi = reinterpret_cast<AbiFn>(dlsym(handle, "memrel_torch_plugin_abi"));
+  if (abi == nullptr) throw BackendUnavailable(path + " is not a memrel torch plugin");
+  if (abi() != kTorchPluginAbi) {
+    throw BackendUnavailable(path + " was built for plugin interface " + std::to_string(abi()) +
+                             ", this memrel needs " + std::to_string(kTorchPluginAbi) +
+                             " (rebuild the target memrel_torch)");
+  }
+  return handle;
+}
+
+template <typename Fn>
+Fn plugin_symbol(void* handle, const char* name) {
+  auto fn = reinterpret_cast<Fn>(dlsym(handle, name));
+  if (fn == nullptr) {
+    throw BackendUnavailable(torch_plugin_path() + " has no " + name +
+                             " (rebuild the target memrel_torch)");
+  }
+  return fn;
+}
 
 }  // namespace
 
@@ -65,27 +99,14 @@ Availability torch_backend_availability() {
 }
 
 std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant) {
-  Availability a = torch_backend_availability();
-  if (!a.available) throw BackendUnavailable(a.reason);
-  std::string path = torch_plugin_path();
-  // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace. The plugin is never
-  // unloaded: LibTorch does not support dlclose, and the allocator's code lives there.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* err = dlerror();
-    throw BackendUnavailable("cannot load " + path + ": " + (err ? err : "unknown dlopen error"));
-  }
-  auto abi = reinterpret_cast<AbiFn>(dlsym(handle, "memrel_torch_plugin_abi"));
-  auto make = reinterpret_cast<MakeFn>(dlsym(handle, "memrel_torch_make"));
-  if (abi == nullptr || make == nullptr) {
-    throw BackendUnavailable(path + " is not a memrel torch plugin (no memrel_torch_make)");
-  }
-  if (abi() != kTorchPluginAbi) {
-    throw BackendUnavailable(path + " was built for plugin interface " + std::to_string(abi()) +
-                             ", this memrel needs " + std::to_string(kTorchPluginAbi) +
-                             " (rebuild the target memrel_torch)");
-  }
+  auto make = plugin_symbol<MakeFn>(load_plugin(), "memrel_torch_make");
   return std::unique_ptr<Allocator>(make(variant.c_str()));
+}
+
+void run_torch_program_on(Allocator& backend, const std::string& name, const std::string& args_json,
+                          ProgramContext& context) {
+  auto run = plugin_symbol<RunOverFn>(load_plugin(), "memrel_torch_run_program_over");
+  run(&backend, name.c_str(), args_json.c_str(), &context);
 }
 
 BackendInfo torch_backend(const TorchVariant& v) {

@@ -35,4 +35,11 @@ Availability torch_backend_availability();
 // configuration.
 std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant);
 
+// In the cell of a device backend that is not torch's (cuda-malloc, the pools, RMM, a backend
+// file): loads the plugin and runs torch program `name` with every tensor allocated by
+// `backend`, through PyTorch's pluggable-allocator interface (torch_over_backend.hpp). Throws
+// BackendUnavailable when the plugin is missing or cannot be loaded.
+void run_torch_program_on(Allocator& backend, const std::string& name, const std::string& args_json,
+                          ProgramContext& context);
+
 }  // namespace memrel

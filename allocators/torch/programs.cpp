@@ -25,22 +25,10 @@ std::string program_names() {
   return names;
 }
 
-// Keeps usage() on the peaks for exactly one probe, whatever the probe throws.
-class PeakView {
- public:
-  explicit PeakView(TorchCachingAllocator& a) : a_(a) { a_.report_peaks(true); }
-  ~PeakView() { a_.report_peaks(false); }
-  PeakView(const PeakView&) = delete;
-  PeakView& operator=(const PeakView&) = delete;
-
- private:
-  TorchCachingAllocator& a_;
-};
-
 }  // namespace
 
-ProgramRun::ProgramRun(std::string name, const std::string& args_json,
-                       TorchCachingAllocator& allocator, ProgramContext& context)
+ProgramRun::ProgramRun(std::string name, const std::string& args_json, ProgramAllocator& allocator,
+                       ProgramContext& context)
     : name_(std::move(name)), allocator_(allocator), context_(context) {
   args_ = nlohmann::json::parse(args_json.empty() ? "{}" : args_json);
   if (!args_.is_object()) fail("", "'args' must be an object");
@@ -124,23 +112,22 @@ void ProgramRun::mark(const std::string& label, std::uint64_t live_bytes) {
 
 void ProgramRun::mark_peak(const std::string& label, std::uint64_t peak_live_bytes) {
   synchronize();
-  PeakView peaks(allocator_);
-  context_.mark(label, peak_live_bytes);
+  context_.mark_peaks(label, peak_live_bytes, allocator_.peaks());
 }
 
 void ProgramRun::reset_peaks() {
   synchronize();
-  allocator_.reset_peak_stats();
+  allocator_.reset_peaks();
 }
 
 void ProgramRun::empty_cache() {
-  allocator_.release();
+  allocator_.empty_cache();
   synchronize();
 }
 
-void ProgramRun::synchronize() { allocator_.synchronize(); }
+void ProgramRun::synchronize() { allocator_.wait_for_device(); }
 
-void run(const std::string& name, const std::string& args_json, TorchCachingAllocator& allocator,
+void run(const std::string& name, const std::string& args_json, ProgramAllocator& allocator,
          ProgramContext& context) {
   for (const Program& p : kPrograms) {
     if (name == p.name) {

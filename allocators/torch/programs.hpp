@@ -18,14 +18,14 @@
 #include <vector>
 
 #include "allocators/allocator.hpp"
-#include "allocators/torch/torch_caching_allocator.hpp"
+#include "allocators/torch/program_allocator.hpp"
 
 namespace memrel::torch_programs {
 
 // One run of one program: its arguments, the allocator, and the cell's probe.
 class ProgramRun {
  public:
-  ProgramRun(std::string name, const std::string& args_json, TorchCachingAllocator& allocator,
+  ProgramRun(std::string name, const std::string& args_json, ProgramAllocator& allocator,
              ProgramContext& context);
 
   // Arguments, each with a default. Every getter records the key; finish_arguments() then
@@ -40,16 +40,14 @@ class ProgramRun {
 
   // A probe now, with `live_bytes` as the program's requested bytes.
   void mark(const std::string& label, std::uint64_t live_bytes);
-  // A probe whose allocated and reserved are the allocator's peaks since reset_peaks()
-  // (getDeviceStats().peak), with `peak_live_bytes` the program's own peak; the driver and NVML
-  // figures in it are current ones (neither keeps a peak).
+  // A probe whose allocated and reserved are the allocator layer's peaks since reset_peaks()
+  // (getDeviceStats().peak for torch's own allocator), with `peak_live_bytes` the program's own
+  // peak; the driver and NVML figures in it are current ones (neither keeps a peak).
   void mark_peak(const std::string& label, std::uint64_t peak_live_bytes);
   void reset_peaks();
   // torch.cuda.empty_cache(), then a device synchronisation.
   void empty_cache();
   void synchronize();
-
-  TorchCachingAllocator& allocator() { return allocator_; }
 
  private:
   [[noreturn]] void fail(const std::string& key, const std::string& why) const;
@@ -57,7 +55,7 @@ class ProgramRun {
   std::string name_;
   nlohmann::json args_;
   std::vector<std::string> known_;
-  TorchCachingAllocator& allocator_;
+  ProgramAllocator& allocator_;
   ProgramContext& context_;
 };
 
@@ -67,7 +65,7 @@ inline std::uint64_t bytes_of(const at::Tensor& t) {
 }
 
 // Throws std::invalid_argument naming the known programs when `name` is not one.
-void run(const std::string& name, const std::string& args_json, TorchCachingAllocator& allocator,
+void run(const std::string& name, const std::string& args_json, ProgramAllocator& allocator,
          ProgramContext& context);
 
 // The programs, one per file.

@@ -181,14 +181,18 @@ c10::CachingDeviceAllocator::DeviceStats TorchCachingAllocator::device_stats() c
   return cca::getDeviceStats(kDevice);
 }
 
-void TorchCachingAllocator::reset_peak_stats() { cca::resetPeakStats(kDevice); }
+void TorchCachingAllocator::reset_peaks() { cca::resetPeakStats(kDevice); }
 
 Usage TorchCachingAllocator::usage() const {
   auto stats = device_stats();
-  const auto& allocated = stats.allocated_bytes[kAggregate];
-  const auto& reserved = stats.reserved_bytes[kAggregate];
-  return {static_cast<std::uint64_t>(report_peaks_ ? allocated.peak : allocated.current),
-          static_cast<std::uint64_t>(report_peaks_ ? reserved.peak : reserved.current)};
+  return {static_cast<std::uint64_t>(stats.allocated_bytes[kAggregate].current),
+          static_cast<std::uint64_t>(stats.reserved_bytes[kAggregate].current)};
+}
+
+Usage TorchCachingAllocator::peaks() const {
+  auto stats = device_stats();
+  return {static_cast<std::uint64_t>(stats.allocated_bytes[kAggregate].peak),
+          static_cast<std::uint64_t>(stats.reserved_bytes[kAggregate].peak)};
 }
 
 std::map<std::string, std::int64_t> TorchCachingAllocator::detailed_stats() const {
@@ -218,10 +222,8 @@ void TorchCachingAllocator::run_program(const std::string& name, const std::stri
   try {
     torch_programs::run(name, args_json, *this, context);
   } catch (const c10::OutOfMemoryError& e) {
-    report_peaks_ = false;
     throw OutOfMemory(0, "program " + name + ": " + e.what_without_backtrace());
   } catch (const c10::Error& e) {
-    report_peaks_ = false;
     rethrow_torch_error(e, "program " + name);
   }
 }

@@ -22,11 +22,13 @@
 #include <string>
 
 #include "allocators/allocator.hpp"
+#include "allocators/torch/program_allocator.hpp"
 #include "allocators/torch/variants.hpp"
 
 namespace memrel {
 
-class TorchCachingAllocator : public Allocator {
+// Also the programs' allocator layer: torch's own cache is the one the programs see.
+class TorchCachingAllocator : public Allocator, public ProgramAllocator {
  public:
   // Throws BackendUnavailable when torch sees no CUDA device, std::runtime_error when the
   // allocator does not run `variant`'s configuration.
@@ -42,12 +44,13 @@ class TorchCachingAllocator : public Allocator {
   void run_program(const std::string& name, const std::string& args_json,
                    ProgramContext& context) override;
 
-  // For the programs (allocators/torch/programs.hpp).
+  // ProgramAllocator: emptyCache, a device synchronisation, getDeviceStats().peak.
+  void empty_cache() override { release(); }
+  void wait_for_device() override { synchronize(); }
+  void reset_peaks() override;
+  Usage peaks() const override;
+
   c10::CachingDeviceAllocator::DeviceStats device_stats() const;
-  void reset_peak_stats();
-  // While on, usage() reports the peaks since reset_peak_stats() rather than the current
-  // figures, so that a mark can record a program's high-water mark.
-  void report_peaks(bool on) { report_peaks_ = on; }
 
   // Every figure of getDeviceStats(0) memrel may want beyond allocated and reserved
   // (requested_bytes, active_bytes, num_device_alloc/free, num_alloc_retries...); the results
@@ -60,7 +63,6 @@ class TorchCachingAllocator : public Allocator {
   void verify_configuration();
 
   const TorchVariant& variant_;
-  bool report_peaks_ = false;
 };
 
 }  // namespace memrel

@@ -118,6 +118,17 @@ TEST_F(PluggableBackend, AFolderBackendIsFoundByItsNameAndKeepsWhatDelFrees) {
   EXPECT_EQ(after.reserved, kTensor);
 }
 
+// A torch program makes CUDA tensors: on a host backend the cell is unavailable and says why,
+// and names no torch-only rule (device backends run programs over PyTorch's pluggable allocator).
+TEST_F(PluggableBackend, ATorchProgramOnAHostBackendIsUnavailableWithTheReason) {
+  RunResults r = run("-b pluggable-host-example -w torch-temp-then-delete");
+  ASSERT_EQ(r.cells.size(), 1u);
+  EXPECT_EQ(r.cells[0].status, "unavailable");
+  EXPECT_NE(r.cells[0].reason.find("host backend cannot hold"), std::string::npos)
+      << r.cells[0].reason;
+  EXPECT_FALSE(r.cells[0].program_allocator.has_value());
+}
+
 TEST_F(PluggableBackend, WithoutOptionalSymbolsReleaseIsANoOpAndUsageIsEmpty) {
   std::string file = dir_.file("bare.json");
   testing::write_text(file, host_example_file("bare-host-example",

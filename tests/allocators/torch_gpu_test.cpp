@@ -282,6 +282,53 @@ TEST_F(TorchBackends, LinearStackNoGradPeaksBelowGrad) {
       << "what stays allocated at the end is the cuBLAS workspace";
 }
 
+// The same programs over other device backends, through PyTorch's pluggable allocator
+// (docs/torch.md): torch caches nothing there, so what a `del` leaves is the backend's doing.
+TEST_F(TorchBackends, ProgramsOverCudaMallocGiveMemoryBackAtDel) {
+  CellResult c = ok_cell("cuda-malloc", "torch-seed-000");
+  ASSERT_TRUE(c.program_allocator.has_value());
+  EXPECT_EQ(c.program_allocator->torch_allocator, "pluggable");
+  EXPECT_EQ(c.program_allocator->cache_layer, "backend");
+  const std::uint64_t t = 377487360;
+  EXPECT_GE(*at(c, "single:after-alloc").allocated, t);
+  // torch-native keeps all 360 MiB reserved here (Seed000ProgramMatchesThePythonFiguresToTheByte);
+  // cudaFree gives them back at the del.
+  EXPECT_LT(*at(c, "single:after-free-only").reserved, MiB);
+  EXPECT_NEAR(at(c, "single:after-free-only").device_used_delta,
+              at(c, "after-context").device_used_delta, kGranule);
+  EXPECT_NEAR(
+      at(c, "huge:after-alloc").device_used_delta - at(c, "huge:after-free-only").device_used_delta,
+      4096 * MiB, kGranule);
+}
+
+TEST_F(TorchBackends, ProgramsOverRmmPoolKeepThePoolAfterEmptyCache) {
+  Availability a = find_backend("rmm-pool").availability();
+  if (!a.available) GTEST_SKIP() << "rmm-pool cannot run here: " << a.reason;
+  CellResult c = ok_cell("rmm-pool", "torch-seed-000");
+  ASSERT_TRUE(c.program_allocator.has_value());
+  EXPECT_EQ(c.program_allocator->cache_layer, "backend");
+  // empty_cache() is RMM's release, which a pool does not have: the 4 GiB stay with the pool.
+  EXPECT_EQ(*at(c, "huge:after-free-release").allocated, *at(c, "after-context").allocated);
+  EXPECT_GE(*at(c, "huge:after-free-release").reserved, 4096u * MiB);
+  EXPECT_GE(at(c, "huge:after-free-release").device_used_delta, 4096 * MiB - kGranule);
+}
+
+TEST_F(TorchBackends, ProgramsOverCudaAsyncKeepThePoolUntilEmptyCache) {
+  CellResult c = ok_cell("cuda-async", "torch-seed-000");
+  const std::uint64_t t = 377487360;
+  EXPECT_GE(*at(c, "single:after-free-only").reserved, t) << "the pool keeps the freed block";
+  EXPECT_LT(*at(c, "single:after-free-release").reserved, t) << "empty_cache trims the pool";
+}
+
+// no_grad saves the same six activations whichever allocator is beneath.
+TEST_F(TorchBackends, LinearStackOverCudaMallocSavesTheSameUnderNoGrad) {
+  CellResult c = ok_cell("cuda-malloc", "torch-linear-stack");
+  const auto grad = i64(*at(c, "grad:peak").allocated);
+  const auto no_grad = i64(*at(c, "no_grad:peak").allocated);
+  EXPECT_NEAR(grad - no_grad, 48 * MiB, MiB / 10);
+  EXPECT_EQ(i64(at(c, "grad:peak").requested) - i64(at(c, "no_grad:peak").requested), 48 * MiB);
+}
+
 // The absolute Python peaks in docs/design.md (621.1 MiB with grad, 573.1 no_grad) are not
 // asserted: on the H200 this program peaks at 617.125 / 569.125 MiB, a constant 3.975 MiB below
 // them in both modes, while the gap the seeds care about (48 MiB, asserted above) agrees. The
