@@ -34,6 +34,9 @@ class TorchOverBackend : public ProgramAllocator {
     if (bytes == 0) return nullptr;  // as cudaMalloc(0); torch never frees a null block
     std::lock_guard<std::mutex> lock(mutex_);
     void* p = backend_.allocate(bytes);
+    // A stream-ordered backend (cuda-async, RMM) hands the block out on a stream of its own;
+    // torch uses it on its stream, which is not ordered after that one: wait for it here.
+    backend_.synchronize();
     Usage now = backend_.usage();
     raise(peaks_.allocated, now.allocated);
     raise(peaks_.reserved, now.reserved);

@@ -313,8 +313,8 @@ TEST_F(TorchBackends, ProgramsOverRmmPoolKeepThePoolAfterEmptyCache) {
   EXPECT_GE(at(c, "huge:after-free-release").device_used_delta, 4096 * MiB - kGranule);
 }
 
-TEST_F(TorchBackends, ProgramsOverCudaAsyncKeepThePoolUntilEmptyCache) {
-  CellResult c = ok_cell("cuda-async", "torch-seed-000");
+TEST_F(TorchBackends, ProgramsOverCudaAsyncRetainKeepThePoolUntilEmptyCache) {
+  CellResult c = ok_cell("cuda-async-retain", "torch-seed-000");
   const std::uint64_t t = 377487360;
   EXPECT_GE(*at(c, "single:after-free-only").reserved, t) << "the pool keeps the freed block";
   EXPECT_LT(*at(c, "single:after-free-release").reserved, t) << "empty_cache trims the pool";
