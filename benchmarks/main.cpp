@@ -12,6 +12,7 @@
 
 #include "allocators/allocator_environment.hpp"
 #include "allocators/backend_table.hpp"
+#include "allocators/torch/plugin_loader.hpp"
 #include "benchmarks/benchmark_families.hpp"
 #include "benchmarks/command_line.hpp"
 #include "benchmarks/finite_json_reporter.hpp"
@@ -111,7 +112,9 @@ void add_memrel_context(const BackendInfo& backend, const MeasurementPlan& plan,
   benchmark::AddCustomContext("memrel_allocator_environment",
                               nlohmann::json(allocator_environment()).dump());
   // Host, git commit, GPU, driver and CUDA runtime, as a results file records them.
-  const nlohmann::json context = run_context();
+  nlohmann::json context = run_context();
+  // Made above, a torch backend has loaded the plugin, which can tell LibTorch's version.
+  if (auto torch = loaded_torch_version()) context["fingerprint"]["torch_version"] = *torch;
   for (const auto& [key, value] : context.items()) {
     if (value.is_null()) continue;
     const std::string name = key.rfind("memrel_", 0) == 0 ? key : "memrel_" + key;

@@ -33,6 +33,7 @@ std::string executable_dir() {
 // The plugin's entry points (allocators/torch/plugin.cpp).
 using AbiFn = int (*)();
 using MakeFn = Allocator* (*)(const char* variant);
+using VersionFn = const char* (*)();
 
 }  // namespace
 
@@ -86,6 +87,18 @@ std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant) {
                              " (rebuild the target memrel_torch)");
   }
   return std::unique_ptr<Allocator>(make(variant.c_str()));
+}
+
+std::optional<std::string> loaded_torch_version() {
+  const std::string path = torch_plugin_path();
+  if (path.empty()) return std::nullopt;
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (handle == nullptr) return std::nullopt;
+  auto version = reinterpret_cast<VersionFn>(dlsym(handle, "memrel_torch_version"));
+  std::optional<std::string> out;
+  if (version != nullptr && version() != nullptr) out = version();
+  dlclose(handle);  // drops only the reference RTLD_NOLOAD added
+  return out;
 }
 
 BackendInfo torch_backend(const TorchVariant& v) {

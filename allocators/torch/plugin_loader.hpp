@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "allocators/allocator.hpp"
@@ -34,5 +35,9 @@ Availability torch_backend_availability();
 // library that failed), std::runtime_error when the allocator does not run the variant's
 // configuration.
 std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant);
+
+// LibTorch's version, when this process has already loaded the plugin (a torch backend was
+// made here); empty otherwise. Never loads the plugin (RTLD_NOLOAD): the parent must not.
+std::optional<std::string> loaded_torch_version();
 
 }  // namespace memrel
