@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "allocators/allocator_environment.hpp"
 #include "allocators/backend_table.hpp"
@@ -44,7 +45,10 @@ void print_help() {
          "\n"
          "  --backend NAME   one of: "
       << backend_names_joined()
-      << "\n"
+      << ",\n"
+         "                   or a backend file (memrel.backend/1): a path, or a name in\n"
+         "                   " MEMREL_BACKENDS_DIR
+         "\n"
          "  --quick          4 sizes and a short churn (CI on host backends: under 30 s)\n"
          "  --list-backends  print every backend's name, one a line, and exit\n"
          "  --help, -h       this text, then Google Benchmark's options\n"
@@ -148,12 +152,15 @@ int run(int argc, char** argv) {
   if (command_line.backend.empty()) {
     throw UsageError("--backend NAME is required (valid: " + backend_names_joined() + ")");
   }
-  const BackendInfo* backend = nullptr;
+  // A built-in backend, or a backend file (docs/pluggable-backends.md) by its path or by its name
+  // in benchmarks/backends, as `memrel run -b` takes it.
+  std::optional<BackendInfo> resolved;
   try {
-    backend = &find_backend(command_line.backend);
+    resolved = resolve_backend(command_line.backend, MEMREL_BACKENDS_DIR);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  const BackendInfo* backend = &*resolved;
   exec_again_if_backend_environment_differs(*backend, argv);
 
   const MeasurementPlan plan = measurement_plan(command_line.quick, backend->space);
