@@ -57,13 +57,17 @@ def open_history(path):
     return db
 
 
-def series_of(db, metrics, match):
+def series_of(db, path, metrics, match):
     """{(metric, machine): [(run_id, started, source, commit, value)...]} in time order."""
     query = ("SELECT f.metric, ifnull(r.machine_id, ''), r.id, r.started, r.source, "
              "ifnull(r.memrel_commit, ''), f.value FROM figures f JOIN runs r ON r.id = f.run_id "
              "WHERE instr(f.metric, ?) > 0 ORDER BY f.metric, r.started, r.id")
     out = {}
-    for metric, machine, run_id, started, source, commit, value in db.execute(query, (match,)):
+    try:
+        rows = db.execute(query, (match,)).fetchall()
+    except sqlite3.DatabaseError as e:
+        raise UsageError(f"{path}: not a readable memrel history ({e})") from None
+    for metric, machine, run_id, started, source, commit, value in rows:
         if metrics and metric not in metrics:
             continue
         out.setdefault((metric, machine), []).append((run_id, started, source, commit, value))
@@ -110,17 +114,18 @@ def main(argv):
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     try:
-        import otava.analysis  # noqa: F401  (checked before any work)
+        db = open_history(args.db)
+        series = series_of(db, args.db, args.metric, args.match)
+    except UsageError as e:
+        print(f"memrel: {e}", file=sys.stderr)
+        return 2
+    try:
+        import otava.analysis  # noqa: F401  (checked before any statistics)
     except ImportError as e:
         print(f"memrel history changes: Apache Otava is not importable with {sys.executable} "
               f"({e}): run scripts/install-deps", file=sys.stderr)
         return 4
-    try:
-        db = open_history(args.db)
-        text = report(series_of(db, args.metric, args.match), args)
-    except UsageError as e:
-        print(f"memrel: {e}", file=sys.stderr)
-        return 2
+    text = report(series, args)
     sys.stdout.write(text)
     if args.markdown:
         tmp = args.markdown + ".tmp"
