@@ -195,10 +195,14 @@ int run_ab(AbArgs& a) {
                     << stem << ".log)\n";
           return exit_code::kRegression;
         }
-        if (!fs::exists(stem + ".json")) {  // memrel_bench says why on stderr
-          if (round > 1 || side != &a.reference)
-            throw std::runtime_error(side->role + " " + name + " wrote no results in round " +
-                                     std::to_string(round) + ": " + last_line(r.log));
+        if (!fs::exists(stem + ".json")) {  // unavailable: memrel_bench says why on stderr
+          if (round > 1 || side != &a.reference) {
+            // The reference ran here, so the candidate's side is what cannot run.
+            std::cerr << "memrel ab: the " << side->role << " " << name
+                      << " wrote no results in round " << round << ": " << last_line(r.log) << " ("
+                      << stem << ".log)\n";
+            return exit_code::kRegression;
+          }
           unavailable.push_back(backend + ": " + last_line(r.log));
           ran = false;
           break;
