@@ -19,6 +19,8 @@ RunSubcommand attach_validate(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_compare(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_ab(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_history(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_report(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_trace(CLI::App& app, const GlobalOptions& global);
 
@@ -30,6 +32,12 @@ const std::vector<Subcommand>& subcommands() {
       {"cell", "Run one cell in this process (the runner's child; for debugging)", attach_cell},
       {"compare", "Compare a run with a baseline: the regression gate (exit 1 on a regression)",
        attach_compare},
+      {"ab",
+       "A reference and a candidate benchmarked interleaved on this machine: the latency gate "
+       "for a fleet (exit 1 on a regression)",
+       attach_ab},
+      {"history", "Results over time in a SQLite database: add runs, show a metric, change points",
+       attach_history},
       {"report", "Plots and a report folder (index.html, report.md) from results files",
        attach_report},
       {"trace", "Import a PyTorch snapshot or an RMM log as a trace to replay (docs/traces.md)",

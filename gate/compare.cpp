@@ -6,6 +6,7 @@
 #include "gate/read/input_file.hpp"
 #include "gate/read/pairing.hpp"
 #include "gate/rules/cell_rules.hpp"
+#include "gate/rules/fingerprint_rules.hpp"
 #include "gate/rules/latency_rules.hpp"
 #include "gate/rules/machine_drift.hpp"
 
@@ -42,7 +43,8 @@ std::vector<ReadPair> read_pairs(const std::vector<InputPair>& pairs,
   return out;
 }
 
-FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& options) {
+FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& given_options) {
+  CompareOptions options = given_options;
   const std::string& name = pair.names.name;
   if (!pair.baseline || !pair.current) {
     FileComparison fc;
@@ -58,9 +60,20 @@ FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& opt
   }
   const InputFile& b = *pair.baseline;
   const InputFile& c = *pair.current;
+  std::optional<Row> fingerprint_row;
+  if (b.kind == InputKind::kBenchmark) {
+    // Suite latencies are never gated; benchmark latencies only on one machine.
+    LatencyStanding standing = latency_standing(b.fingerprint, c.fingerprint, options.interleaved);
+    fingerprint_row = standing.row;
+    if (!standing.may_gate && options.gate_latency) {
+      options.gate_latency = false;
+      options.latency_not_gated_because = standing.why_not;
+    }
+  }
   FileComparison fc = b.kind == InputKind::kResults
                           ? compare_runs(b.results, c.results, options)
                           : compare_benchmark_runs(b.benchmarks, c.benchmarks, options);
+  if (fingerprint_row) fc.rows.insert(fc.rows.begin(), *fingerprint_row);
   if (b.gpu != c.gpu) {
     // Only reached when the difference is allowed or one side records no GPU at all.
     std::vector<Row> rows;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "gate/rules/tolerances.hpp"
 
@@ -15,6 +16,12 @@ struct CompareOptions {
   // Off: latencies are reported (with the test) as info and only bytes and status gate. For a
   // machine shared while it measures, where whole runs shift by more than any minimum change.
   bool gate_latency = true;
+  // Why latency is not gated, for the rows: the option, or the machine fingerprints
+  // (gate/rules/fingerprint_rules.hpp), which compare_paths checks for each pair of files.
+  std::string latency_not_gated_because = "--no-latency-gate";
+  // Both sides come from one `memrel ab` run, interleaved on one machine: latency may gate
+  // whatever their fingerprints say.
+  bool interleaved = false;
   // On (--normalize-drift): each latency is judged after dividing out the machine's drift, the
   // median current/baseline ratio over every benchmark compared. Between two leases of the same
   // H200 model, unchanged code moved by 2-3x as a whole (every backend, every size, no

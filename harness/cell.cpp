@@ -104,6 +104,10 @@ class CellRun : public ProgramContext {
     allocator_ = backend_.make();
     allocator_->synchronize();
     s.backend_init_ns = elapsed_ns(t);
+    // A torch backend has now loaded the plugin, which names LibTorch's version: the runner puts
+    // it in the run's machine fingerprint (the parent never loads LibTorch itself).
+    if (auto torch = loaded_torch_version(); torch && s.device.is_object())
+      s.device["torch_version"] = *torch;
     s.baseline_device_used = raw_used();
     s.baseline_host_rss = host_rss_bytes();
     s.backend_init_device_bytes = static_cast<std::int64_t>(s.baseline_device_used) -

@@ -233,6 +233,15 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
     }
   }
   run.context["finished"] = utc_now_iso8601();
+  // LibTorch's version, as the torch cells found it (harness/cell.cpp): for the fingerprint.
+  for (const CellResult& cell : run.cells) {
+    const nlohmann::json& device = cell.setup.device;
+    if (device.is_object() && device.contains("torch_version") &&
+        run.context.contains("fingerprint")) {
+      run.context["fingerprint"]["torch_version"] = device["torch_version"];
+      break;
+    }
+  }
   return run;
 }
 

@@ -143,21 +143,16 @@ class Parser {
 
  private:
   // A value with '/' is a path, relative to the description's folder; a bare name is looked for
-  // next to the executable, then in the build folder that made it (memrel_bench lives one folder
-  // below memrel and the libraries the build writes), else left to dlopen's search.
+  // next to the running executable, then in the build folder beside memrel (where the build
+  // writes the examples: memrel_bench runs from build/benchmarks/), else left to dlopen's search.
   std::string library_path(const std::string& library) const {
     if (library.find('/') != std::string::npos) {
       fs::path p(library);
       if (p.is_relative()) p = fs::absolute(fs::path(file_).parent_path()) / p;
       return p.lexically_normal().string();
     }
-    std::vector<std::string> dirs = {executable_dir()};
-#ifdef MEMREL_BINARY_DIR
-    dirs.emplace_back(MEMREL_BINARY_DIR);
-#endif
-    for (const std::string& dir : dirs) {
-      if (!dir.empty() && is_file(fs::path(dir) / library))
-        return (fs::path(dir) / library).string();
+    for (const std::string& dir : memrel_dirs()) {
+      if (is_file(fs::path(dir) / library)) return (fs::path(dir) / library).string();
     }
     return library;
   }
@@ -201,12 +196,27 @@ std::string executable_dir() {
   return ec ? std::string() : exe.parent_path().string();
 }
 
+std::vector<std::string> memrel_dirs() {
+  std::vector<std::string> dirs;
+  if (std::string dir = executable_dir(); !dir.empty()) dirs.push_back(dir);
+#ifdef MEMREL_BUILD_DIR
+  if (dirs.empty() || dirs.front() != MEMREL_BUILD_DIR) dirs.push_back(MEMREL_BUILD_DIR);
+#endif
+  return dirs;
+}
+
+std::string memrel_dirs_joined() {
+  std::string out;
+  for (const auto& d : memrel_dirs()) out += (out.empty() ? "" : " or ") + d;
+  return out;
+}
+
 std::string library_not_found_reason(const BackendFile& b) {
   if (b.library_path.find('/') != std::string::npos) {
     if (is_file(b.library_path)) return "";
     return "library " + b.library_path + " not found (" + b.file + ")";
   }
-  std::vector<std::string> dirs;
+  std::vector<std::string> dirs = memrel_dirs();
   if (const char* env = std::getenv("LD_LIBRARY_PATH"); env != nullptr) {
     std::stringstream list(env);
     for (std::string d; std::getline(list, d, ':');) {
@@ -219,7 +229,7 @@ std::string library_not_found_reason(const BackendFile& b) {
     if (is_file(fs::path(d) / b.library)) return "";
   }
   if (in_linker_cache(b.library)) return "";
-  return "library " + b.library + " not found (not next to memrel in " + executable_dir() +
+  return "library " + b.library + " not found (not next to memrel in " + memrel_dirs_joined() +
          ", not in LD_LIBRARY_PATH, the linker cache or the system library folders; " + b.file +
          ")";
 }

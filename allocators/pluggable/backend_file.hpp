@@ -18,6 +18,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "allocators/allocator.hpp"
 
@@ -55,6 +56,10 @@ BackendFile parse_backend_file(const std::string& file);
 // The folder of the running executable (/proc/self/exe), where the build puts the in-tree
 // example libraries; empty if unknown.
 std::string executable_dir();
+
+// Where a bare library name is looked for first: executable_dir(), then the build folder that
+// holds memrel and the examples (memrel_bench runs from its benchmarks/ subfolder).
+std::vector<std::string> memrel_dirs();
 
 // Whether the library can be found without loading it: an existing file for a path; for a bare
 // name, a file in LD_LIBRARY_PATH's folders, the dynamic linker's cache or the system library

@@ -1,5 +1,7 @@
 // The plugin's entry points, the only symbols libmemrel_torch.so exports; the loader is
 // allocators/torch/plugin_loader.cpp.
+#include <torch/version.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +13,9 @@
 
 // The interface version this plugin was built against.
 MEMREL_TORCH_EXPORT int memrel_torch_plugin_abi() { return memrel::kTorchPluginAbi; }
+
+// LibTorch's version as its headers name it ("2.11.0"), for the machine fingerprint.
+MEMREL_TORCH_EXPORT const char* memrel_torch_version() { return TORCH_VERSION; }
 
 // A new allocator of the named variant; the caller owns it. Throws what the constructor throws
 // (BackendUnavailable, std::runtime_error): both sides are C++ built with the same compiler and

@@ -68,6 +68,8 @@ Fn plugin_symbol(void* handle, const char* name) {
   return fn;
 }
 
+using VersionFn = const char* (*)();
+
 }  // namespace
 
 std::string torch_plugin_path() {
@@ -107,6 +109,18 @@ void run_torch_program_on(Allocator& backend, const std::string& name, const std
                           ProgramContext& context) {
   auto run = plugin_symbol<RunOverFn>(load_plugin(), "memrel_torch_run_program_over");
   run(&backend, name.c_str(), args_json.c_str(), &context);
+}
+
+std::optional<std::string> loaded_torch_version() {
+  const std::string path = torch_plugin_path();
+  if (path.empty()) return std::nullopt;
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (handle == nullptr) return std::nullopt;
+  auto version = reinterpret_cast<VersionFn>(dlsym(handle, "memrel_torch_version"));
+  std::optional<std::string> out;
+  if (version != nullptr && version() != nullptr) out = version();
+  dlclose(handle);  // drops only the reference RTLD_NOLOAD added
+  return out;
 }
 
 BackendInfo torch_backend(const TorchVariant& v) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "allocators/allocator.hpp"
@@ -41,5 +42,9 @@ std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant);
 // BackendUnavailable when the plugin is missing or cannot be loaded.
 void run_torch_program_on(Allocator& backend, const std::string& name, const std::string& args_json,
                           ProgramContext& context);
+
+// LibTorch's version, when this process has already loaded the plugin (a torch backend was
+// made here); empty otherwise. Never loads the plugin (RTLD_NOLOAD): the parent must not.
+std::optional<std::string> loaded_torch_version();
 
 }  // namespace memrel

@@ -12,6 +12,23 @@ std::optional<std::string> recorded_gpu(const nlohmann::json& context, const cha
   return std::nullopt;
 }
 
+// The fingerprint as memrel writes it: an object in a results file, the same object as a JSON
+// string in a Google Benchmark context (AddCustomContext takes strings).
+std::optional<MachineFingerprint> recorded_fingerprint(const nlohmann::json& context,
+                                                       const char* key) {
+  if (!context.is_object() || !context.contains(key) || context[key].is_null()) return std::nullopt;
+  nlohmann::json j = context[key];
+  if (j.is_string()) {
+    j = nlohmann::json::parse(j.get<std::string>(), nullptr, false);
+    if (j.is_discarded()) throw ResultsError(std::string("context.") + key + ": not JSON");
+  }
+  try {
+    return fingerprint_from_json(j);
+  } catch (const std::invalid_argument& e) {
+    throw ResultsError(std::string("context.") + key + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 const char* input_kind_name(InputKind kind) {
@@ -27,10 +44,12 @@ InputFile read_input_file(const std::string& path) {
       f.kind = InputKind::kResults;
       f.results = run_from_json(j);
       f.gpu = recorded_gpu(f.results.context, "gpu");
+      f.fingerprint = recorded_fingerprint(f.results.context, "fingerprint");
     } else if (j.is_object() && j.contains("benchmarks")) {
       f.kind = InputKind::kBenchmark;
       f.benchmarks = benchmark_run_from_json(j);
       f.gpu = recorded_gpu(f.benchmarks.context, "memrel_gpu");
+      f.fingerprint = recorded_fingerprint(f.benchmarks.context, "memrel_fingerprint");
     } else {
       throw ResultsError(std::string("neither a memrel results file (\"schema\": \"") +
                          kResultsSchema +

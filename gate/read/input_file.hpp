@@ -8,6 +8,7 @@
 
 #include "gate/read/benchmark_json.hpp"
 #include "harness/results.hpp"
+#include "platform/machine_fingerprint.hpp"
 
 namespace memrel {
 
@@ -22,6 +23,9 @@ struct InputFile {
   RunResults results;              // when kind is kResults
   BenchmarkRun benchmarks;         // when kind is kBenchmark
   std::optional<std::string> gpu;  // the GPU the file says it ran on, if it records one
+  // context.fingerprint (results) or context.memrel_fingerprint (memrel_bench, a JSON string);
+  // empty for files written before fingerprints, and for other programs' files.
+  std::optional<MachineFingerprint> fingerprint;
 };
 
 // Throws ResultsError ("FILE: what") for a missing, empty, malformed or unknown file.

@@ -85,7 +85,7 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
   std::string text = change_text + ", " + format::p_value(test.p_value);
   if (!options.gate_latency) {
     add_row(rows, b.name, metric, describe_figure(b), describe_figure(c),
-            text + "; not gated (--no-latency-gate)", Verdict::kInfo);
+            text + "; not gated (" + options.latency_not_gated_because + ")", Verdict::kInfo);
     return;
   }
   Verdict v = Verdict::kOk;

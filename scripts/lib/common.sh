@@ -46,6 +46,7 @@ memrel_default_baseline() {
 }
 
 # The `memrel compare` options for a baseline folder, one a line, chosen by the folder's name.
+# Only the shared CPU machine needs one; machine fingerprints decide the rest.
 # scripts/nightly and scripts/gpu-check both gate through this, so they cannot drift apart.
 #   mapfile -t gate_options < <(memrel_gate_options "$baseline")
 memrel_gate_options() {
@@ -62,22 +63,12 @@ memrel_gate_options() {
       # gate there.
       echo --no-latency-gate
       ;;
-    h200)
-      # On the lent H200, latencies move between leases by more than any regression we could
-      # name, and not uniformly. Unchanged code, lease A to B: 30 "regressions" at the 10%
-      # minimum, 0 at 2x; lease B to C: 80 at 2x (every backend about 2.1x slower); dividing out
-      # the median drift (--normalize-drift) left 11 at 2x for A to B, whose shift was uneven. So
-      # there bytes and statuses gate, and latencies are reported with change and p-value;
-      # MEMREL_LATENCY_GATE=1 gates them at 2x.
-      if [[ ${MEMREL_LATENCY_GATE:-0} == 1 ]]; then
-        printf '%s\n' --latency-min-change 1.0
-      else
-        echo --no-latency-gate
-      fi
-      ;;
     *)
-      # Any other baseline (one recorded on a dedicated machine): latencies gate at memrel
-      # compare's defaults.
+      # Any other baseline, the H200's among them: memrel compare itself decides. It gates
+      # latency only against a baseline with this run's machine fingerprint and reports it as
+      # information otherwise (docs/gate.md, "Machine fingerprints"): a baseline from another
+      # lease of the H200 gates bytes and statuses, no option needed. `memrel ab` gates latency
+      # on one machine.
       ;;
   esac
   return 0

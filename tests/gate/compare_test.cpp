@@ -311,10 +311,24 @@ struct Bench {
   std::map<std::string, double> counters;
 };
 
+// One machine as memrel_bench records it (a JSON string in the context): both sides of most
+// tests below ran there, so their latencies may gate.
+json fingerprint(const std::string& gpu_uuid, const std::string& commit) {
+  return {{"gpu_model", "NVIDIA H200"},     {"gpu_uuid", gpu_uuid},
+          {"driver_version", "580.159.04"}, {"cuda_driver_version", 13000},
+          {"cuda_runtime_version", 13000},  {"cpu_model", "AMD EPYC 9654"},
+          {"host", "gpu-node-1"},           {"memrel_commit", commit},
+          {"torch_version", nullptr}};
+}
+const json kSameMachine = fingerprint("GPU-aaaa", "abc123");
+
 // The shape Google Benchmark writes with --benchmark_repetitions: one "iteration" entry per
 // repetition, then the aggregates.
 json gbench(const std::vector<Bench>& benches, bool with_repetitions = true) {
-  json j = {{"context", {{"date", "2026-12-02T00:00:00+00:00"}, {"library_build_type", "release"}}},
+  json j = {{"context",
+             {{"date", "2026-12-02T00:00:00+00:00"},
+              {"library_build_type", "release"},
+              {"memrel_fingerprint", kSameMachine.dump()}}},
             {"benchmarks", json::array()}};
   for (const auto& b : benches) {
     auto entry = [&](const std::string& name, double ns) {
@@ -485,6 +499,68 @@ TEST(CompareBenchmarks, MaxBytesUsedComesFromTheLastRepetition) {
   EXPECT_EQ(find_row(same, kPair, "max_bytes_used")->baseline, "4096");
   Report grown = compare_docs(stale(base, 4096), stale(base, 8192));
   EXPECT_EQ(find_row(grown, kPair, "max_bytes_used")->verdict, Verdict::kRegression);
+}
+
+TEST(CompareBenchmarks, LatencyAgainstABaselineWithoutFingerprintIsInformation) {
+  json base = gbench({{kPair, samples(1000, 0.03, 10, 1), {{"reserved", 4096}}}});
+  json cur = gbench({{kPair, samples(2000, 0.03, 10, 2), {{"reserved", 8192}}}});
+  base["context"].erase("memrel_fingerprint");  // recorded before fingerprints
+  Report r = compare_docs(base, cur);
+  const Row* latency = find_row(r, kPair, "real_time");
+  EXPECT_EQ(latency->verdict, Verdict::kInfo);
+  EXPECT_NE(latency->change.find("%, p="), std::string::npos) << latency->change;
+  EXPECT_NE(latency->change.find("records no machine fingerprint"), std::string::npos);
+  EXPECT_EQ(find_row(r, kPair, "reserved")->verdict, Verdict::kRegression);  // bytes still gate
+  EXPECT_EQ(find_row(r, "file", "machine fingerprint")->verdict, Verdict::kInfo);
+  EXPECT_EQ(r.summary().regressions, 1u);
+}
+
+TEST(CompareBenchmarks, LatencyAcrossFingerprintsIsInformationNamingWhatDiffers) {
+  json base = gbench({{kPair, samples(1000, 0.03, 10, 1), {{"reserved", 4096}}}});
+  json cur = gbench({{kPair, samples(2000, 0.03, 10, 2), {{"reserved", 4096}}}});
+  cur["context"]["memrel_fingerprint"] = fingerprint("GPU-bbbb", "def456").dump();
+  Report r = compare_docs(base, cur);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(find_row(r, kPair, "real_time")->verdict, Verdict::kInfo);
+  const Row* row = find_row(r, "file", "machine fingerprint");
+  ASSERT_NE(row, nullptr);
+  EXPECT_NE(row->change.find("another machine (gpu_uuid)"), std::string::npos) << row->change;
+  EXPECT_NE(find_row(r, kPair, "real_time")->change.find("gate it with memrel ab"),
+            std::string::npos);
+
+  // The same machine and commit: the same figures regress, and nothing is said of machines.
+  cur["context"]["memrel_fingerprint"] = kSameMachine.dump();
+  Report same = compare_docs(base, cur);
+  EXPECT_EQ(same.exit_code(), 1);
+  EXPECT_EQ(find_row(same, kPair, "real_time")->verdict, Verdict::kRegression);
+  EXPECT_EQ(find_row(same, "file", "machine fingerprint"), nullptr);
+
+  // The same machine, another commit: that is the change judged, so latency gates.
+  cur["context"]["memrel_fingerprint"] = fingerprint("GPU-aaaa", "def456").dump();
+  Report other_commit = compare_docs(base, cur);
+  EXPECT_EQ(find_row(other_commit, kPair, "real_time")->verdict, Verdict::kRegression);
+  EXPECT_NE(find_row(other_commit, "file", "machine fingerprint")->change.find("memrel_commit"),
+            std::string::npos);
+
+  // Interleaved on one machine (memrel ab): gated whatever the fingerprints say.
+  cur["context"]["memrel_fingerprint"] = fingerprint("GPU-bbbb", "def456").dump();
+  CompareOptions interleaved;
+  interleaved.interleaved = true;
+  EXPECT_EQ(find_row(compare_docs(base, cur, interleaved), kPair, "real_time")->verdict,
+            Verdict::kRegression);
+}
+
+TEST(CompareBenchmarks, AMalformedFingerprintIsUnusableInput) {
+  json base = gbench({{kPair, samples(1000, 0.03, 10, 1), {}}});
+  json cur = base;
+  cur["context"]["memrel_fingerprint"] = R"({"gpu_uuid": 7})";
+  try {
+    compare_docs(base, cur);
+    FAIL() << "a fingerprint whose gpu_uuid is a number was accepted";
+  } catch (const memrel::ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("memrel_fingerprint"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("gpu_uuid"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CompareBenchmarks, LatencyGateCanBeTurnedOff) {

@@ -9,10 +9,16 @@
 // the next request of that size, so "del without release" leaves it resident (reserved);
 // release() unmaps every cached block. allocated = bytes of live blocks, reserved = live +
 // cached, both rounded sizes. Not stream- or device-aware: the stream and device are ignored.
+//
+// TEST ONLY: MEMREL_TEST_HOST_EXAMPLE_DELAY_US=N makes every allocation wait N microseconds
+// (a busy wait, read once when the library loads), so that `memrel ab`'s tests have a candidate
+// that is measurably slower than its reference (tests/cli/ab_test.py). No real allocator has it.
 #include <sys/mman.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -41,9 +47,23 @@ size_t rounded(ssize_t size) {
   return (s + kGranule - 1) / kGranule * kGranule;
 }
 
+// The test-only delay (above); 0 without the variable.
+const std::chrono::microseconds kTestDelay{[] {
+  const char* v = std::getenv("MEMREL_TEST_HOST_EXAMPLE_DELAY_US");
+  return v == nullptr ? 0L : std::strtol(v, nullptr, 10);
+}()};
+
+void test_delay() {
+  if (kTestDelay.count() <= 0) return;
+  const auto until = std::chrono::steady_clock::now() + kTestDelay;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 }  // namespace
 
 EXAMPLE_EXPORT void* memrel_host_example_alloc(ssize_t size, int /*device*/, void* /*stream*/) {
+  test_delay();
   Cache& c = cache();
   size_t bytes = rounded(size);
   std::lock_guard<std::mutex> lock(c.mutex);

@@ -1,0 +1,193 @@
+// `memrel history`: results over time (docs/history.md).
+//   memrel history add RESULTS...        files or folders of results / benchmark JSON
+//   memrel history show METRIC           one metric over time, a table per machine
+//   memrel history list [PART]           the metrics it holds (names containing PART)
+//   memrel history changes [ARGS...]     change points (Apache Otava's E-Divisive), in Python
+// The database is SQLite, by default results/history.sqlite in the source tree; --db names
+// another. The statistics of `changes` are Otava's, not memrel's: scripts/memrel_history.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "cli/exit_codes.hpp"
+#include "cli/python_module.hpp"
+#include "cli/subcommand.hpp"
+#include "gate/format.hpp"
+#include "gate/history/history_db.hpp"
+#include "gate/read/input_file.hpp"
+
+#ifndef MEMREL_SOURCE_DIR
+#define MEMREL_SOURCE_DIR "."
+#endif
+
+namespace memrel::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string default_db() { return std::string(MEMREL_SOURCE_DIR) + "/results/history.sqlite"; }
+
+// A folder stands for every *.json directly inside it, in name order.
+std::vector<std::string> expand(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<std::string> inside;
+    for (const auto& e : fs::directory_iterator(p, ec)) {
+      if (e.path().extension() == ".json") inside.push_back(e.path().string());
+    }
+    if (inside.empty()) throw std::invalid_argument(p + ": a folder with no *.json in it");
+    std::sort(inside.begin(), inside.end());
+    out.insert(out.end(), inside.begin(), inside.end());
+  }
+  return out;
+}
+
+std::string file_content(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run_add(const std::string& db_path, const std::vector<std::string>& given) {
+  // Every file is read and checked before the database is touched: a bad one adds nothing.
+  std::vector<InputFile> files;
+  std::vector<std::string> contents;
+  for (const std::string& path : expand(given)) {
+    files.push_back(read_input_file(path));
+    contents.push_back(file_content(path));
+  }
+  std::error_code ec;
+  fs::path parent = fs::path(db_path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  HistoryDb db(db_path, true);
+  for (const HistoryAdded& a : db.add(files, contents)) {
+    if (a.run_id == 0)
+      std::cout << a.path << ": already in the history\n";
+    else
+      std::cout << a.path << ": run " << a.run_id << ", " << a.figures << " figures\n";
+  }
+  std::cout << "history: " << db_path << "\n";
+  return exit_code::kSuccess;
+}
+
+std::string shown(double v, const std::string& metric) {
+  if (metric.size() >= 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0)
+    return format::nanoseconds(v);
+  return format::printf_string("%.6g", v);
+}
+
+int run_show(const std::string& db_path, const std::string& metric) {
+  HistoryDb db(db_path, false);
+  std::vector<HistoryPoint> points = db.series(metric);
+  if (points.empty()) {
+    std::string hint;
+    auto near = db.metrics(metric.substr(0, metric.find(':')));
+    if (!near.empty()) hint = " (e.g. " + near.front().first + "; memrel history list PART)";
+    throw std::invalid_argument(metric + ": not in the history " + db_path + hint);
+  }
+  // One table per machine, in the order machines first appear: latency is comparable only
+  // within one machine (docs/gate.md), bytes across machines of one GPU model.
+  std::vector<std::string> machines;
+  std::map<std::string, std::vector<const HistoryPoint*>> by_machine;
+  for (const HistoryPoint& p : points) {
+    if (!by_machine.count(p.machine_id)) machines.push_back(p.machine_id);
+    by_machine[p.machine_id].push_back(&p);
+  }
+  std::cout << "# " << metric << "\n";
+  for (const std::string& m : machines) {
+    const auto& series = by_machine[m];
+    std::cout << "\n## machine " << (m.empty() ? "unknown (no fingerprint recorded)" : m) << " ("
+              << (series.front()->gpu_model.empty() ? "no GPU" : series.front()->gpu_model) << "), "
+              << series.size() << " runs\n\n"
+              << "| run | started | memrel | value | change |\n|---|---|---|---|---|\n";
+    const HistoryPoint* previous = nullptr;
+    for (const HistoryPoint* p : series) {
+      std::string change = previous == nullptr ? ""
+                                               : format::relative_change(p->value - previous->value,
+                                                                         previous->value);
+      std::cout << "| " << p->run_id << " | " << p->started << " | "
+                << (p->memrel_commit.empty() ? "?" : p->memrel_commit) << " | "
+                << shown(p->value, metric) << " | " << change << " |\n";
+      previous = p;
+    }
+    if (series.size() >= 2) {
+      const double first = series.front()->value, last = series.back()->value;
+      std::cout << "\nTrend: " << shown(first, metric) << " -> " << shown(last, metric) << " ("
+                << (first == 0 ? std::string("from 0")
+                               : format::relative_change(last - first, first))
+                << " over " << series.size() << " runs)\n";
+    }
+  }
+  return exit_code::kSuccess;
+}
+
+int run_list(const std::string& db_path, const std::string& part) {
+  HistoryDb db(db_path, false);
+  for (const auto& [metric, runs] : db.metrics(part)) std::cout << metric << "\t" << runs << "\n";
+  return exit_code::kSuccess;
+}
+
+// Otava lives in its own virtual environment (scripts/install-deps: its pinned numpy and scipy
+// stay out of the system's Python); $MEMREL_HISTORY_PYTHON chooses another interpreter.
+std::string changes_python() {
+  if (const char* p = std::getenv("MEMREL_HISTORY_PYTHON"); p != nullptr && *p != '\0') return p;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string cache = xdg && *xdg ? xdg : std::string(home ? home : "") + "/.cache";
+  std::string venv = cache + "/memrel/otava/bin/python";
+  return access(venv.c_str(), X_OK) == 0 ? venv : "";
+}
+
+}  // namespace
+
+RunSubcommand attach_history(CLI::App& sub, const GlobalOptions&) {
+  struct Args {
+    std::string db = default_db();
+    std::vector<std::string> files;
+    std::string metric, part;
+  };
+  auto args = std::make_shared<Args>();
+  sub.require_subcommand(1);
+  sub.add_option("--db", args->db, "The history database (SQLite)")->capture_default_str();
+  CLI::App* add = sub.add_subcommand("add", "Add results or benchmark files (or folders of them)");
+  add->add_option("files", args->files, "memrel results or Google Benchmark JSON, or folders")
+      ->required();
+  CLI::App* show = sub.add_subcommand("show", "One metric over time, a table per machine");
+  show->add_option("metric", args->metric,
+                   "SUBJECT:FIGURE, e.g. pair/host-malloc/warm/4096:real_time_ns "
+                   "(memrel history list)")
+      ->required();
+  CLI::App* list = sub.add_subcommand("list", "The metrics in the history, with their run counts");
+  list->add_option("part", args->part, "Only metrics whose name contains this");
+  CLI::App* changes = sub.add_subcommand(
+      "changes", "Change points per metric and machine (Apache Otava; --help for its options)");
+  changes->set_help_flag();
+  changes->prefix_command();
+  return [args, add, show, list, changes] {
+    if (add->parsed()) return run_add(args->db, args->files);
+    if (show->parsed()) return run_show(args->db, args->metric);
+    if (list->parsed()) return run_list(args->db, args->part);
+    std::vector<std::string> words = {"--db", args->db};
+    for (const std::string& w : changes->remaining()) words.push_back(w);
+    if (std::string python = changes_python(); !python.empty())
+      setenv("MEMREL_PYTHON", python.c_str(), 1);
+    return exec_python_module("memrel history changes", "memrel_history", words,
+                              "change points need Apache Otava (scripts/install-deps)");
+  };
+}
+
+}  // namespace memrel::cli

@@ -1,0 +1,241 @@
+#include "gate/history/history_db.hpp"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "gate/history/history_figures.hpp"
+#include "platform/run_context.hpp"
+
+namespace memrel {
+namespace {
+
+constexpr int kApplicationId = 0x6d656d72;  // "memr": the file is a memrel history
+
+// Schema version N is made by the first N steps, in order; a database at version K < N gets
+// steps K+1..N. Append a step to change the schema; never edit one.
+const char* const kSchemaSteps[] = {
+    // 1: runs and their figures.
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  added TEXT NOT NULL,"          // when it was added (UTC, ISO 8601)
+    "  started TEXT NOT NULL,"        // when the run started, from the file; else `added`
+    "  source TEXT NOT NULL,"         // the file's path as given to `history add`
+    "  kind TEXT NOT NULL,"           // 'results' or 'benchmark'
+    "  digest TEXT NOT NULL UNIQUE,"  // of the file's content: a file is added once
+    "  machine_id TEXT,"              // machine_id() of the fingerprint; NULL without one
+    "  fingerprint TEXT,"             // the fingerprint as JSON; NULL without one
+    "  gpu_model TEXT,"
+    "  memrel_commit TEXT);"
+    "CREATE TABLE figures ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  metric TEXT NOT NULL,"  // '<subject>:<figure>'
+    "  value REAL NOT NULL,"
+    "  PRIMARY KEY (run_id, metric));"
+    "CREATE INDEX figures_by_metric ON figures(metric);",
+};
+static_assert(sizeof kSchemaSteps / sizeof kSchemaSteps[0] == kHistorySchemaVersion);
+
+std::string digest(const std::string& content) {
+  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a, 64 bits, and the length
+  for (unsigned char c : content) {
+    hash ^= c;
+    hash *= 1099511628211ULL;
+  }
+  char text[40];
+  std::snprintf(text, sizeof text, "%016llx-%zu", static_cast<unsigned long long>(hash),
+                content.size());
+  return text;
+}
+
+// A prepared statement, finalized however the scope is left.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql, const std::string& path) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK)
+      throw ResultsError(path + ": " + sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(s_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  sqlite3_stmt* get() { return s_; }
+  void bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT);
+  }
+  void bind_or_null(int i, const std::optional<std::string>& v) {
+    if (v)
+      bind(i, *v);
+    else
+      sqlite3_bind_null(s_, i);
+  }
+  std::string text(int column) {
+    const unsigned char* t = sqlite3_column_text(s_, column);
+    return t == nullptr ? "" : reinterpret_cast<const char*>(t);
+  }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+};
+
+std::string started_of(const InputFile& f) {
+  const nlohmann::json& c =
+      f.kind == InputKind::kResults ? f.results.context : f.benchmarks.context;
+  for (const char* key : {"started", "memrel_started", "date"}) {
+    if (c.is_object() && c.contains(key) && c[key].is_string()) return c[key].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
+  struct stat st {};
+  bool exists = stat(path.c_str(), &st) == 0;
+  if (!exists && !create)
+    throw ResultsError(path + ": no history database here (memrel history add creates one)");
+  int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    std::string why = db_ ? sqlite3_errmsg(db_) : "cannot open";
+    sqlite3_close(db_);
+    throw ResultsError(path + ": " + why);
+  }
+  sqlite3_busy_timeout(db_, 10000);  // two nightly steps adding at once wait for each other
+  try {
+    exec("PRAGMA foreign_keys = ON");
+    int version = 0, application = 0;
+    {
+      Statement v(db_, "PRAGMA user_version", path_);
+      if (sqlite3_step(v.get()) == SQLITE_ROW) version = sqlite3_column_int(v.get(), 0);
+      Statement a(db_, "PRAGMA application_id", path_);
+      if (sqlite3_step(a.get()) == SQLITE_ROW) application = sqlite3_column_int(a.get(), 0);
+    }
+    if (version == 0 && application == 0) {
+      Statement tables(db_, "SELECT count(*) FROM sqlite_master", path_);
+      sqlite3_step(tables.get());
+      if (sqlite3_column_int(tables.get(), 0) != 0)
+        throw ResultsError(path + ": an SQLite database, but not a memrel history");
+    } else if (application != kApplicationId) {
+      throw ResultsError(path + ": an SQLite database, but not a memrel history");
+    }
+    if (version > kHistorySchemaVersion)
+      throw ResultsError(path + ": history schema " + std::to_string(version) +
+                         ", written by a newer memrel (this one reads up to " +
+                         std::to_string(kHistorySchemaVersion) + ")");
+    if (version < kHistorySchemaVersion) {
+      exec("BEGIN IMMEDIATE");
+      for (int step = version; step < kHistorySchemaVersion; ++step) exec(kSchemaSteps[step]);
+      exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+      exec("PRAGMA user_version = " + std::to_string(kHistorySchemaVersion));
+      exec("COMMIT");
+    }
+  } catch (...) {
+    sqlite3_close(db_);
+    throw;
+  }
+}
+
+HistoryDb::~HistoryDb() { sqlite3_close(db_); }
+
+void HistoryDb::exec(const std::string& sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string why = error ? error : sqlite3_errmsg(db_);
+    sqlite3_free(error);
+    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw ResultsError(path_ + ": " + why);
+  }
+}
+
+std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
+                                         const std::vector<std::string>& contents) {
+  std::vector<HistoryAdded> out;
+  const std::string added = utc_now_iso8601();
+  exec("BEGIN IMMEDIATE");
+  try {
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const InputFile& f = files[i];
+      HistoryAdded a{f.path, 0, 0};
+      const std::string d = digest(contents[i]);
+      {
+        Statement seen(db_, "SELECT id FROM runs WHERE digest = ?", path_);
+        seen.bind(1, d);
+        if (sqlite3_step(seen.get()) == SQLITE_ROW) {
+          out.push_back(a);
+          continue;
+        }
+      }
+      std::optional<std::string> machine, fingerprint, gpu, commit;
+      if (f.fingerprint) {
+        machine = machine_id(*f.fingerprint);
+        fingerprint = to_json(*f.fingerprint).dump();
+        gpu = f.fingerprint->gpu_model;
+        commit = f.fingerprint->memrel_commit;
+      }
+      if (!gpu) gpu = f.gpu;
+      std::string started = started_of(f);
+      Statement run(db_,
+                    "INSERT INTO runs (added, started, source, kind, digest, machine_id, "
+                    "fingerprint, gpu_model, memrel_commit) VALUES (?,?,?,?,?,?,?,?,?)",
+                    path_);
+      run.bind(1, added);
+      run.bind(2, started.empty() ? added : started);
+      run.bind(3, f.path);
+      run.bind(4, f.kind == InputKind::kResults ? "results" : "benchmark");
+      run.bind(5, d);
+      run.bind_or_null(6, machine);
+      run.bind_or_null(7, fingerprint);
+      run.bind_or_null(8, gpu);
+      run.bind_or_null(9, commit);
+      if (sqlite3_step(run.get()) != SQLITE_DONE) throw ResultsError(sqlite3_errmsg(db_));
+      a.run_id = sqlite3_last_insert_rowid(db_);
+      Statement figure(db_, "INSERT INTO figures (run_id, metric, value) VALUES (?,?,?)", path_);
+      for (const auto& [metric, value] : history_figures(f)) {
+        sqlite3_reset(figure.get());
+        sqlite3_bind_int64(figure.get(), 1, a.run_id);
+        figure.bind(2, metric);
+        sqlite3_bind_double(figure.get(), 3, value);
+        if (sqlite3_step(figure.get()) != SQLITE_DONE) throw ResultsError(sqlite3_errmsg(db_));
+        ++a.figures;
+      }
+      out.push_back(a);
+    }
+    exec("COMMIT");
+  } catch (const ResultsError& e) {
+    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    std::string what = e.what();
+    throw ResultsError(what.rfind(path_, 0) == 0 ? what : path_ + ": " + what);
+  }
+  return out;
+}
+
+std::vector<HistoryPoint> HistoryDb::series(const std::string& metric) {
+  Statement q(db_,
+              "SELECT r.id, r.started, r.source, ifnull(r.machine_id, ''), "
+              "ifnull(r.gpu_model, ''), ifnull(r.memrel_commit, ''), f.value "
+              "FROM figures f JOIN runs r ON r.id = f.run_id WHERE f.metric = ? "
+              "ORDER BY r.started, r.id",
+              path_);
+  q.bind(1, metric);
+  std::vector<HistoryPoint> out;
+  while (sqlite3_step(q.get()) == SQLITE_ROW) {
+    out.push_back({sqlite3_column_int64(q.get(), 0), q.text(1), q.text(2), q.text(3), q.text(4),
+                   q.text(5), sqlite3_column_double(q.get(), 6)});
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, long long>> HistoryDb::metrics(const std::string& part) {
+  Statement q(db_,
+              "SELECT metric, count(*) FROM figures WHERE instr(metric, ?) > 0 "
+              "GROUP BY metric ORDER BY metric",
+              path_);
+  q.bind(1, part);
+  std::vector<std::pair<std::string, long long>> out;
+  while (sqlite3_step(q.get()) == SQLITE_ROW)
+    out.emplace_back(q.text(0), sqlite3_column_int64(q.get(), 1));
+  return out;
+}
+
+}  // namespace memrel

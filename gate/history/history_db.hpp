@@ -1,0 +1,59 @@
+// The results history: an SQLite database that every run can be added to, so that a slow drift
+// over weeks can be seen (docs/history.md). One row per added file (a run of the suite or one
+// backend's benchmarks) with its machine fingerprint, one row per figure. The schema is
+// versioned with SQLite's user_version; its application_id marks the file as memrel's.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gate/read/input_file.hpp"
+
+struct sqlite3;
+
+namespace memrel {
+
+constexpr int kHistorySchemaVersion = 1;
+
+struct HistoryPoint {
+  long long run_id = 0;
+  std::string started;     // when the run started (the file's context), else when it was added
+  std::string source;      // the file as it was added
+  std::string machine_id;  // empty: the file recorded no fingerprint
+  std::string gpu_model, memrel_commit;
+  double value = 0;
+};
+
+struct HistoryAdded {
+  std::string path;
+  long long run_id = 0;  // 0: already there (a file of the same content), not added again
+  std::size_t figures = 0;
+};
+
+class HistoryDb {
+ public:
+  // Opens PATH, creating it (and its schema) when `create` is true and it does not exist.
+  // Throws ResultsError ("PATH: what") for a file that is not a memrel history, one written by a
+  // newer memrel, or one that does not exist when !create.
+  HistoryDb(const std::string& path, bool create);
+  ~HistoryDb();
+  HistoryDb(const HistoryDb&) = delete;
+  HistoryDb& operator=(const HistoryDb&) = delete;
+
+  // Every file in one transaction: all are added or none.
+  std::vector<HistoryAdded> add(const std::vector<InputFile>& files,
+                                const std::vector<std::string>& contents);
+
+  // One metric over time (ordered by start, then by when it was added), every machine's points.
+  std::vector<HistoryPoint> series(const std::string& metric);
+  // Metric names containing `part` (every one when empty), with how many runs have each.
+  std::vector<std::pair<std::string, long long>> metrics(const std::string& part);
+
+ private:
+  void exec(const std::string& sql);
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace memrel

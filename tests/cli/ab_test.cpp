@@ -1,0 +1,95 @@
+// memrel ab end to end on the CPU: the host pluggable example against itself (A/A) passes; against
+// itself slowed by the test-only delay (MEMREL_TEST_HOST_EXAMPLE_DELAY_US) it fails, naming the
+// figures; its JUnit XML validates. Two sizes of the warm pair, --quick, 5 rounds a side: about
+// 5 s each on a 2-core machine.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace {
+
+using memrel::testing::memrel_command;
+using memrel::testing::run_command;
+using memrel::testing::TempDir;
+
+const std::string kBench =
+    (std::filesystem::path(MEMREL_BINARY).parent_path() / "benchmarks" / "memrel_bench").string();
+
+// The shared 2-core CI machine moves whole processes by tens of percent; a 50% minimum change
+// keeps that out of an A/A verdict, and the slowed candidate is slower by far more.
+std::string ab(const TempDir& dir, const std::string& extra) {
+  return memrel_command(
+      "ab -b pluggable-host-example --quick --rounds 5 --latency-min-change 0.5 "
+      "'--bench-arg=--benchmark_filter=^pair/pluggable-host-example/warm/(512|32768)/' "
+      "--out '" +
+      dir.file("ab") + "' " + extra);
+}
+
+class AbCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access(kBench.c_str(), X_OK) != 0)
+      GTEST_SKIP() << kBench << " is not built (no Google Benchmark at configure time)";
+  }
+};
+
+TEST_F(AbCommand, AHostBackendAgainstItselfPasses) {
+  TempDir dir;
+  auto r = run_command(ab(dir, ""));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("0 regressions"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pair/pluggable-host-example/warm/512/manual_time · real_time"),
+            std::string::npos)
+      << r.output;
+  // Five rounds a side, interleaved, each a process of its own; the merged files beside them.
+  for (const char* side : {"reference", "candidate"}) {
+    for (int round = 1; round <= 5; ++round) {
+      EXPECT_TRUE(std::filesystem::exists(dir.file("ab/rounds/" + std::string(side) +
+                                                   "-pluggable-host-example-" +
+                                                   std::to_string(round) + ".json")));
+    }
+    EXPECT_TRUE(std::filesystem::exists(
+        dir.file("ab/" + std::string(side) + "/bench-pluggable-host-example.json")));
+  }
+}
+
+TEST_F(AbCommand, ASlowerCandidateFailsNamingTheFigures) {
+  TempDir dir;
+  const std::string junit = dir.file("ab.xml");
+  auto r = run_command(
+      ab(dir, "--candidate-env MEMREL_TEST_HOST_EXAMPLE_DELAY_US=200 --junit '" + junit + "'"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  for (const char* size : {"512", "32768"}) {
+    const std::string row =
+        "| pair/pluggable-host-example/warm/" + std::string(size) + "/manual_time · real_time |";
+    std::size_t at = r.output.find(row);
+    ASSERT_NE(at, std::string::npos) << r.output;
+    std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    EXPECT_NE(line.find("**REGRESSION**"), std::string::npos) << line;
+    EXPECT_NE(line.find("p=0.0079"), std::string::npos) << line;  // 5 against 5, all apart
+  }
+  EXPECT_NE(r.output.find("2 regressions"), std::string::npos) << r.output;  // bytes unchanged
+  const std::string xml = memrel::testing::read_text(junit);
+  EXPECT_NE(xml.find("<failure"), std::string::npos);
+  auto valid = run_command("xmllint --noout --schema '" + std::string(MEMREL_TEST_DATA) +
+                           "/junit/junit.xsd' '" + junit + "'");
+  EXPECT_EQ(valid.exit_code, 0) << valid.output;
+}
+
+TEST_F(AbCommand, BadOptionsExit2WithOneLine) {
+  TempDir dir;
+  for (const std::string& bad : {std::string("--candidate-env NOVALUE"), std::string("--rounds 3"),
+                                 std::string("--candidate-bench /nonexistent/memrel_bench")}) {
+    auto r = run_command(ab(dir, bad));
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+  }
+  auto unknown = run_command(memrel_command("ab -b no-such-backend --out '" + dir.file("x") + "'"));
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("no-such-backend"), std::string::npos) << unknown.output;
+}
+
+}  // namespace
