@@ -84,6 +84,10 @@ class Allocator {
   virtual Usage usage() const = 0;
   virtual MemorySpace space() const = 0;
 
+  // False only where every block aliases one small buffer (null): whoever would write a whole
+  // block to make it resident (a trace replay touches each host page) must not.
+  virtual bool blocks_are_real() const { return true; }
+
   // Runs a named program of real framework work (workload step {"program": NAME, "args": {...}}).
   // Only framework backends have programs; the others cannot run such a workload, which the cell
   // records as unavailable, not as a failure.

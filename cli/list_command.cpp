@@ -93,6 +93,13 @@ int run_list(const ListArgs& args, const GlobalOptions& global) {
     for (const auto& b : all_backends()) {
       if (b.availability().available) std::cout << b.name << "\n";
     }
+    // And the valid backend files of the folder that can run here: memrel_bench takes them too.
+    const nlohmann::json listed = listing(global);
+    for (const auto& b : listed["backends"]) {
+      if (b["kind"] == backend_kind_name(BackendKind::kPluggable) && b["valid"] == true &&
+          b["available"] == true)
+        std::cout << b["name"].get<std::string>() << "\n";
+    }
     return 0;
   }
   if (args.markdown) {
@@ -135,8 +142,8 @@ RunSubcommand attach_list(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<ListArgs>();
   app.add_flag("--json", args->json, "Print JSON");
   app.add_flag("--available-backends", args->available_backends,
-               "Print only the names of the compiled backends that can run here, one a line (for "
-               "scripts: the names memrel_bench takes; backend files are not among them)");
+               "Print only the names of the backends that can run here, compiled ones and the "
+               "backends folder's files, one a line (for scripts: the names memrel_bench takes)");
   app.add_flag("--markdown", args->markdown,
                "Print the compiled backend table as Markdown (docs/backends.md holds this output)");
   return [args, &global] { return run_list(*args, global); };

@@ -39,8 +39,8 @@ def trace_tables(run, provenance_dir):
             print(f"| {c['backend']} | {c['status']} | {t.get('scale', '-')} | {mib(m.get('peak_requested'))} | "
                   f"{mib(m.get('peak_reserved'))} | {ratio(m.get('overhead_ratio'))} | "
                   f"{ratio(m.get('utilization'))} | {mib(t.get('held_at_end_bytes'))} | "
-                  f"{t.get('ns_per_event', 'n/a') if c['status'] == 'ok' else 'n/a'} |")
-        recorded = [r["bytes"] for r in first.get("recorded_reserved") or []]
+                  f"{round(t['ns_per_event']) if c['status'] == 'ok' and t.get('ns_per_event') else 'n/a'} |")
+        recorded = (first.get("recorded_reserved") or {}).get("bytes") or []
         native = next((c for c in cells if c["backend"] == "torch-native" and c["status"] == "ok"), None)
         references = []
         if recorded:

@@ -22,6 +22,7 @@ class NullAllocator : public Allocator {
   void fill(void*, std::size_t) override {}
   Usage usage() const override { return {live_bytes_, live_bytes_}; }
   MemorySpace space() const override { return MemorySpace::kHost; }
+  bool blocks_are_real() const override { return false; }
 
  private:
   alignas(256) char block_[256] = {};

@@ -40,6 +40,9 @@ TEST(CommandLine, AvailableBackendsAreTheRunnableNamesOneALine) {
   for (const auto& b : all_backends()) {
     if (b.availability().available) expected += b.name + "\n";
   }
+  // Then the backends folder's files that can run here: the host example, never a device one
+  // without a device.
+  expected += "pluggable-host-example\n";
   EXPECT_EQ(r.output, expected);
   EXPECT_NE(r.output.find("host-malloc\n"), std::string::npos);
 }

@@ -124,6 +124,9 @@ TEST(HistoryCommand, ChangePointsOnAStepAndNoneOnAFlatHistory) {
   }
   ASSERT_EQ(run_command(history(dir, "add" + files)).exit_code, 0);
   auto r = run_command(history(dir, "changes --match real_time_ns"));
+  // scripts/install-deps installs Apache Otava; the GPU machine, which cannot, says so (exit 4).
+  if (r.exit_code == 4 && r.output.find("Otava is not importable") != std::string::npos)
+    GTEST_SKIP() << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("| pair/step/warm/4096:real_time_ns |"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("| 11 | 2026-11-11T02:00:00Z | c11 |"), std::string::npos) << r.output;

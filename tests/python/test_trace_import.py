@@ -230,3 +230,20 @@ def test_numpy_and_pure_python_write_the_same_records():
         if rng.random() < 0.6:
             events.append(~live.pop(rng.randrange(len(live))))
     assert builder._columns_numpy(events, sizes) == builder._columns_python(events, sizes)
+
+
+def test_the_committed_rmm_log_replays_the_requests_of_the_trace_it_logged(tmp_path):
+    """benchmarks/trace-sources/rmm-pool-convnet.csv was written by RMM's own
+    logging_resource_adaptor on the H200 while rmm-pool replayed the committed convnet trace
+    (scripts/gpu-check, stage traces): imported, it must give that trace's requests back, size for
+    size and in order, so both importers and the replay agree on what the program asked for."""
+    workloads = os.path.join(ROOT, "benchmarks", "workloads")
+    header, records = imported(os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv"),
+                               tmp_path)
+    original_header, original = trace_file.read(
+        os.path.join(workloads, "trace-convnet-varying-batch-and-size.memtrace"))
+    assert header["source"]["format"] == "rmm-log"
+    assert header["counts"]["events"] == original_header["counts"]["events"] == 2894
+    assert header["peak_requested_bytes"] == original_header["peak_requested_bytes"]
+    sizes = [size for op, _, size in records if op == "alloc"]
+    assert sizes == [size for op, _, size in original if OPS[op] == "alloc"]
