@@ -38,8 +38,8 @@ class TraceReplayThroughTheBinary : public ::testing::Test {
   CellResult run(const std::string& workload, const std::string& options = "",
                  const std::string& backend = "host-malloc-retain") {
     std::string out = dir_.file("run.json");
-    auto r = testing::run_command(testing::memrel_command(
-        "run -b " + backend + " -w '" + workload + "' -o '" + out + "' " + options));
+    auto r = testing::run_command(testing::memrel_command("run -b " + backend + " -w '" + workload +
+                                                          "' -o '" + out + "' " + options));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     RunResults results = read_run_file(out);
     EXPECT_EQ(results.cells.size(), 1u);
