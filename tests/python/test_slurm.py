@@ -75,6 +75,25 @@ def cluster():
         assert not os.path.exists(f"/proc/{pid}"), f"daemon {pid} still there"
 
 
+def test_the_scripts_refuse_bad_use_with_one_line_and_exit_2(tmp_path):
+    """Without a cluster: what is checked before anything is submitted or run."""
+    array = os.path.join(ROOT, "scripts", "slurm", "memrel-array.sbatch")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    for argv, error in [
+            ([SUBMIT, "-n", "0"], "submit: -n '0': the number of shards must be a whole number of at least 1\n"),
+            ([SUBMIT, "--frobnicate"], "submit: unknown option '--frobnicate' (usage: "),
+            (["bash", array, str(tmp_path)], "memrel-array: not an array task: submit with sbatch --array=1-N\n")]:
+        r = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=30)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert r.stderr.startswith(error) and r.stderr.count("\n") == 1, (argv, r.stderr)
+    r = subprocess.run(["bash", array, str(tmp_path)], capture_output=True, text=True, timeout=30,
+                       env=dict(env, SLURM_ARRAY_TASK_ID="3", SLURM_ARRAY_TASK_MIN="1",
+                                SLURM_ARRAY_TASK_MAX="7", SLURM_ARRAY_TASK_COUNT="4"))
+    assert r.returncode == 2 and "--array=1-7 has 4 tasks: shards need a range without gaps or " \
+        "steps" in r.stderr, r.stderr
+    assert os.listdir(tmp_path) == []
+
+
 def _submit(cluster, memrel, out, *run_options, timeout=180):
     return subprocess.run([SUBMIT, "-n", str(SHARDS), "-o", str(out), "--no-gpu", "--wait", "--",
                            *run_options], capture_output=True, text=True, cwd=ROOT,
