@@ -183,7 +183,8 @@ RunResults merge_shard_files(const std::vector<std::string>& paths) {
                                              {"host", c.value("host", nlohmann::json())},
                                              {"started", c.value("started", nlohmann::json())},
                                              {"finished", c.value("finished", nlohmann::json())},
-                                             {"cells", f->run.cells.size()}});
+                                             {"cells", f->run.cells.size()},
+                                             {"gpus", c.value("gpus", nlohmann::json())}});
     for (const auto& cell : f->run.cells) cells[cell_key(cell.backend, cell.workload)] = &cell;
   }
   for (const auto& key : in_order.front()->matrix) merged.cells.push_back(*cells.at(key));

@@ -18,7 +18,8 @@ namespace memrel {
 // Reads every file (each a memrel.results/1 document with a context.shard record) and joins
 // them. The context is the first shard's (1/N) without its "shard" record, with "started" the
 // earliest and "finished" the latest of the shards, and "merged_from": one entry per shard, in
-// shard order: {"shard": "K/N", "file", "host", "started", "finished", "cells"}.
+// shard order: {"shard": "K/N", "file", "host", "started", "finished", "cells", "gpus"}, so
+// that every shard's machine and GPUs (NVML's names and UUIDs) stay on record.
 RunResults merge_shard_files(const std::vector<std::string>& paths);
 
 }  // namespace memrel

@@ -46,6 +46,7 @@ class MergeTest : public ::testing::Test {
       }
       doc["context"]["shard"] = shard_record(matrix, {k, n});
       doc["context"]["host"] = "node" + std::to_string(k);
+      doc["context"]["gpus"] = {{{"name", "NVIDIA H200"}, {"uuid", "GPU-" + std::to_string(k)}}};
       doc["context"]["started"] = at_hour(k, "00");
       doc["context"]["finished"] = at_hour(k, "30");
       if (change) change(k, doc);
@@ -82,6 +83,8 @@ TEST_F(MergeTest, MergedShardsAreTheUnshardedRunCellForCellInItsOrder) {
       EXPECT_EQ(from["shard"], std::to_string(k) + "/" + std::to_string(n));
       EXPECT_EQ(from["host"], "node" + std::to_string(k));
       EXPECT_EQ(from["file"], paths[n - k]);
+      EXPECT_EQ(from["gpus"][0]["uuid"], "GPU-" + std::to_string(k));
+      EXPECT_EQ(from["cells"], read_run_file(paths[n - k]).cells.size());
     }
     // The context is the first shard's, spanning all of them, and says nothing of one shard.
     nlohmann::json context = merged["context"];
@@ -90,7 +93,7 @@ TEST_F(MergeTest, MergedShardsAreTheUnshardedRunCellForCellInItsOrder) {
     EXPECT_EQ(context["finished"], at_hour(n, "30"));
     EXPECT_EQ(context["host"], "node1");
     nlohmann::json expected = original["context"];
-    for (const char* changed : {"started", "finished", "host", "merged_from"}) {
+    for (const char* changed : {"started", "finished", "host", "gpus", "merged_from"}) {
       context.erase(changed);
       expected.erase(changed);
     }
