@@ -164,7 +164,7 @@ RunResults merge_shard_files(const std::vector<std::string>& paths) {
     throw ResultsError("a gap: shard" + std::string(missing.size() > 1 ? "s " : " ") + list +
                        " missing; the " + std::to_string(files.size()) + " file" +
                        (files.size() > 1 ? "s" : "") + " given (" + files.front().path +
-                       (files.size() > 1 ? ", ..." : "") + ") hold no other shard");
+                       (files.size() > 1 ? ", ...) hold" : ") holds") + " no other shard");
   }
 
   std::vector<ShardFile*> in_order;

@@ -115,7 +115,7 @@ TEST_F(MergeTest, AMissingShardIsAGap) {
   EXPECT_EQ(error_of({paths[0], paths[1]}), "a gap: shards 3/4, 4/4 missing; the 2 files given (" +
                                                 paths[0] + ", ...) hold no other shard");
   EXPECT_EQ(error_of({paths[3]}), "a gap: shards 1/4, 2/4, 3/4 missing; the 1 file given (" +
-                                      paths[3] + ") hold no other shard");
+                                      paths[3] + ") holds no other shard");
 }
 
 TEST_F(MergeTest, MixedMemrelVersionsAreRefusedNamingTheFile) {
