@@ -67,8 +67,8 @@ def cluster():
     started = time.monotonic()
     with SlurmCluster() as c:
         print(f"slurm: cluster up in {time.monotonic() - started:.1f} s")
-        yield c
         daemons = [p.pid for p in c.processes.values()]
+        yield c
     # Nothing the test started outlives it.
     assert c.left_after_stop == [], f"still running after stop: {c.left_after_stop}"
     for pid in daemons:
@@ -159,3 +159,45 @@ def test_a_failed_shard_cancels_the_merge(cluster, memrel, tmp_path):
     assert len(logs) == SHARDS
     assert "unknown workload 'no-such-workload'" in (out / logs[0]).read_text()
     assert not list(out.glob("memrel-merge-*.out")), "the merge ran after a failed shard"
+
+
+def _running(pid):
+    """True while the process exists and is not a zombie (ended, not yet reaped by its parent)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _command_line(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+# Last in this file: it stops the module's cluster while a job runs, as a failing test would.
+def test_stopping_the_cluster_ends_a_running_job_and_every_daemon(cluster, tmp_path):
+    script = tmp_path / "sleep.sh"
+    script.write_text("#!/bin/bash\nsleep 300\n")
+    r = subprocess.run(["sbatch", "--gres=none", "-o", str(tmp_path / "sleep.out"), str(script)],
+                       capture_output=True, text=True, env=cluster.env, timeout=30)
+    assert r.returncode == 0, r.stderr
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        state = subprocess.run(["squeue", "-h", "-o", "%T"], capture_output=True, text=True,
+                               env=cluster.env, timeout=10).stdout.split()
+        if state == ["RUNNING"] and any("sleep 300" in _command_line(p)
+                                        for p in cluster.processes_left()):
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"the job never ran: {state}")
+    started = cluster.processes_left()
+    daemons = [p.pid for p in cluster.processes.values()]
+    assert set(daemons) < set(started)
+    cluster.stop()
+    assert cluster.left_after_stop == []
+    assert [p for p in started if _running(p)] == []
