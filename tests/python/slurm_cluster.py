@@ -62,7 +62,11 @@ def _tail(path, lines=15):
 
 
 class SlurmCluster:
-    def __init__(self, grace_s=5.0):
+    def __init__(self, gpus=0, grace_s=5.0):
+        # gpus > 0: the node offers that many GPUs as Slurm GRES (GresTypes=gpu, gres.conf), each
+        # "device" a placeholder file, so that jobs asking for --gres=gpu:1 are scheduled as on a
+        # GPU cluster. No CUDA device is behind them.
+        self.gpus = gpus
         self.grace_s = grace_s
         self.dir = None
         self.env = None
@@ -99,6 +103,11 @@ class SlurmCluster:
         self.node = socket.gethostname().split(".")[0]
         with open(self.conf, "w", encoding="utf-8") as f:
             f.write(self._slurm_conf())
+        if self.gpus:
+            for i in range(self.gpus):
+                open(os.path.join(d, f"gpu{i}"), "w").close()
+            with open(os.path.join(d, "gres.conf"), "w", encoding="utf-8") as f:
+                f.write(f"NodeName={self.node} Name=gpu File={d}/gpu[0-{self.gpus - 1}]\n")
         self.env = dict(os.environ, SLURM_CONF=self.conf)
         # Site settings of the caller's environment must not reach this cluster.
         for name in list(self.env):
@@ -149,7 +158,8 @@ ReturnToService=2
 # jobs are forgotten after 2 s (MinJobAge >= 10 makes sbatch --wait poll slowly).
 SchedulerParameters=batch_sched_delay=0
 MinJobAge=2
-NodeName={self.node} NodeAddr=127.0.0.1 {hardware} State=UNKNOWN
+{f"GresTypes=gpu" if self.gpus else ""}
+NodeName={self.node} NodeAddr=127.0.0.1 {hardware} {f"Gres=gpu:{self.gpus}" if self.gpus else ""} State=UNKNOWN
 PartitionName=memrel Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """
 

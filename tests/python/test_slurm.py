@@ -1,8 +1,9 @@
 """memrel on a real Slurm (docs/slurm.md): a one-node cluster on this machine (slurm_cluster.py)
 runs the host-backend matrix as a job array of shards through scripts/slurm/submit, exactly as
-shipped but for --no-gpu, and the merged results must be the unsharded run's: the same cells in
-the same order, the same statuses, the allocator's bytes to the byte, and the kernel's (RSS)
-within the gate's tolerance (memrel compare).
+shipped (each task asks for a GPU: the node offers two as GRES, placeholders without CUDA behind
+them), and the merged results must be the unsharded run's: the same cells in the same order, the
+same statuses, the allocator's bytes to the byte, and the kernel's (RSS) within the gate's
+tolerance (memrel compare).
 
 Needs root, to install Debian's slurm-wlm and munge where they are missing (scripts/install-deps
 --slurm) and to run the daemons; skipped, with the reason, only where that cannot be done.
@@ -65,7 +66,7 @@ def cluster():
                         f"scripts/install-deps --slurm, exit {r.returncode}: "
                         f"{said[-1] if said else 'no output'})")
     started = time.monotonic()
-    with SlurmCluster() as c:
+    with SlurmCluster(gpus=2) as c:
         print(f"slurm: cluster up in {time.monotonic() - started:.1f} s")
         daemons = [p.pid for p in c.processes.values()]
         yield c
@@ -94,10 +95,10 @@ def test_the_scripts_refuse_bad_use_with_one_line_and_exit_2(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def _submit(cluster, memrel, out, *run_options, timeout=180):
-    return subprocess.run([SUBMIT, "-n", str(SHARDS), "-o", str(out), "--no-gpu", "--wait", "--",
-                           *run_options], capture_output=True, text=True, cwd=ROOT,
-                          env=dict(cluster.env, MEMREL=memrel), timeout=timeout)
+def _submit(cluster, memrel, out, *run_options, submit_options=()):
+    return subprocess.run([SUBMIT, "-n", str(SHARDS), "-o", str(out), *submit_options, "--wait",
+                           "--", *run_options], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(cluster.env, MEMREL=memrel), timeout=180)
 
 
 def _key(cell):
@@ -122,6 +123,7 @@ def test_an_array_of_shards_merges_into_the_unsharded_run(cluster, memrel, tmp_p
     for k in range(1, SHARDS + 1):
         log = (out / f"memrel-shard-{array}_{k}.out").read_text()
         assert f"memrel-array: shard {k}/{SHARDS} on " in log, log
+        assert "GPUs allocated: 1 " in log, log  # the script's --gres=gpu:1, as shipped
         shard = read_json(out / f"shard-{k}-of-{SHARDS}.json")
         assert shard["context"]["shard"]["index"] == k
         assert len(shard["cells"]) == 4  # 12 cells dealt to 3 shards
@@ -151,7 +153,7 @@ def test_an_array_of_shards_merges_into_the_unsharded_run(cluster, memrel, tmp_p
 
 def test_a_failed_shard_cancels_the_merge(cluster, memrel, tmp_path):
     out = tmp_path / "slurm"
-    r = _submit(cluster, memrel, out, "-w", "no-such-workload")
+    r = _submit(cluster, memrel, out, "-w", "no-such-workload", submit_options=["--no-gpu"])
     assert r.returncode == 4, r.stderr
     assert "never ran: a shard failed" in r.stderr and r.stdout == ""
     assert not (out / "merged.json").exists()
