@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "allocators/backend_table.hpp"
 #include "allocators/pluggable/pluggable_allocator.hpp"
@@ -10,6 +11,7 @@
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
 #include "harness/runner.hpp"
+#include "harness/shard.hpp"
 #include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
 #include "harness/workload_files.hpp"
@@ -28,7 +30,7 @@ namespace {
 struct RunArgs {
   RunOptions options;
   std::vector<std::string> backends, workloads;
-  std::string out, host_capacity = "1GiB", trace_scale = "auto";
+  std::string out, host_capacity = "1GiB", trace_scale = "auto", shard;
   bool include_null = false;
 };
 
@@ -39,6 +41,8 @@ std::string self_executable() {
 }
 
 int run_run(RunArgs& a, const GlobalOptions& global) {
+  std::optional<Shard> shard;
+  if (!a.shard.empty()) shard = parse_shard(a.shard);
   a.options.backends_dir = global.backends_dir;
   a.options.memrel_executable = self_executable();
   if (a.backends.empty()) {
@@ -60,7 +64,13 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   a.options.workload_paths.clear();
   for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir))
     a.options.workload_paths.push_back(imported.prepare(p));
-  for (const auto& p : a.options.workload_paths) parse_workload_file(p);
+  std::vector<std::string> workload_names;
+  for (const auto& p : a.options.workload_paths)
+    workload_names.push_back(parse_workload_file(p).name);
+  std::vector<std::string> backend_names;
+  for (const auto& b : backends) backend_names.push_back(b.name);
+  const std::vector<std::string> matrix = cell_matrix(backend_names, workload_names);
+  if (shard) a.options.only_cells = shard_cells(matrix, *shard);
   // A backend file's library must load and export its symbols, checked in a child process (the
   // parent never loads one) wherever its cells could run.
   for (std::size_t i = 0; i < backends.size(); ++i) {
@@ -73,6 +83,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   fs::path out_dir = fs::path(a.out).parent_path();
   if (!out_dir.empty()) fs::create_directories(out_dir);
   RunResults results = run_suite(a.options, std::cerr);
+  if (shard) results.context["shard"] = shard_record(matrix, *shard);
   // Results name the files the user gave, not the temporary traces made from them.
   for (auto& c : results.cells) {
     c.workload_source = imported.original(c.workload_source);
@@ -117,6 +128,10 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--module-loading", a->options.module_loading,
                  "CUDA_MODULE_LOADING for every cell")
       ->check(CLI::IsMember({"LAZY", "EAGER"}));
+  app.add_option("--shard", a->shard,
+                 "Run shard K of N (K/N, from 1/N to N/N): the cells at positions K-1, K-1+N, ... "
+                 "of the matrix's backend/workload names sorted; join with memrel merge "
+                 "(docs/slurm.md)");
   app.add_flag("--include-null", a->include_null,
                "Also run the null backend (measures memrel itself)");
   return [a, &global] { return run_run(*a, global); };

@@ -23,12 +23,15 @@ RunSubcommand attach_ab(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_history(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_report(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_trace(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_merge(CLI::App& app, const GlobalOptions& global);
 
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
       {"list", "List backends (with availability here) and workloads", attach_list},
       {"validate", "Check workload files without running them", attach_validate},
       {"run", "Run every (backend, workload) cell, each in its own process", attach_run},
+      {"merge", "Join the results of memrel run --shard K/N for every K into one (docs/slurm.md)",
+       attach_merge},
       {"cell", "Run one cell in this process (the runner's child; for debugging)", attach_cell},
       {"compare", "Compare a run with a baseline: the regression gate (exit 1 on a regression)",
        attach_compare},

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "allocators/backend_table.hpp"
+#include "harness/shard.hpp"
 #include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
 #include "platform/run_context.hpp"
@@ -206,7 +207,9 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   // What each backend is and what its release does, so that a results file says it even for
   // backends that are not in memrel's table (backend files).
   run.context["backends"] = nlohmann::json::array();
-  std::size_t total = options.backends.size() * workloads.size(), index = 0;
+  std::size_t total =
+      options.only_cells ? options.only_cells->size() : options.backends.size() * workloads.size();
+  std::size_t index = 0;
   for (const auto& backend_arg : options.backends) {
     const BackendInfo backend = resolve_backend(backend_arg, options.backends_dir);
     const std::string& backend_name = backend.name;
@@ -219,6 +222,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
     run.context["backends"].push_back(described);
     Availability availability = backend.availability();
     for (const auto& [path, name] : workloads) {
+      if (options.only_cells && !options.only_cells->count(cell_key(backend_name, name))) continue;
       ++index;
       CellResult cell = availability.available ? run_cell_process(options, backend_arg, path, name)
                                                : failed_cell(backend_name, name, path,

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,8 @@ struct RunOptions {
   std::uint64_t cell_timeout_s = 300;
   CellOptions cell;
   std::string module_loading;  // CUDA_MODULE_LOADING for every cell; empty leaves it unset
+  // The cells to run, as cell keys (harness/shard.hpp), e.g. one shard's; unset: every cell.
+  std::optional<std::set<std::string>> only_cells;
 };
 
 // One cell in a child process; a crash, a timeout or a missing result becomes the cell's status.
@@ -36,7 +40,7 @@ CellResult run_cell_process(const RunOptions& options, const std::string& backen
 // one-line error ("FILE: library: cannot load ...", "FILE: symbol ... not found in ...").
 std::string check_backend_process(const RunOptions& options, const std::string& backend);
 
-// All cells, in backend-major order, with a progress line per cell on `progress`.
+// All cells (or only_cells), in backend-major order, with a progress line per cell on `progress`.
 RunResults run_suite(const RunOptions& options, std::ostream& progress);
 
 }  // namespace memrel

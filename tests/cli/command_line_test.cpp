@@ -1,6 +1,7 @@
 // The memrel binary as users run it: names, listings and exit codes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "allocators/backend_table.hpp"
@@ -72,6 +73,42 @@ TEST(CommandLine, EverySubcommandOfTheTableHasHelp) {
     EXPECT_EQ(r.exit_code, 0) << s.name << ": " << r.output;
     EXPECT_NE(r.output.find(s.description), std::string::npos) << s.name << ": " << r.output;
   }
+}
+
+TEST(CommandLine, ABadShardIsOneLineAndExitTwoBeforeAnyCell) {
+  testing::TempDir dir;
+  const std::string out = dir.file("run.json");
+  auto r = testing::run_command(
+      testing::memrel_command("run -b host-malloc -w single-large --shard 5/4 -o '" + out + "'"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output,
+            "memrel: --shard '5/4': K must be a whole number from 1 to N (shards are 1/4 to "
+            "4/4)\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A refused merge is one line naming the file, exit 2, and the output file as it was.
+TEST(CommandLine, MergeRefusesAnOverlapAndKeepsThePreviousOutput) {
+  testing::TempDir dir;
+  const std::string shard = dir.file("shard.json"), out = dir.file("merged.json");
+  auto r = testing::run_command(
+      testing::memrel_command("run -b null -w temp-then-delete --shard 1/1 -o '" + shard + "'"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  testing::write_text(out, "previous");
+  r = testing::run_command(
+      testing::memrel_command("merge -o '" + out + "' '" + shard + "' '" + shard + "'"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "memrel: " + shard + ": shard 1/1 again (" + shard +
+                          " has it too): overlapping shards\n");
+  EXPECT_EQ(testing::read_text(out), "previous");
+  r = testing::run_command(testing::memrel_command("merge -o '" + shard + "' '" + shard + "'"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "memrel: -o " + shard + ": is the shard file " + shard +
+                          "; write the merged results elsewhere\n");
+  r = testing::run_command(testing::memrel_command("merge -o '" + out + "' '" + shard + "'"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.substr(0, out.size() + 1), out + "\n") << r.output;
+  EXPECT_EQ(read_run_file(out).cells.size(), 1u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "allocators/backend_table.hpp"
 #include "harness/results.hpp"
@@ -150,6 +151,62 @@ TEST_F(RunnerTest, ProgramWorkloadOnANonFrameworkBackendIsUnavailable) {
   RunResults r = run("-b host-malloc -w '" + w + "'", 0);
   EXPECT_EQ(r.cells[0].status, "unavailable");
   EXPECT_NE(r.cells[0].reason.find("torch"), std::string::npos);
+}
+
+// `memrel run --shard K/N` for every K, joined by `memrel merge`, is the unsharded run: the same
+// cells in the same order with the same statuses (ok, oom, unavailable here) and the same
+// allocator figures to the byte; the figures the kernel reports (RSS) pass the gate.
+TEST_F(RunnerTest, ShardedRunsMergeIntoTheUnshardedRun) {
+  std::string oom = dir_.file("oom.json");
+  testing::write_text(
+      oom,
+      R"({"schema": "memrel.workload/1", "name": "oom", "steps": [{"alloc": "x", "bytes": 140737488355328}]})");
+  const std::string matrix =
+      "-b host-malloc,host-malloc-retain -w temp-then-delete,fragmentation,"
+      "torch-seed-000,'" +
+      oom + "' --host-capacity 64MiB";
+  RunResults whole = run(matrix, 0);
+  std::string shards;
+  for (int k = 1; k <= 3; ++k) {
+    std::string out = dir_.file("shard-" + std::to_string(k) + ".json");
+    auto r = testing::run_command(testing::memrel_command(
+        "run " + matrix + " --shard " + std::to_string(k) + "/3 -o '" + out + "'"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("[1/"), std::string::npos) << r.output;
+    shards += " '" + out + "'";
+    EXPECT_EQ(read_run_file(out).cells.size(), k == 3 ? 2u : 3u) << "8 cells dealt to 3 shards";
+  }
+  std::string merged_path = dir_.file("merged.json");
+  auto r =
+      testing::run_command(testing::memrel_command("merge -o '" + merged_path + "' " + shards));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  RunResults merged = read_run_file(merged_path);
+  ASSERT_EQ(merged.cells.size(), whole.cells.size());
+  std::set<std::string> statuses;
+  for (std::size_t i = 0; i < whole.cells.size(); ++i) {
+    const CellResult &a = whole.cells[i], &b = merged.cells[i];
+    SCOPED_TRACE(a.backend + "/" + a.workload);
+    EXPECT_EQ(b.backend, a.backend);
+    EXPECT_EQ(b.workload, a.workload);
+    EXPECT_EQ(b.status, a.status);
+    EXPECT_EQ(b.reason, a.reason);
+    statuses.insert(a.status);
+    ASSERT_EQ(b.marks.size(), a.marks.size());
+    for (std::size_t m = 0; m < a.marks.size(); ++m) {
+      EXPECT_EQ(b.marks[m].label, a.marks[m].label);
+      EXPECT_EQ(b.marks[m].at.requested, a.marks[m].at.requested);
+      EXPECT_EQ(b.marks[m].at.allocated, a.marks[m].at.allocated);
+      EXPECT_EQ(b.marks[m].at.reserved, a.marks[m].at.reserved);
+    }
+    EXPECT_EQ(b.metrics.peak_requested, a.metrics.peak_requested);
+    EXPECT_EQ(b.metrics.peak_allocated, a.metrics.peak_allocated);
+    EXPECT_EQ(b.metrics.peak_reserved, a.metrics.peak_reserved);
+  }
+  EXPECT_EQ(statuses, (std::set<std::string>{"ok", "oom", "unavailable"}));
+  EXPECT_EQ(merged.context["options"], whole.context["options"]);
+  auto gate = testing::run_command(testing::memrel_command(
+      "compare --no-latency-gate '" + dir_.file("run.json") + "' '" + merged_path + "'"));
+  EXPECT_EQ(gate.exit_code, 0) << gate.output;
 }
 
 }  // namespace

@@ -1,0 +1,61 @@
+// `memrel merge -o OUT SHARD...`: the results of `memrel run --shard K/N` for every K joined into
+// the one document the unsharded run would have written (harness/merge.hpp, docs/slurm.md).
+// Nothing is written unless every file is a shard of one matrix and together they hold each cell
+// once.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "cli/exit_codes.hpp"
+#include "cli/subcommand.hpp"
+#include "harness/merge.hpp"
+#include "platform/atomic_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace memrel::cli {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> shards;
+  std::string out;
+};
+
+int run_merge(const MergeArgs& a) {
+  // The output must not replace one of its own inputs: a failed rerun would lose that shard.
+  for (const auto& shard : a.shards) {
+    std::error_code ec;
+    if (fs::equivalent(a.out, shard, ec))
+      throw std::invalid_argument("-o " + a.out + ": is the shard file " + shard +
+                                  "; write the merged results elsewhere");
+  }
+  RunResults merged = merge_shard_files(a.shards);
+  fs::path out_dir = fs::path(a.out).parent_path();
+  if (!out_dir.empty()) fs::create_directories(out_dir);
+  write_file_atomically(a.out, to_json(merged).dump(1) + "\n");
+  int failed = 0;
+  for (const auto& c : merged.cells)
+    failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
+  std::cout << a.out << "\n";
+  std::cerr << "memrel: " << merged.cells.size() << " cells of " << a.shards.size()
+            << " shard files merged into " << a.out;
+  if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
+  std::cerr << "\n";
+  // As `memrel run` would have exited on the same cells.
+  return failed ? exit_code::kCellFailed : exit_code::kSuccess;
+}
+
+}  // namespace
+
+RunSubcommand attach_merge(CLI::App& app, const GlobalOptions&) {
+  auto a = std::make_shared<MergeArgs>();
+  app.add_option("shards", a->shards,
+                 "Results of memrel run --shard K/N, one file per K from 1 to N, in any order")
+      ->required();
+  app.add_option("-o,--out", a->out, "The merged results file")->required();
+  return [a] { return run_merge(*a); };
+}
+
+}  // namespace memrel::cli
