@@ -48,6 +48,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CellResult, backend, workload, workload_sourc
                                    wall_ns, setup, marks, steps, releases, metrics)
 // The trace object is newer than memrel.results/1: its fields take defaults when absent, so
 // that fields added later keep older files readable.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CellGpu, index, uuid)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceSeries, event, requested, allocated, reserved,
                                                 device_used, device_used_delta)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceMarkRecord, label, event, probed)
@@ -77,6 +78,7 @@ nlohmann::json to_json(const CellResult& cell) {
   nlohmann::json j = cell;
   j["schema"] = kCellSchema;
   if (cell.trace) j["trace"] = *cell.trace;  // optional: absent for workload cells
+  if (cell.gpu) j["gpu"] = *cell.gpu;        // optional: absent without --gpus
   return j;
 }
 
@@ -85,6 +87,7 @@ CellResult cell_from_json(const nlohmann::json& j) {
   try {
     CellResult cell = j.get<CellResult>();
     if (j.contains("trace") && !j["trace"].is_null()) cell.trace = j["trace"].get<TraceReplay>();
+    if (j.contains("gpu") && !j["gpu"].is_null()) cell.gpu = j["gpu"].get<CellGpu>();
     return cell;
   } catch (const nlohmann::json::exception& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());

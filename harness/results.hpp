@@ -99,6 +99,13 @@ struct CellMetrics {
   std::map<std::string, std::uint64_t> median_latency_ns;  // per op
 };
 
+// The GPU a cell was pinned to (`memrel run --gpus`): NVML's index and UUID (null for a fake
+// GPU), so that cells can be joined with each GPU's description.
+struct CellGpu {
+  unsigned index = 0;
+  std::optional<std::string> uuid;
+};
+
 struct CellResult {
   std::string backend, workload, workload_source;
   std::string status;  // ok, oom, unavailable, crashed, timeout, error
@@ -110,6 +117,7 @@ struct CellResult {
   std::vector<ReleaseRecord> releases;
   CellMetrics metrics;
   std::optional<TraceReplay> trace;  // trace cells only (docs/traces.md)
+  std::optional<CellGpu> gpu;        // runs with --gpus only
 };
 
 struct RunResults {
