@@ -276,3 +276,23 @@ def test_one_cell_at_a_time_cannot_meet(tmp_path):
     assert r.returncode == 3
     statuses = [c["status"] for c in json.loads((tmp_path / "run.json").read_text())["cells"]]
     assert statuses[0] == "timeout" and "ok" not in statuses
+
+
+def test_a_signal_removes_the_temporary_trace_of_an_imported_snapshot(tmp_path, tmpdir_env):
+    import sys
+
+    import trace_samples
+
+    env, tmp = tmpdir_env
+    snapshot = trace_samples.write_snapshot(tmp_path / "snap.pickle")
+    pids = tmp_path / "pids"
+    env = dict(env, MEMREL_PYTHON=sys.executable, MEMREL_INJECT_FAULT=f"hang-with-child:{pids}")
+    runner = subprocess.Popen([MEMREL, "run", "-b", "host-malloc", "-w", snapshot, "-o", tmp_path / "run.json"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert wait_for(pids.exists), runner.communicate(timeout=10)
+    assert any(n.endswith(".memtrace") for n in os.listdir(tmp)), "the import made no temporary trace"
+    runner.send_signal(signal.SIGINT)
+    _, stderr = runner.communicate(timeout=10)
+    assert runner.returncode == 130, stderr
+    assert wait_for(lambda: not any(map(alive, map(int, pids.read_text().split()))), 5)
+    assert os.listdir(tmp) == []
