@@ -88,6 +88,11 @@ std::string self_executable() {
   return ec ? "memrel" : p.string();
 }
 
+void throw_if_interrupted(const std::string& when) {
+  if (int signal = InterruptRequests::received())
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + " " + when);
+}
+
 int run_run(RunArgs& a, const GlobalOptions& global) {
   // From here on SIGINT and SIGTERM are requests: the runner ends its cells and keeps the
   // journal, and temporary traces are removed as the stack unwinds.
@@ -120,9 +125,16 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   ImportedTraces imported;
   a.options.workload_paths.clear();
   for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir)) {
-    a.options.workload_paths.push_back(imported.prepare(p));
+    try {
+      a.options.workload_paths.push_back(imported.prepare(p));
+    } catch (const std::invalid_argument&) {
+      // Ctrl-C reaches the importer too (same process group): its failure is the signal's.
+      throw_if_interrupted("while importing " + p);
+      throw;
+    }
     a.options.workload_originals[a.options.workload_paths.back()] = p;
   }
+  throw_if_interrupted("before the first cell");
   for (const auto& p : a.options.workload_paths) parse_workload_file(p);
   // A backend file's library must load and export its symbols, checked in a child process (the
   // parent never loads one) wherever its cells could run.

@@ -18,6 +18,7 @@ InterruptRequests::InterruptRequests() {
   g_received = 0;
   struct sigaction action {};
   action.sa_handler = record;
+  action.sa_flags = SA_RESTART;  // the loops that care poll received(); reads and writes go on
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &g_previous_int);
   sigaction(SIGTERM, &action, &g_previous_term);

@@ -198,6 +198,7 @@ def test_resume_runs_only_the_missing_cells_and_removes_the_journal(tmp_path, tm
     assert len(doc["context"]["resumed"]) == 1
     assert not os.path.exists(journal) and os.listdir(tmp) == []
     one_line_error(run(args + ["--resume"], env), journal, "no journal")
+    one_line_error(run(["-b", "host-malloc", "-w", FAST, "--resume"], env), "--resume", "give -o")
 
 
 def test_a_record_cut_short_by_a_kill_is_dropped_on_resume(tmp_path):
