@@ -162,9 +162,12 @@ class Scheduler {
           kill_child_group(r->child.pid);
           ++ended;
         }
-        throw_interrupted(signal, std::to_string(ended) + " running cell(s) ended, " +
+        std::string kept = journal ? ", kept in " + options_.journal_path +
+                                         " (continue with the same options and --resume)"
+                                   : "";
+        throw_interrupted(signal, std::to_string(ended) + " running cell(s) ended; " +
                                       std::to_string(done.size()) + " of " +
-                                      std::to_string(matrix_.size()) + " cells finished");
+                                      std::to_string(matrix_.size()) + " cells finished" + kept);
       }
       for (std::size_t slot = 0; slot < slots; ++slot) {
         while (!running[slot] && next < matrix_.size()) {
