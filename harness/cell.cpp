@@ -130,6 +130,7 @@ class CellRun : public ProgramContext {
   //   hang                   the cell never ends;
   //   hang-with-child:FILE   the cell starts a child that never ends, writes "CELL CHILD" (pids)
   //                          to FILE, and never ends (no process may outlive the runner);
+  //   leave-child:FILE       the same, but the cell goes on and ends as usual;
   //   rendezvous:DIR:N       the cell waits until N cells are in DIR at once (cells really run
   //                          in parallel), and aborts if another cell holds its
   //                          CUDA_VISIBLE_DEVICES (one cell per GPU at a time);
@@ -143,13 +144,19 @@ class CellRun : public ProgramContext {
     if (f == "abort") std::abort();
     if (f == "hang") hang();
     if (f.rfind("hang-with-child:", 0) == 0) {
-      pid_t child = fork();
-      if (child == 0) hang();
-      std::ofstream(f.substr(16) + ".tmp") << getpid() << " " << child << "\n";
-      std::rename((f.substr(16) + ".tmp").c_str(), f.substr(16).c_str());
+      start_endless_child(f.substr(16));
       hang();
     }
+    if (f.rfind("leave-child:", 0) == 0) start_endless_child(f.substr(12));
     if (f.rfind("rendezvous:", 0) == 0) rendezvous(f.substr(11));
+  }
+
+  // A child that never ends, and "CELL CHILD" (pids) written to `pid_file` whole.
+  static void start_endless_child(const std::string& pid_file) {
+    pid_t child = fork();
+    if (child == 0) hang();
+    std::ofstream(pid_file + ".tmp") << getpid() << " " << child << "\n";
+    std::rename((pid_file + ".tmp").c_str(), pid_file.c_str());
   }
 
   [[noreturn]] static void hang() {

@@ -109,11 +109,15 @@ RunningChild start(const ChildSpec& base, std::uint64_t timeout_s, bool with_res
   return child;
 }
 
-// The wait status once the child has exited; empty while it runs.
+// The wait status once the child has exited; empty while it runs. What the child started and
+// left behind in its group ends with it (the group's id stays taken while it has members).
 std::optional<int> exited(const RunningChild& child) {
   int status = 0;
   pid_t done = waitpid(child.pid, &status, WNOHANG);
-  if (done == child.pid) return status;
+  if (done == child.pid) {
+    kill(-child.pid, SIGKILL);
+    return status;
+  }
   if (done < 0 && errno != EINTR) return 0;  // not ours any more: nothing to wait for
   return std::nullopt;
 }

@@ -175,6 +175,15 @@ def test_sigkill_of_the_runner_ends_its_cell_and_the_cells_child(tmp_path, tmpdi
     assert [line["cell"]["workload"] for line in journal_lines(f"{out}.journal")[1:]] == [FAST]
 
 
+def test_what_a_finished_cell_left_running_ends_with_it(tmp_path):
+    pids = tmp_path / "pids"
+    r = run(["-b", "host-malloc", "-w", FAST, "-o", tmp_path / "run.json"],
+            dict(os.environ, MEMREL_INJECT_FAULT=f"leave-child:{pids}"))
+    assert r.returncode == 0, r.stderr
+    cell, grandchild = map(int, pids.read_text().split())
+    assert wait_for(lambda: not alive(grandchild), 5), "the cell's child outlived it"
+
+
 def test_resume_runs_only_the_missing_cells_and_removes_the_journal(tmp_path, tmpdir_env):
     env, tmp = tmpdir_env
     runner, out, _ = start_hanging_run(tmp_path, env)
