@@ -1,15 +1,21 @@
 // `memrel run`: every (backend, workload) cell, each in its own process, into one results file.
 // Every name and file is checked before the first cell runs, so a typo costs nothing.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include "allocators/backend_table.hpp"
 #include "allocators/pluggable/pluggable_allocator.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
+#include "harness/run_journal.hpp"
 #include "harness/runner.hpp"
 #include "harness/shard.hpp"
 #include "harness/trace_plan.hpp"
@@ -17,6 +23,8 @@
 #include "harness/workload_files.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
+#include "platform/gpu_selection.hpp"
+#include "platform/interrupt.hpp"
 
 #ifndef MEMREL_SOURCE_DIR
 #define MEMREL_SOURCE_DIR "."
@@ -27,12 +35,53 @@ namespace fs = std::filesystem;
 namespace memrel::cli {
 namespace {
 
+// A cell's timeout beyond this is a typo, not a plan: a day.
+constexpr std::uint64_t kMaxCellTimeoutS = 86400;
+
 struct RunArgs {
   RunOptions options;
   std::vector<std::string> backends, workloads;
-  std::string out, host_capacity = "1GiB", trace_scale = "auto", shard;
-  bool include_null = false;
+  std::string out, host_capacity = "1GiB", trace_scale = "auto", timeout = "300", gpus, shard;
+  bool include_null = false, resume = false;
 };
+
+std::uint64_t parse_timeout(const std::string& text) {
+  const std::string usage = "--timeout: '" + text +
+                            "' is not a whole number of seconds from 1 to " +
+                            std::to_string(kMaxCellTimeoutS);
+  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument(usage);
+  std::uint64_t seconds = std::stoull(text);
+  if (seconds < 1 || seconds > kMaxCellTimeoutS) throw std::invalid_argument(usage);
+  return seconds;
+}
+
+// Before the first cell: a run must not end with nowhere to put its results. The folder is
+// probed by creating (and at once removing) a file in it, which also catches read-only file
+// systems, where permissions say nothing.
+void check_output(const std::string& out) {
+  struct stat st {};
+  if (stat(out.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      throw std::invalid_argument(out + ": is a folder (-o takes the results file)");
+    if (!S_ISREG(st.st_mode))
+      throw std::invalid_argument(out + ": is not a regular file (a FIFO, device or socket)");
+    if (access(out.c_str(), W_OK) != 0)
+      throw std::invalid_argument(out + ": is not writable (" + std::strerror(errno) + ")");
+  }
+  fs::path folder = fs::path(out).parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw std::invalid_argument(out + ": cannot create its folder (" + ec.message() + ")");
+  std::string probe = (folder / ".memrel-probe-XXXXXX").string();
+  int fd = mkstemp(probe.data());
+  if (fd < 0)
+    throw std::invalid_argument(out + ": cannot write in its folder (" + std::strerror(errno) +
+                                ")");
+  close(fd);
+  unlink(probe.c_str());
+}
 
 std::string self_executable() {
   std::error_code ec;
@@ -40,9 +89,25 @@ std::string self_executable() {
   return ec ? "memrel" : p.string();
 }
 
+void throw_if_interrupted(const std::string& when) {
+  if (int signal = InterruptRequests::received())
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + " " + when);
+}
+
 int run_run(RunArgs& a, const GlobalOptions& global) {
+  // From here on SIGINT and SIGTERM are requests: the runner ends its cells and keeps the
+  // journal, and temporary traces are removed as the stack unwinds.
+  InterruptRequests interrupts;
+  a.options.cell_timeout_s = parse_timeout(a.timeout);
+  if (!a.gpus.empty()) a.options.gpus = select_gpus(a.gpus);
   std::optional<Shard> shard;
   if (!a.shard.empty()) shard = parse_shard(a.shard);
+  if (a.resume && a.out.empty())
+    throw std::invalid_argument("--resume: give -o, the results file of the interrupted run");
+  if (a.out.empty()) a.out = default_run_path(std::string(MEMREL_SOURCE_DIR) + "/results/runs");
+  check_output(a.out);
+  a.options.journal_path = journal_path_for(a.out);
+  a.options.resume = a.resume;
   a.options.backends_dir = global.backends_dir;
   a.options.memrel_executable = self_executable();
   if (a.backends.empty()) {
@@ -62,8 +127,17 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   // Snapshots and RMM logs become temporary traces, removed when this function returns.
   ImportedTraces imported;
   a.options.workload_paths.clear();
-  for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir))
-    a.options.workload_paths.push_back(imported.prepare(p));
+  for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir)) {
+    try {
+      a.options.workload_paths.push_back(imported.prepare(p));
+    } catch (const std::invalid_argument&) {
+      // Ctrl-C reaches the importer too (same process group): its failure is the signal's.
+      throw_if_interrupted("while importing " + p);
+      throw;
+    }
+    a.options.workload_originals[a.options.workload_paths.back()] = p;
+  }
+  throw_if_interrupted("before the first cell");
   std::vector<std::string> workload_names;
   for (const auto& p : a.options.workload_paths)
     workload_names.push_back(parse_workload_file(p).name);
@@ -79,19 +153,11 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     std::string error = check_backend_process(a.options, a.backends[i]);
     if (!error.empty()) throw std::invalid_argument(error);
   }
-  if (a.out.empty()) a.out = default_run_path(std::string(MEMREL_SOURCE_DIR) + "/results/runs");
-  fs::path out_dir = fs::path(a.out).parent_path();
-  if (!out_dir.empty()) fs::create_directories(out_dir);
   RunResults results = run_suite(a.options, std::cerr);
   if (shard) results.context["shard"] = shard_record(matrix, *shard);
-  // Results name the files the user gave, not the temporary traces made from them.
-  for (auto& c : results.cells) {
-    c.workload_source = imported.original(c.workload_source);
-    if (c.trace) c.trace->file = imported.original(c.trace->file);
-  }
-  for (auto& w : results.context["options"]["workloads"])
-    w = imported.original(w.get<std::string>());
   write_file_atomically(a.out, to_json(results).dump(1) + "\n");
+  // Every cell is in the results now; a kill before this line leaves a journal to resume.
+  std::remove(a.options.journal_path.c_str());
   int failed = 0;
   for (const auto& c : results.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
@@ -115,9 +181,16 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
                  "an RMM log .csv (docs/traces.md) (default: every file in --workloads-dir)")
       ->delimiter(',');
   app.add_option("-o,--out", a->out, "Results file (default: results/runs/run-TIME.json)");
-  app.add_option("--timeout", a->options.cell_timeout_s,
-                 "Seconds before a cell is killed and recorded as timeout")
+  app.add_option("--timeout", a->timeout,
+                 "Seconds before a cell is killed and recorded as timeout (1 to 86400)")
       ->capture_default_str();
+  app.add_flag("--resume", a->resume,
+               "Continue the interrupted run whose results file is -o: its journal (-o's path + "
+               ".journal) has the finished cells; the options must be the same "
+               "(docs/run-journal.md)");
+  app.add_option("--gpus", a->gpus,
+                 "Run cells in parallel, one per GPU at a time, each seeing only its GPU: all, "
+                 "or nvidia-smi indices like 0,2 (default: one cell at a time, GPUs as they are)");
   app.add_option("--host-capacity", a->host_capacity,
                  "What device_fraction means for host backends (bytes, or with KiB/MiB/GiB)")
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include "cli/exit_codes.hpp"
 #include "harness/results.hpp"
 #include "harness/workload.hpp"
+#include "platform/interrupt.hpp"
 
 #ifndef MEMREL_SOURCE_DIR
 #define MEMREL_SOURCE_DIR "."
@@ -79,6 +80,9 @@ int run_command_line(int argc, char** argv) {
       if (sub->parsed()) return run();
     }
     throw std::logic_error("a subcommand was parsed that nothing handles");
+  } catch (const Interrupted& e) {
+    std::cerr << "memrel: " << e.what() << "\n";
+    return exit_code::kInterruptedBase + e.signal();
   } catch (const WorkloadError& e) {
     std::cerr << "memrel: " << e.what() << "\n";
     return exit_code::kUnusableInput;

@@ -1,7 +1,13 @@
 #include "harness/cell.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -29,13 +35,6 @@ class CellRun : public ProgramContext {
     result_.backend = backend_.name;
     result_.workload = workload_.name;
     result_.workload_source = workload_.source;
-    result_.setup.environment = allocator_environment();
-    // And the variables the backend asks for (a backend file's "environment"), as this process
-    // really has them.
-    for (const auto& entry : backend_.cell_environment) {
-      if (const char* v = std::getenv(entry.first.c_str()))
-        result_.setup.environment[entry.first] = v;
-    }
     result_.setup.memory_space = backend_.space == MemorySpace::kDevice ? "device" : "host";
     try {
       set_up();
@@ -61,6 +60,16 @@ class CellRun : public ProgramContext {
     } catch (const std::exception& e) {
       result_.status = "error";
       result_.reason = e.what();
+    }
+    // After the workload: the record lives in the heap a host backend's probes count, and its
+    // size must not depend on the environment (a cell pinned to a GPU by CUDA_VISIBLE_DEVICES
+    // measures the same bytes as one that is not).
+    result_.setup.environment = allocator_environment();
+    // And the variables the backend asks for (a backend file's "environment"), as this process
+    // really has them.
+    for (const auto& entry : backend_.cell_environment) {
+      if (const char* v = std::getenv(entry.first.c_str()))
+        result_.setup.environment[entry.first] = v;
     }
     result_.metrics = compute_metrics(result_);
     result_.wall_ns = elapsed_ns(start);
@@ -122,15 +131,64 @@ class CellRun : public ProgramContext {
     inject_fault_if_asked();
   }
 
-  // Lets the runner's tests produce a crashing or hanging cell on demand.
-  static void inject_fault_if_asked() {
+  // Lets the runner's tests produce a misbehaving cell on demand: MEMREL_INJECT_FAULT is
+  //   abort                  the cell crashes (SIGABRT);
+  //   hang                   the cell never ends;
+  //   hang-with-child:FILE   the cell starts a child that never ends, writes "CELL CHILD" (pids)
+  //                          to FILE, and never ends (no process may outlive the runner);
+  //   leave-child:FILE       the same, but the cell goes on and ends as usual;
+  //   rendezvous:DIR:N       the cell waits until N cells are in DIR at once (cells really run
+  //                          in parallel), and aborts if another cell holds its
+  //                          CUDA_VISIBLE_DEVICES (one cell per GPU at a time);
+  // for every cell, or only for the cell MEMREL_INJECT_FAULT_CELL=BACKEND/WORKLOAD.
+  void inject_fault_if_asked() const {
     const char* fault = std::getenv("MEMREL_INJECT_FAULT");
     if (fault == nullptr) return;
+    const char* only = std::getenv("MEMREL_INJECT_FAULT_CELL");
+    if (only != nullptr && std::string(only) != backend_.name + "/" + workload_.name) return;
     std::string f = fault;
     if (f == "abort") std::abort();
-    if (f == "hang") {
-      while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (f == "hang") hang();
+    if (f.rfind("hang-with-child:", 0) == 0) {
+      start_endless_child(f.substr(16));
+      hang();
     }
+    if (f.rfind("leave-child:", 0) == 0) start_endless_child(f.substr(12));
+    if (f.rfind("rendezvous:", 0) == 0) rendezvous(f.substr(11));
+  }
+
+  // A child that never ends, and "CELL CHILD" (pids) written to `pid_file` whole.
+  static void start_endless_child(const std::string& pid_file) {
+    pid_t child = fork();
+    if (child == 0) hang();
+    std::ofstream(pid_file + ".tmp") << getpid() << " " << child << "\n";
+    std::rename((pid_file + ".tmp").c_str(), pid_file.c_str());
+  }
+
+  [[noreturn]] static void hang() {
+    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+
+  static void rendezvous(const std::string& dir_and_count) {
+    std::size_t colon = dir_and_count.rfind(':');
+    std::filesystem::path dir = dir_and_count.substr(0, colon);
+    std::size_t count = std::stoul(dir_and_count.substr(colon + 1));
+    const char* gpu = std::getenv("CUDA_VISIBLE_DEVICES");
+    std::filesystem::path busy = dir / ("busy-gpu-" + std::string(gpu ? gpu : "none"));
+    int fd = open(busy.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+    if (fd < 0) std::abort();  // another cell is on this GPU
+    close(fd);
+    std::ofstream(dir / ("arrived-" + std::to_string(getpid())));
+    auto arrived = [&] {
+      std::size_t n = 0;
+      for (const auto& e : std::filesystem::directory_iterator(dir))
+        n += e.path().filename().string().rfind("arrived-", 0) == 0;
+      return n;
+    };
+    // Groups of `count`: the first cells meet when arrivals reach count, the next at 2 x count.
+    std::size_t target = (arrived() + count - 1) / count * count;
+    while (arrived() < target) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::filesystem::remove(busy);
   }
 
   // A program's probe: its own live bytes stand in for the workload's.

@@ -50,6 +50,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CellResult, backend, workload, workload_sourc
 // that fields added later keep older files readable.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProgramAllocatorRecord, torch_allocator,
                                                 cache_layer)
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CellGpu, index, uuid)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceSeries, event, requested, allocated, reserved,
                                                 device_used, device_used_delta)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceMarkRecord, label, event, probed)
@@ -80,6 +82,7 @@ nlohmann::json to_json(const CellResult& cell) {
   j["schema"] = kCellSchema;
   if (cell.trace) j["trace"] = *cell.trace;  // optional: absent for workload cells
   if (cell.program_allocator) j["program_allocator"] = *cell.program_allocator;  // program cells
+  if (cell.gpu) j["gpu"] = *cell.gpu;  // optional: absent without --gpus
   return j;
 }
 
@@ -91,6 +94,8 @@ CellResult cell_from_json(const nlohmann::json& j) {
     if (j.contains("program_allocator") && !j["program_allocator"].is_null()) {
       cell.program_allocator = j["program_allocator"].get<ProgramAllocatorRecord>();
     }
+
+    if (j.contains("gpu") && !j["gpu"].is_null()) cell.gpu = j["gpu"].get<CellGpu>();
     return cell;
   } catch (const nlohmann::json::exception& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());

@@ -107,6 +107,13 @@ struct ProgramAllocatorRecord {
   std::string cache_layer;  // who holds freed blocks for reuse: "torch" or "backend"
 };
 
+// The GPU a cell was pinned to (`memrel run --gpus`): NVML's index and UUID (null for a fake
+// GPU), so that cells can be joined with each GPU's description.
+struct CellGpu {
+  unsigned index = 0;
+  std::optional<std::string> uuid;
+};
+
 struct CellResult {
   std::string backend, workload, workload_source;
   std::string status;  // ok, oom, unavailable, crashed, timeout, error
@@ -119,6 +126,7 @@ struct CellResult {
   CellMetrics metrics;
   std::optional<TraceReplay> trace;                         // trace cells only (docs/traces.md)
   std::optional<ProgramAllocatorRecord> program_allocator;  // cells that ran a torch program
+  std::optional<CellGpu> gpu;                               // runs with --gpus only
 };
 
 struct RunResults {

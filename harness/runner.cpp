@@ -1,43 +1,55 @@
 #include "harness/runner.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "allocators/backend_table.hpp"
+#include "harness/run_journal.hpp"
 #include "harness/shard.hpp"
 #include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
+#include "platform/child_process.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/run_context.hpp"
 
 namespace memrel {
 namespace {
 
-std::string temp_path(const std::string& what) {
-  const char* dir = std::getenv("TMPDIR");
-  std::string base = (dir && *dir) ? dir : "/tmp";
-  char tmpl[4096];
-  std::snprintf(tmpl, sizeof tmpl, "%s/memrel-%s-XXXXXX", base.c_str(), what.c_str());
-  int fd = mkstemp(tmpl);
-  if (fd < 0) throw std::runtime_error(std::string("cannot create a temporary file in ") + base);
-  close(fd);
-  return tmpl;
-}
+using Clock = std::chrono::steady_clock;
 
-std::string tail_of_file(const std::string& path, std::size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string s = buffer.str();
+// How often the runner looks at its children, its deadlines and the signals it was sent.
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
+
+// A file descriptor closed when it goes out of scope.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Fd& operator=(Fd&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+std::string tail_of(std::string s, std::size_t max_bytes) {
   if (s.size() > max_bytes) s = "..." + s.substr(s.size() - max_bytes);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
@@ -53,52 +65,6 @@ CellResult failed_cell(const std::string& backend, const std::string& workload,
   c.status = status;
   c.reason = reason;
   return c;
-}
-
-struct ChildExit {
-  pid_t pid = 0;
-  int status = 0;
-  bool timed_out = false;
-};
-
-// fork + exec of `args` with `environment` added; stdout to /dev/null, stderr to err_path;
-// killed (its whole process group) after timeout_s.
-ChildExit run_child(const std::vector<std::string>& args,
-                    const std::map<std::string, std::string>& environment,
-                    const std::string& err_path, std::uint64_t timeout_s) {
-  auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    // Child: only async-signal-safe work until exec.
-    setpgid(0, 0);
-    int err = open(err_path.c_str(), O_WRONLY | O_TRUNC);
-    if (err >= 0) dup2(err, STDERR_FILENO);
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, STDOUT_FILENO);
-    for (const auto& [k, v] : environment) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  ChildExit child;
-  child.pid = pid;
-  auto deadline = start + std::chrono::seconds(timeout_s);
-  while (true) {
-    pid_t done = waitpid(pid, &child.status, WNOHANG);
-    if (done == pid) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
-      waitpid(pid, &child.status, 0);
-      child.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return child;
 }
 
 std::map<std::string, std::string> child_environment(const RunOptions& options,
@@ -119,134 +85,348 @@ std::vector<std::string> cell_command(const RunOptions& options, const std::stri
   return args;
 }
 
+[[noreturn]] void throw_interrupted(int signal, const std::string& what) {
+  throw Interrupted(signal, "interrupted by " + signal_name(signal) + ": " + what);
+}
+
+// A child at work: its stderr and result are anonymous files, so that nothing of it is left in
+// a folder whatever happens to the runner.
+struct RunningChild {
+  pid_t pid = 0;
+  Fd result{-1}, stderr_file{-1};
+  Clock::time_point start, deadline;
+};
+
+RunningChild start(const ChildSpec& base, std::uint64_t timeout_s, bool with_result) {
+  RunningChild child;
+  child.stderr_file = Fd(anonymous_file());
+  if (with_result) child.result = Fd(anonymous_file());
+  ChildSpec spec = base;
+  spec.stderr_fd = child.stderr_file.get();
+  spec.fd3 = child.result.get();
+  child.start = Clock::now();
+  child.deadline = child.start + std::chrono::seconds(timeout_s);
+  child.pid = start_child(spec);
+  return child;
+}
+
+// The wait status once the child has exited; empty while it runs. What the child started and
+// left behind in its group ends with it (the group's id stays taken while it has members).
+std::optional<int> exited(const RunningChild& child) {
+  int status = 0;
+  pid_t done = waitpid(child.pid, &status, WNOHANG);
+  if (done == child.pid) {
+    kill(-child.pid, SIGKILL);
+    return status;
+  }
+  if (done < 0 && errno != EINTR) return 0;  // not ours any more: nothing to wait for
+  return std::nullopt;
+}
+
+std::uint64_t content_digest(const std::string& path) {
+  // FNV-1a, 64 bits: stable across builds and machines, enough to tell an edited file.
+  std::ifstream in(path, std::ios::binary);
+  std::uint64_t h = 14695981039346656037ull;
+  char c;
+  while (in.get(c)) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+struct MatrixCell {
+  std::string backend_arg;
+  BackendInfo backend;
+  std::string path, name;  // the workload file to run, and its name
+  Availability availability;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const RunOptions& options, std::vector<MatrixCell> matrix, std::ostream& progress)
+      : options_(options), matrix_(std::move(matrix)), progress_(progress) {}
+
+  // Runs every cell that `done` lacks, adding them to it (and to the journal) as they end.
+  void run(std::map<std::size_t, CellResult>& done, RunJournal* journal) {
+    std::size_t slots = options_.gpus.empty() ? 1 : options_.gpus.size();
+    std::vector<std::optional<Running>> running(slots);
+    std::size_t next = 0, finished = done.size();
+    auto finish = [&](std::size_t index, CellResult cell) {
+      cell.workload_source = original(cell.workload_source);
+      if (cell.trace) cell.trace->file = original(cell.trace->file);
+      if (journal) journal->record(index, cell);
+      print_progress(++finished, cell);
+      done.emplace(index, std::move(cell));
+    };
+    while (true) {
+      if (int signal = InterruptRequests::received()) {
+        std::size_t ended = 0;
+        for (auto& r : running) {
+          if (!r) continue;
+          kill_child_group(r->child.pid);
+          ++ended;
+        }
+        std::string kept = journal ? ", kept in " + options_.journal_path +
+                                         " (continue with the same options and --resume)"
+                                   : "";
+        throw_interrupted(signal, std::to_string(ended) + " running cell(s) ended; " +
+                                      std::to_string(done.size()) + " of " +
+                                      std::to_string(matrix_.size()) + " cells finished" + kept);
+      }
+      for (std::size_t slot = 0; slot < slots; ++slot) {
+        while (!running[slot] && next < matrix_.size()) {
+          std::size_t index = next++;
+          if (done.count(index)) continue;
+          const MatrixCell& m = matrix_[index];
+          if (!m.availability.available) {
+            finish(index, failed_cell(m.backend.name, m.name, m.path, "unavailable",
+                                      m.availability.reason));
+            continue;
+          }
+          running[slot] = Running{index, start(spec_for(m, slot), options_.cell_timeout_s, true)};
+        }
+      }
+      bool any = false;
+      for (std::size_t slot = 0; slot < slots; ++slot) {
+        if (!running[slot]) continue;
+        any = true;
+        Running& r = *running[slot];
+        std::optional<int> status = exited(r.child);
+        bool timed_out = !status && Clock::now() > r.child.deadline;
+        if (timed_out) status = kill_child_group(r.child.pid);
+        if (!status) continue;
+        CellResult cell = outcome(matrix_[r.index], r.child, *status, timed_out);
+        if (!options_.gpus.empty()) {
+          const GpuSlot& gpu = options_.gpus[slot];
+          cell.gpu = CellGpu{
+              gpu.index, gpu.uuid.empty() ? std::nullopt : std::optional<std::string>(gpu.uuid)};
+        }
+        std::size_t index = r.index;
+        running[slot].reset();
+        finish(index, std::move(cell));
+      }
+      if (!any && next >= matrix_.size()) return;
+      std::this_thread::sleep_for(kPollInterval);
+    }
+  }
+
+ private:
+  struct Running {
+    std::size_t index;
+    RunningChild child;
+  };
+
+  std::string original(const std::string& path) const {
+    auto it = options_.workload_originals.find(path);
+    return it == options_.workload_originals.end() ? path : it->second;
+  }
+
+  ChildSpec spec_for(const MatrixCell& m, std::size_t slot) const {
+    ChildSpec spec;
+    spec.args = cell_command(options_, m.backend_arg);
+    spec.args.insert(spec.args.end(),
+                     {"--workload", m.path, "--result-fd", "3", "--host-capacity",
+                      std::to_string(options_.cell.host_capacity_bytes), "--trace-scale",
+                      trace_scale_text(options_.cell.trace_scale_divisor)});
+    spec.environment = child_environment(options_, m.backend);
+    if (!options_.gpus.empty()) {
+      for (const auto& [k, v] : gpu_environment(options_.gpus[slot])) spec.environment[k] = v;
+    }
+    return spec;
+  }
+
+  // A crash, a timeout or a missing result becomes the cell's status.
+  CellResult outcome(const MatrixCell& m, const RunningChild& child, int status,
+                     bool timed_out) const {
+    std::uint64_t wall_ns = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - child.start).count());
+    std::string stderr_tail = tail_of(read_whole_fd(child.stderr_file.get()), 2000);
+    CellResult cell;
+    if (timed_out) {
+      cell = failed_cell(
+          m.backend.name, m.name, m.path, "timeout",
+          "killed after the cell timeout of " + std::to_string(options_.cell_timeout_s) + " s");
+    } else if (WIFSIGNALED(status)) {
+      int sig = WTERMSIG(status);
+      cell = failed_cell(m.backend.name, m.name, m.path, "crashed",
+                         "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +
+                             (stderr_tail.empty() ? "" : ": " + stderr_tail));
+    } else {
+      std::string why;
+      try {
+        std::string text = read_whole_fd(child.result.get());
+        if (text.empty()) throw ResultsError("no result written");
+        cell = cell_from_json(nlohmann::json::parse(text));
+      } catch (const nlohmann::json::exception& e) {
+        why = std::string("its result is not JSON: ") + e.what();
+      } catch (const ResultsError& e) {
+        why = e.what();
+      }
+      if (!why.empty())
+        cell = failed_cell(m.backend.name, m.name, m.path, "crashed",
+                           "exited with code " + std::to_string(WEXITSTATUS(status)) +
+                               " without a usable result (" + why + ")" +
+                               (stderr_tail.empty() ? "" : ": " + stderr_tail));
+    }
+    cell.wall_ns = wall_ns;
+    return cell;
+  }
+
+  void print_progress(std::size_t finished, const CellResult& cell) {
+    char line[512];
+    std::snprintf(line, sizeof line, "[%zu/%zu] %-20s %-22s %-11s %8.2f s", finished,
+                  matrix_.size(), cell.backend.c_str(), cell.workload.c_str(), cell.status.c_str(),
+                  cell.wall_ns / 1e9);
+    progress_ << line;
+    if (cell.gpu) progress_ << "  gpu " << cell.gpu->index;
+    if (cell.status != "ok") progress_ << "  " << cell.reason.substr(0, 160);
+    progress_ << std::endl;
+  }
+
+  const RunOptions& options_;
+  std::vector<MatrixCell> matrix_;
+  std::ostream& progress_;
+};
+
 }  // namespace
 
 std::string check_backend_process(const RunOptions& options, const std::string& backend_name) {
   const BackendInfo backend = resolve_backend(backend_name, options.backends_dir);
-  std::string err_path = temp_path("stderr");
-  std::vector<std::string> args = cell_command(options, backend_name);
-  args.push_back("--check");
-  ChildExit child =
-      run_child(args, child_environment(options, backend), err_path, options.cell_timeout_s);
-  std::string error = tail_of_file(err_path, 2000);
-  std::remove(err_path.c_str());
-  if (!child.timed_out && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0) return "";
+  ChildSpec spec;
+  spec.args = cell_command(options, backend_name);
+  spec.args.push_back("--check");
+  spec.environment = child_environment(options, backend);
+  RunningChild child = start(spec, options.cell_timeout_s, false);
+  std::optional<int> status;
+  bool timed_out = false;
+  while (!(status = exited(child))) {
+    if (int signal = InterruptRequests::received()) {
+      kill_child_group(child.pid);
+      throw_interrupted(signal, "while checking " + backend.file);
+    }
+    if (Clock::now() > child.deadline) {
+      status = kill_child_group(child.pid);
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  std::string error = tail_of(read_whole_fd(child.stderr_file.get()), 2000);
+  if (!timed_out && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) return "";
   const std::string prefix = "memrel: ";
   if (error.compare(0, prefix.size(), prefix) == 0) error = error.substr(prefix.size());
-  if (child.timed_out)
-    return backend.file + ": loading the library took longer than the cell timeout";
-  if (WIFSIGNALED(child.status))
+  if (timed_out) return backend.file + ": loading the library took longer than the cell timeout";
+  if (WIFSIGNALED(*status))
     return backend.file + ": loading the library killed the process with signal " +
-           std::to_string(WTERMSIG(child.status)) + (error.empty() ? "" : ": " + error);
-  return error.empty() ? backend.file + ": the check exited with code " +
-                             std::to_string(WEXITSTATUS(child.status))
-                       : error;
-}
-
-CellResult run_cell_process(const RunOptions& options, const std::string& backend_arg,
-                            const std::string& workload_path, const std::string& workload_name) {
-  const BackendInfo backend = resolve_backend(backend_arg, options.backends_dir);
-  const std::string& backend_name = backend.name;
-  std::string out_path = temp_path("cell");
-  std::string err_path = temp_path("stderr");
-  std::vector<std::string> args = cell_command(options, backend_arg);
-  args.insert(args.end(), {"--workload", workload_path, "--out", out_path, "--host-capacity",
-                           std::to_string(options.cell.host_capacity_bytes), "--trace-scale",
-                           trace_scale_text(options.cell.trace_scale_divisor)});
-  auto start = std::chrono::steady_clock::now();
-  ChildExit child =
-      run_child(args, child_environment(options, backend), err_path, options.cell_timeout_s);
-  const int status = child.status;
-  const bool timed_out = child.timed_out;
-  std::uint64_t wall_ns = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-          .count());
-  std::string stderr_tail = tail_of_file(err_path, 2000);
-  CellResult cell;
-  if (timed_out) {
-    cell = failed_cell(
-        backend_name, workload_name, workload_path, "timeout",
-        "killed after the cell timeout of " + std::to_string(options.cell_timeout_s) + " s");
-  } else if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    cell = failed_cell(backend_name, workload_name, workload_path, "crashed",
-                       "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +
-                           (stderr_tail.empty() ? "" : ": " + stderr_tail));
-  } else {
-    try {
-      cell = read_cell_file(out_path);
-    } catch (const ResultsError& e) {
-      cell = failed_cell(backend_name, workload_name, workload_path, "crashed",
-                         "exited with code " + std::to_string(WEXITSTATUS(status)) +
-                             " without a usable result (" + e.what() + ")" +
-                             (stderr_tail.empty() ? "" : ": " + stderr_tail));
-    }
-  }
-  cell.wall_ns = wall_ns;
-  std::remove(out_path.c_str());
-  std::remove((out_path + ".tmp." + std::to_string(child.pid)).c_str());
-  std::remove(err_path.c_str());
-  return cell;
+           std::to_string(WTERMSIG(*status)) + (error.empty() ? "" : ": " + error);
+  return error.empty()
+             ? backend.file + ": the check exited with code " + std::to_string(WEXITSTATUS(*status))
+             : error;
 }
 
 RunResults run_suite(const RunOptions& options, std::ostream& progress) {
-  RunResults run;
-  run.context = run_context();
-  run.context["options"] = {
+  auto original = [&](const std::string& path) {
+    auto it = options.workload_originals.find(path);
+    return it == options.workload_originals.end() ? path : it->second;
+  };
+  nlohmann::json context = run_context();
+  // What makes two runs the same run: a journal is continued only by its own.
+  nlohmann::json run = {
       {"backends", options.backends},
       {"backends_dir", options.backends_dir},
-      {"workloads", options.workload_paths},
+      {"workloads", nlohmann::json::array()},
       {"cell_timeout_s", options.cell_timeout_s},
       {"host_capacity_bytes", options.cell.host_capacity_bytes},
       {"trace_scale", trace_scale_text(options.cell.trace_scale_divisor)},
       {"cuda_module_loading",
        options.module_loading.empty() ? "default (unset)" : options.module_loading}};
   std::vector<std::pair<std::string, std::string>> workloads;  // path, name
-  for (const auto& path : options.workload_paths)
+  for (const auto& path : options.workload_paths) {
     workloads.emplace_back(path, parse_workload_file(path).name);
+    char digest[32];
+    std::snprintf(digest, sizeof digest, "fnv1a64:%016llx",
+                  static_cast<unsigned long long>(content_digest(original(path))));
+    run["workloads"].push_back({{"file", original(path)}, {"digest", digest}});
+  }
+  context["options"] = run;
+  context["options"]["workloads"] = nlohmann::json::array();
+  for (const auto& path : options.workload_paths)
+    context["options"]["workloads"].push_back(original(path));
+  if (!options.gpus.empty()) {
+    context["options"]["gpus"] = nlohmann::json::array();
+    for (const auto& g : options.gpus) context["options"]["gpus"].push_back(g.index);
+  }
   // What each backend is and what its release does, so that a results file says it even for
   // backends that are not in memrel's table (backend files).
-  run.context["backends"] = nlohmann::json::array();
-  std::size_t total =
-      options.only_cells ? options.only_cells->size() : options.backends.size() * workloads.size();
-  std::size_t index = 0;
+  context["backends"] = nlohmann::json::array();
+  std::vector<MatrixCell> matrix;
   for (const auto& backend_arg : options.backends) {
     const BackendInfo backend = resolve_backend(backend_arg, options.backends_dir);
-    const std::string& backend_name = backend.name;
     nlohmann::json described = {{"name", backend.name},
                                 {"kind", backend_kind_name(backend.kind)},
                                 {"space", memory_space_name(backend.space)},
                                 {"description", backend.description},
                                 {"release", backend.release}};
     if (!backend.file.empty()) described["file"] = backend.file;
-    run.context["backends"].push_back(described);
+    context["backends"].push_back(described);
     Availability availability = backend.availability();
     for (const auto& [path, name] : workloads) {
-      if (options.only_cells && !options.only_cells->count(cell_key(backend_name, name))) continue;
-      ++index;
-      CellResult cell = availability.available ? run_cell_process(options, backend_arg, path, name)
-                                               : failed_cell(backend_name, name, path,
-                                                             "unavailable", availability.reason);
-      char line[512];
-      std::snprintf(line, sizeof line, "[%zu/%zu] %-20s %-22s %-11s %8.2f s", index, total,
-                    backend_name.c_str(), name.c_str(), cell.status.c_str(), cell.wall_ns / 1e9);
-      progress << line;
-      if (cell.status != "ok") progress << "  " << cell.reason.substr(0, 160);
-      progress << std::endl;
-      run.cells.push_back(std::move(cell));
+      // One shard's cells only (memrel run --shard K/N, harness/shard.hpp).
+      if (options.only_cells && !options.only_cells->count(cell_key(backend.name, name))) continue;
+      matrix.push_back({backend_arg, backend, path, name, availability});
     }
   }
-  run.context["finished"] = utc_now_iso8601();
+  // A shard's journal is of that shard: resuming it with another shard's cells is refused.
+  if (options.only_cells) {
+    run["only_cells"] = nlohmann::json::array();
+    for (const auto& m : matrix) run["only_cells"].push_back(cell_key(m.backend.name, m.name));
+  }
+
+  std::map<std::size_t, CellResult> done;
+  std::optional<RunJournal> journal;
+  if (!options.journal_path.empty() && options.resume) {
+    if (access(options.journal_path.c_str(), F_OK) != 0)
+      throw ResultsError(options.journal_path +
+                         ": no journal to resume (the run finished, or never started)");
+    JournalContent content = read_journal(options.journal_path);
+    std::string mismatch = journal_mismatch(content.run, run);
+    if (!mismatch.empty())
+      throw ResultsError(options.journal_path + ": the journal is of another run: " + mismatch);
+    for (auto& [index, cell] : content.cells) {
+      if (index >= matrix.size())
+        throw ResultsError(options.journal_path + ": cell " + std::to_string(index) +
+                           " is outside the run's " + std::to_string(matrix.size()) + " cells");
+      done.emplace(index, std::move(cell));
+    }
+    // The run is the journal's: it started then, and continues now.
+    nlohmann::json resumed = content.context.value("resumed", nlohmann::json::array());
+    resumed.push_back(context["started"]);
+    context["started"] = content.context["started"];
+    context["resumed"] = resumed;
+    journal.emplace(RunJournal::resume(options.journal_path, content));
+    progress << "resuming " << options.journal_path << ": " << done.size() << " of "
+             << matrix.size() << " cells already finished" << std::endl;
+  } else if (!options.journal_path.empty()) {
+    journal.emplace(RunJournal::start(options.journal_path, run, context));
+  }
+
+  Scheduler(options, matrix, progress).run(done, journal ? &*journal : nullptr);
+
+  RunResults results;
+  results.context = context;
+  for (auto& [index, cell] : done) results.cells.push_back(std::move(cell));
+  results.context["finished"] = utc_now_iso8601();
   // LibTorch's version, as the torch cells found it (harness/cell.cpp): for the fingerprint.
-  for (const CellResult& cell : run.cells) {
+  for (const CellResult& cell : results.cells) {
     const nlohmann::json& device = cell.setup.device;
     if (device.is_object() && device.contains("torch_version") &&
-        run.context.contains("fingerprint")) {
-      run.context["fingerprint"]["torch_version"] = device["torch_version"];
+        results.context.contains("fingerprint")) {
+      results.context["fingerprint"]["torch_version"] = device["torch_version"];
       break;
     }
   }
-  return run;
+  return results;
 }
 
 }  // namespace memrel

@@ -3,9 +3,16 @@
 // fork + exec, never fork alone: a forked CUDA process is unusable, and a fresh process gives
 // each cell a clean context and lets allocator settings that are read once at library load
 // (PyTorch's) differ between cells. The parent creates no CUDA context at all.
+//
+// Cells run one at a time, or with --gpus one per GPU at a time, each child seeing only its GPU:
+// the device-wide probes stay true because no two cells share a device. Every cell is journaled
+// as it finishes (harness/run_journal.hpp). SIGINT or SIGTERM ends the running cells and their
+// process groups and throws Interrupted; no cell outlives the runner (platform/child_process).
+// All children are forked by the calling thread: the parent-death signal follows the thread.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -14,6 +21,7 @@
 
 #include "harness/cell.hpp"
 #include "harness/results.hpp"
+#include "platform/gpu_selection.hpp"
 
 namespace memrel {
 
@@ -29,18 +37,25 @@ struct RunOptions {
   std::string module_loading;  // CUDA_MODULE_LOADING for every cell; empty leaves it unset
   // The cells to run, as cell keys (harness/shard.hpp), e.g. one shard's; unset: every cell.
   std::optional<std::set<std::string>> only_cells;
-};
 
-// One cell in a child process; a crash, a timeout or a missing result becomes the cell's status.
-CellResult run_cell_process(const RunOptions& options, const std::string& backend,
-                            const std::string& workload_path, const std::string& workload_name);
+  // Empty: one cell at a time, CUDA_VISIBLE_DEVICES left as it is. Else one cell per GPU.
+  std::vector<GpuSlot> gpus;
+  // Where finished cells are journaled (empty: nowhere), and whether to continue that journal.
+  std::string journal_path;
+  bool resume = false;
+  // A workload path to run -> the file to name in the results (temporary imported traces).
+  std::map<std::string, std::string> workload_originals;
+};
 
 // Loads a pluggable backend's library and resolves its symbols in a child process (`memrel
 // cell --check`), since the parent must not load it. Empty when it loads, else the child's
 // one-line error ("FILE: library: cannot load ...", "FILE: symbol ... not found in ...").
 std::string check_backend_process(const RunOptions& options, const std::string& backend);
 
-// All cells (or only_cells), in backend-major order, with a progress line per cell on `progress`.
+// All cells (or only_cells), in backend-major order, with a progress line per cell on `progress`
+// as it ends.
+// Throws ResultsError for a journal that is there without --resume, missing or of another run
+// with it; Interrupted (platform/interrupt.hpp) after a signal, once the running cells are ended.
 RunResults run_suite(const RunOptions& options, std::ostream& progress);
 
 }  // namespace memrel

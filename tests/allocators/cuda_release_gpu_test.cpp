@@ -125,5 +125,39 @@ TEST_F(CudaBackends, FragmentationLargeBlockSucceedsAndAllReturns) {
   }
 }
 
+// memrel run --gpus all (docs/run-journal.md): each cell pinned to one GPU by its UUID, and the
+// bytes of a run without --gpus (allocator bytes exact, the driver's within a page).
+TEST_F(CudaBackends, GpusAllPinsEachCellByUuidAndMeasuresTheBytesOfAPlainRun) {
+  auto run = [&](const std::string& name, const std::string& extra) {
+    std::string out = dir_.file(name);
+    auto r = testing::run_command(testing::memrel_command(
+        "run -b cuda-malloc,cuda-async -w single-large,temp-then-delete -o '" + out + "' " +
+        extra));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return read_run_file(out);
+  };
+  RunResults plain = run("plain.json", "");
+  RunResults pinned = run("pinned.json", "--gpus all");
+  ASSERT_EQ(plain.cells.size(), pinned.cells.size());
+  for (std::size_t i = 0; i < plain.cells.size(); ++i) {
+    const CellResult &a = plain.cells[i], &b = pinned.cells[i];
+    SCOPED_TRACE(b.backend + " x " + b.workload);
+    EXPECT_FALSE(a.gpu.has_value());
+    ASSERT_TRUE(b.gpu.has_value());
+    ASSERT_TRUE(b.gpu->uuid.has_value());
+    EXPECT_EQ(b.gpu->uuid->rfind("GPU-", 0), 0u) << *b.gpu->uuid;
+    EXPECT_EQ(b.setup.environment.at("CUDA_VISIBLE_DEVICES"), *b.gpu->uuid);
+    ASSERT_EQ(a.status, "ok") << a.reason;
+    ASSERT_EQ(b.status, "ok") << b.reason;
+    ASSERT_EQ(a.marks.size(), b.marks.size());
+    for (std::size_t m = 0; m < a.marks.size(); ++m) {
+      EXPECT_EQ(a.marks[m].at.allocated, b.marks[m].at.allocated) << a.marks[m].label;
+      EXPECT_EQ(a.marks[m].at.reserved, b.marks[m].at.reserved) << a.marks[m].label;
+      EXPECT_NEAR(a.marks[m].at.device_used_delta, b.marks[m].at.device_used_delta, kDriverGranule)
+          << a.marks[m].label;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memrel

@@ -214,6 +214,66 @@ def test_loop_without_memrel_bench_says_why_and_runs_nothing(tmp_path, bin_dir):
     assert len(r.stderr.splitlines()) == 1 and "not built" in r.stderr
 
 
+MEETING_BENCH_STUB = r"""#!/usr/bin/env bash
+# Records "BACKEND GPU" and waits (10 s at most) until two stubs have started: one at a time,
+# none would get past this. Fails if another stub holds its GPU.
+backend="" out=""
+while (($#)); do
+  case $1 in
+    --backend) backend=$2; shift ;;
+    --benchmark_out=*) out=${1#--benchmark_out=} ;;
+  esac
+  shift
+done
+mkdir "$MEET/busy-$CUDA_VISIBLE_DEVICES" 2>/dev/null || { echo "two on GPU $CUDA_VISIBLE_DEVICES" >&2; exit 9; }
+echo "$backend $CUDA_VISIBLE_DEVICES $CUDA_DEVICE_ORDER" >"$MEET/arrived-$backend"
+n=$(ls "$MEET" | grep -c '^arrived-')
+target=$(( (n + 1) / 2 * 2 ))
+for _ in $(seq 200); do
+  (( $(ls "$MEET" | grep -c '^arrived-') >= target )) && break
+  sleep 0.05
+done
+rmdir "$MEET/busy-$CUDA_VISIBLE_DEVICES"
+(( $(ls "$MEET" | grep -c '^arrived-') >= target )) || exit 7
+echo '{"benchmarks": []}' >"$out"
+"""
+
+
+def test_loop_with_gpus_runs_one_backend_per_gpu_at_once(tmp_path, bin_dir):
+    write_exe(bin_dir / "benchmarks" / "memrel_bench", MEETING_BENCH_STUB)
+    meet = tmp_path / "meet"
+    meet.mkdir()
+    out = tmp_path / "out"
+    r = bash('memrel_run_benchmarks "$@"', bin_dir, out, "", "--gpus", "1,2", "--", "a", "b", "c", "d",
+             env={"MEET": str(meet), "MEMREL_FAKE_GPUS": "3"})
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    ended = sorted(re.fullmatch(r"bench (\S+): \d+ s \(gpu (\d)\)", line).groups() for line in r.stdout.splitlines())
+    assert [b for b, _ in ended] == ["a", "b", "c", "d"]
+    seen = sorted((meet / f"arrived-{b}").read_text().split() for b in "abcd")
+    assert {gpu for _, gpu, _ in seen} == {"1", "2"}
+    assert all(order == "PCI_BUS_ID" for _, _, order in seen)
+    assert [(b, g) for b, g, _ in seen] == ended  # each said where it ran
+    assert sorted(p.name for p in out.iterdir()) == [f"bench-{b}.json" for b in "abcd"]
+
+
+@pytest.mark.parametrize("gpus", ["3", "1,1", "x", "all-ish"])
+def test_loop_refuses_a_gpu_that_is_not_there(tmp_path, bin_dir, gpus):
+    r = bash('memrel_run_benchmarks "$@"', bin_dir, tmp_path / "out", "", "--gpus", gpus, "--", "a",
+             env={"MEMREL_FAKE_GPUS": "2"})
+    assert r.returncode == 2 and "no such GPU" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value, expected", [("", []), ("all", ["--gpus", "all"]),
+                                             ("0,2", ["--gpus", "0,2"])])
+def test_gpus_option_follows_memrel_gpus(value, expected):
+    r = bash('mapfile -t opts < <(memrel_gpus_option)\nfor o in "${opts[@]}"; do echo "<$o>"; done',
+             env={"MEMREL_GPUS": value})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [f"<{o}>" for o in expected]
+
+
 def test_bench_args(tmp_path):
     for name in ("bench-b.json", "bench-a.json", "suite.json", "bench-a.log"):
         (tmp_path / name).write_text("{}")

@@ -1,0 +1,93 @@
+#include "harness/run_journal.hpp"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace memrel {
+
+std::string journal_path_for(const std::string& results_path) { return results_path + ".journal"; }
+
+JournalContent read_journal(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ResultsError(path + ": cannot open the journal");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  JournalContent content;
+  std::size_t start = 0, line = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) break;  // cut short by a kill: not a record
+    ++line;
+    const std::string where = path + ": line " + std::to_string(line) + ": ";
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text.substr(start, end - start));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw ResultsError(where + "malformed JSON at byte " + std::to_string(e.byte));
+    }
+    if (line == 1) {
+      if (!j.is_object() || j.value("schema", "") != kJournalSchema)
+        throw ResultsError(where + "not a memrel journal (expected \"schema\": \"" +
+                           kJournalSchema + "\")");
+      if (!j.contains("run") || !j.contains("context"))
+        throw ResultsError(where + "missing \"run\" or \"context\"");
+      content.run = j["run"];
+      content.context = j["context"];
+    } else {
+      if (!j.is_object() || !j.contains("index") || !j["index"].is_number_unsigned() ||
+          !j.contains("cell"))
+        throw ResultsError(where + "not a cell record ({\"index\": N, \"cell\": {...}})");
+      std::size_t index = j["index"].get<std::size_t>();
+      if (content.cells.count(index))
+        throw ResultsError(where + "cell " + std::to_string(index) + " recorded twice");
+      try {
+        content.cells.emplace(index, cell_from_json(j["cell"]));
+      } catch (const ResultsError& e) {
+        throw ResultsError(where + e.what());
+      }
+    }
+    start = end + 1;
+    content.whole_bytes = start;
+  }
+  if (line == 0) throw ResultsError(path + ": the journal has no whole first line");
+  return content;
+}
+
+std::string journal_mismatch(const nlohmann::json& journal_run, const nlohmann::json& run) {
+  if (journal_run == run) return "";
+  for (const auto& [key, value] : run.items()) {
+    if (!journal_run.contains(key)) return "\"" + key + "\" is not in the journal";
+    if (journal_run[key] != value)
+      return "\"" + key + "\" differs (journal " + journal_run[key].dump() + ", now " +
+             value.dump() + ")";
+  }
+  return "the journal has fields this run lacks";
+}
+
+RunJournal RunJournal::start(const std::string& path, const nlohmann::json& run,
+                             const nlohmann::json& context) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0)
+    throw ResultsError(path +
+                       ": the journal of an interrupted run is there: continue it with "
+                       "`memrel run --resume` (the same options), or remove it");
+  RunJournal journal(DurableAppendFile::create_new(path));
+  nlohmann::json header = {{"schema", kJournalSchema}, {"run", run}, {"context", context}};
+  journal.file_.append(header.dump() + "\n");
+  return journal;
+}
+
+RunJournal RunJournal::resume(const std::string& path, const JournalContent& content) {
+  return RunJournal(DurableAppendFile::open_existing(path, content.whole_bytes));
+}
+
+void RunJournal::record(std::size_t index, const CellResult& cell) {
+  nlohmann::json line = {{"index", index}, {"cell", to_json(cell)}};
+  // A cell's reason quotes its stderr, which need not be UTF-8.
+  file_.append(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace memrel

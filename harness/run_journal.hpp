@@ -1,0 +1,57 @@
+// The journal of a run (schema "memrel.journal/1", docs/run-journal.md): JSON Lines next to the
+// results file, RESULTS.journal. The first line says which run it is (its matrix and options,
+// each workload's content digest, and the run's context); every later line is one finished
+// cell, appended and synced to disk the moment it finishes. A run that is interrupted, even by
+// SIGKILL, keeps every finished cell there; `memrel run --resume` reads it back, refuses a
+// journal of another run, and runs only the cells it lacks. The journal is removed once the
+// results file is written.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "harness/results.hpp"
+#include "platform/durable_append.hpp"
+
+namespace memrel {
+
+constexpr const char* kJournalSchema = "memrel.journal/1";
+
+std::string journal_path_for(const std::string& results_path);
+
+// What a journal holds: its first line's run and context, and the finished cells by their index
+// in the run's matrix.
+struct JournalContent {
+  nlohmann::json run;
+  nlohmann::json context;
+  std::map<std::size_t, CellResult> cells;
+  std::uint64_t whole_bytes = 0;  // up to the end of the last whole line
+};
+
+// Throws ResultsError naming the file and the line. A last line without its newline (the
+// runner was killed while writing it) is not an error: it is left out, and cut on resume.
+JournalContent read_journal(const std::string& path);
+
+// Empty when `run` is the run the journal was started for; else what differs, for the user.
+std::string journal_mismatch(const nlohmann::json& journal_run, const nlohmann::json& run);
+
+class RunJournal {
+ public:
+  // A new journal; ResultsError when one is already there (an interrupted run, not to be lost).
+  static RunJournal start(const std::string& path, const nlohmann::json& run,
+                          const nlohmann::json& context);
+  // Appends to the journal that `content` was read from.
+  static RunJournal resume(const std::string& path, const JournalContent& content);
+
+  // On disk when it returns.
+  void record(std::size_t index, const CellResult& cell);
+
+ private:
+  explicit RunJournal(DurableAppendFile file) : file_(std::move(file)) {}
+  DurableAppendFile file_;
+};
+
+}  // namespace memrel

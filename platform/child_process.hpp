@@ -1,0 +1,50 @@
+// Child processes that never outlive their parent: fork + exec in a process group of their own,
+// with the kernel's parent-death signal set before exec.
+//
+// Why a group of its own: a terminal's Ctrl-C goes to the foreground group, and the parent must
+// decide what happens to a child (end it and all it started, record it), not the terminal. Why
+// the parent-death signal: a parent killed with SIGKILL runs no code, so only the kernel can end
+// its children then. It is SIGTERM, not SIGKILL, so that a child that starts processes of its own
+// can end its whole group on it (end_own_group_on_sigterm); a child that does not handle it dies
+// of it all the same.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memrel {
+
+struct ChildSpec {
+  std::vector<std::string> args;                   // args[0] is the executable's path
+  std::map<std::string, std::string> environment;  // added to (or replacing in) ours
+  int stdout_fd = -1;                              // -1: /dev/null
+  int stderr_fd = -1;                              // -1: /dev/null
+  // Handed to the child as file descriptor 3 (e.g. where it writes its result); -1: none.
+  int fd3 = -1;
+};
+
+// Starts the child and returns its pid, which is also its process group id. Throws
+// std::runtime_error when fork fails. An exec that fails ends the child with code 127.
+pid_t start_child(const ChildSpec& spec);
+
+// SIGKILL to the child's whole process group (the child and everything it started that stayed in
+// its group), then reaps the child. Returns its wait status.
+int kill_child_group(pid_t pid);
+
+// For a process started by start_child: on SIGTERM (also its parent-death signal), SIGKILL its
+// own process group, so that what it started ends with it. Call before starting anything.
+void end_own_group_on_sigterm();
+
+// An anonymous file (O_TMPFILE in TMPDIR or /tmp, else a created and at once unlinked one): it
+// has no name, so nothing is left behind whatever happens to this process. Close-on-exec; read
+// it back with read_whole_fd. Throws std::runtime_error naming the folder.
+int anonymous_file();
+
+// The whole content of a file descriptor from offset 0.
+std::string read_whole_fd(int fd);
+
+}  // namespace memrel

@@ -1,0 +1,67 @@
+#include "platform/durable_append.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+namespace memrel {
+namespace {
+
+std::runtime_error failure(const std::string& path, const std::string& what) {
+  return std::runtime_error(path + ": " + what + " (" + std::strerror(errno) + ")");
+}
+
+}  // namespace
+
+DurableAppendFile DurableAppendFile::create_new(const std::string& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw failure(path, "cannot create");
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  int dir = open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    fsync(dir);
+    close(dir);
+  }
+  return DurableAppendFile(path, fd);
+}
+
+DurableAppendFile DurableAppendFile::open_existing(const std::string& path,
+                                                   std::uint64_t keep_bytes) {
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) throw failure(path, "cannot open to append");
+  if (ftruncate(fd, static_cast<off_t>(keep_bytes)) != 0 || fsync(fd) != 0) {
+    int err = errno;
+    close(fd);
+    errno = err;
+    throw failure(path, "cannot cut to its last whole record");
+  }
+  return DurableAppendFile(path, fd);
+}
+
+DurableAppendFile::DurableAppendFile(DurableAppendFile&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+DurableAppendFile::~DurableAppendFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void DurableAppendFile::append(const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd_, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw failure(path_, "cannot append");
+    done += static_cast<std::size_t>(n);
+  }
+  while (fsync(fd_) != 0) {
+    if (errno != EINTR) throw failure(path_, "cannot sync");
+  }
+}
+
+}  // namespace memrel

@@ -1,0 +1,32 @@
+// A file that only grows, each append on disk before append() returns (write, then fsync), so
+// that what was appended survives the writer being killed, even with SIGKILL, and a power cut.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace memrel {
+
+class DurableAppendFile {
+ public:
+  // Creates PATH, refusing one that exists, and makes its name durable (fsync of the folder).
+  static DurableAppendFile create_new(const std::string& path);
+  // Opens PATH to append after cutting it to its first keep_bytes (what a reader found whole).
+  static DurableAppendFile open_existing(const std::string& path, std::uint64_t keep_bytes);
+
+  DurableAppendFile(DurableAppendFile&& other) noexcept;
+  DurableAppendFile& operator=(DurableAppendFile&&) = delete;
+  DurableAppendFile(const DurableAppendFile&) = delete;
+  ~DurableAppendFile();
+
+  // All of `data` written and synced, or std::runtime_error naming the file.
+  void append(const std::string& data);
+  const std::string& path() const { return path_; }
+
+ private:
+  DurableAppendFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace memrel

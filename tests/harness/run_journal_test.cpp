@@ -1,0 +1,100 @@
+// The run journal as a file: what a killed runner leaves is read back, and nothing else is.
+#include "harness/run_journal.hpp"
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace memrel {
+namespace {
+
+const nlohmann::json kRun = {{"backends", {"host-malloc"}}, {"cell_timeout_s", 300}};
+const nlohmann::json kContext = {{"started", "2026-01-01T00:00:00Z"}};
+
+CellResult cell(const std::string& workload) {
+  CellResult c;
+  c.backend = "host-malloc";
+  c.workload = workload;
+  c.status = "ok";
+  c.reason = std::string("stderr said \xff\xfe");  // not UTF-8: a journal line all the same
+  return c;
+}
+
+TEST(RunJournal, EveryRecordIsOnDiskWhenRecordReturns) {
+  testing::TempDir dir;
+  std::string path = dir.file("run.json.journal");
+  {
+    RunJournal journal = RunJournal::start(path, kRun, kContext);
+    journal.record(0, cell("a"));
+    JournalContent now = read_journal(path);  // before the journal is closed
+    ASSERT_EQ(now.cells.size(), 1u);
+    journal.record(2, cell("c"));
+  }
+  JournalContent content = read_journal(path);
+  EXPECT_EQ(content.run, kRun);
+  EXPECT_EQ(content.context, kContext);
+  ASSERT_EQ(content.cells.size(), 2u);
+  EXPECT_EQ(content.cells.at(0).workload, "a");
+  EXPECT_EQ(content.cells.at(2).workload, "c");
+}
+
+TEST(RunJournal, ALastLineCutShortIsLeftOutAndCutOnResume) {
+  testing::TempDir dir;
+  std::string path = dir.file("run.json.journal");
+  RunJournal::start(path, kRun, kContext).record(0, cell("a"));
+  std::string whole = testing::read_text(path);
+  testing::write_text(path, whole + R"({"index": 1, "cell": {"schema": "memrel.ce)");
+  JournalContent content = read_journal(path);
+  EXPECT_EQ(content.cells.size(), 1u);
+  EXPECT_EQ(content.whole_bytes, whole.size());
+  RunJournal::resume(path, content).record(1, cell("b"));
+  EXPECT_EQ(read_journal(path).cells.size(), 2u);
+}
+
+TEST(RunJournal, AnExistingJournalIsNeverStartedOver) {
+  testing::TempDir dir;
+  std::string path = dir.file("run.json.journal");
+  RunJournal::start(path, kRun, kContext).record(0, cell("a"));
+  EXPECT_THROW(RunJournal::start(path, kRun, kContext), ResultsError);
+  EXPECT_EQ(read_journal(path).cells.size(), 1u);
+}
+
+TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
+  testing::TempDir dir;
+  std::string path = dir.file("run.json.journal");
+  auto error_of = [&](const std::string& text) {
+    testing::write_text(path, text);
+    try {
+      read_journal(path);
+    } catch (const ResultsError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string header =
+      nlohmann::json({{"schema", kJournalSchema}, {"run", kRun}, {"context", kContext}}).dump() +
+      "\n";
+  std::string record = nlohmann::json({{"index", 0}, {"cell", to_json(cell("a"))}})
+                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                       "\n";
+  EXPECT_EQ(error_of(""), path + ": the journal has no whole first line");
+  EXPECT_EQ(error_of("{\"schema\": \"memrel.results/1\"}\n"),
+            path + ": line 1: not a memrel journal (expected \"schema\": \"memrel.journal/1\")");
+  EXPECT_EQ(error_of(header + "{oops\n"), path + ": line 2: malformed JSON at byte 2");
+  EXPECT_EQ(error_of(header + record + record), path + ": line 3: cell 0 recorded twice");
+  EXPECT_EQ(error_of(header + "{\"index\": -1, \"cell\": {}}\n"),
+            path + ": line 2: not a cell record ({\"index\": N, \"cell\": {...}})");
+}
+
+TEST(RunJournal, AMismatchSaysWhatDiffers) {
+  EXPECT_EQ(journal_mismatch(kRun, kRun), "");
+  nlohmann::json other = kRun;
+  other["cell_timeout_s"] = 60;
+  EXPECT_EQ(journal_mismatch(kRun, other), "\"cell_timeout_s\" differs (journal 300, now 60)");
+  other = kRun;
+  other["gpus"] = 2;
+  EXPECT_EQ(journal_mismatch(kRun, other), "\"gpus\" is not in the journal");
+}
+
+}  // namespace
+}  // namespace memrel
