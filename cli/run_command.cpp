@@ -9,6 +9,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
+#include "harness/run_summary.hpp"
 #include "harness/runner.hpp"
 #include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
@@ -85,6 +86,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   for (const auto& c : results.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
   std::cout << a.out << "\n";
+  std::cerr << run_summary(results.cells);
   std::cerr << "memrel: " << results.cells.size() << " cells written to " << a.out;
   if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
   std::cerr << "\n";

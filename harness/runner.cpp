@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "allocators/backend_table.hpp"
+#include "harness/run_summary.hpp"
 #include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
 #include "platform/run_context.hpp"
@@ -206,7 +207,8 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   // What each backend is and what its release does, so that a results file says it even for
   // backends that are not in memrel's table (backend files).
   run.context["backends"] = nlohmann::json::array();
-  std::size_t total = options.backends.size() * workloads.size(), index = 0;
+  std::size_t total = options.backends.size() * workloads.size();
+  RunProgress printer(progress, total, workloads.size());
   for (const auto& backend_arg : options.backends) {
     const BackendInfo backend = resolve_backend(backend_arg, options.backends_dir);
     const std::string& backend_name = backend.name;
@@ -219,16 +221,10 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
     run.context["backends"].push_back(described);
     Availability availability = backend.availability();
     for (const auto& [path, name] : workloads) {
-      ++index;
       CellResult cell = availability.available ? run_cell_process(options, backend_arg, path, name)
                                                : failed_cell(backend_name, name, path,
                                                              "unavailable", availability.reason);
-      char line[512];
-      std::snprintf(line, sizeof line, "[%zu/%zu] %-20s %-22s %-11s %8.2f s", index, total,
-                    backend_name.c_str(), name.c_str(), cell.status.c_str(), cell.wall_ns / 1e9);
-      progress << line;
-      if (cell.status != "ok") progress << "  " << cell.reason.substr(0, 160);
-      progress << std::endl;
+      printer.cell_finished(cell);
       run.cells.push_back(std::move(cell));
     }
   }

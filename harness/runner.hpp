@@ -36,7 +36,8 @@ CellResult run_cell_process(const RunOptions& options, const std::string& backen
 // one-line error ("FILE: library: cannot load ...", "FILE: symbol ... not found in ...").
 std::string check_backend_process(const RunOptions& options, const std::string& backend);
 
-// All cells, in backend-major order, with a progress line per cell on `progress`.
+// All cells, in backend-major order; on `progress`, a line per backend and per cell worth reading
+// (harness/run_summary.hpp).
 RunResults run_suite(const RunOptions& options, std::ostream& progress);
 
 }  // namespace memrel
