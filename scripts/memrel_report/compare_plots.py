@@ -49,10 +49,7 @@ def _scale(verdict, ax, lows, highs):
         return "linear"
     if verdict.unit == "us" or (verdict.unit == "ratio" and hi / max(lo, 1e-9) > 30):
         lo, hi = max(lo, 1e-6), max(hi, 1e-6)
-        # Whole decades: 1-2-5 steps crowd a narrow axis ("10000" against "20000").
-        ticks = [10.0 ** k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi * 1.0001)) + 1)]
-        if len(ticks) < 2:
-            ticks.append(ticks[0] * 10)
+        ticks = plots.decade_ticks(lo, hi)
         ax.set_xscale("log")
         ax.set_xlim(ticks[0], ticks[-1])
         ax.xaxis.set_major_locator(FixedLocator(ticks))
@@ -61,13 +58,31 @@ def _scale(verdict, ax, lows, highs):
         return "log"
     if verdict.unit == "bytes" and hi - lo > 30 * max(1.0, min(abs(lo), abs(hi)) if lo > 0 else 1.0):
         ax.set_xscale("symlog", linthresh=1.0)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.set_xlim(min(0.0, lo * 1.5), hi * 1.5 if hi > 0 else 1.0)
+        ax.xaxis.set_major_locator(FixedLocator(symlog_ticks(lo, hi)))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         return "symlog"
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
     pad = (hi - lo) * 0.06 or max(abs(hi) * 0.06, 0.05)
     ax.set_xlim(min(lo - pad, 0.0 if verdict.unit == "bytes" else lo - pad), hi + pad)
     return "linear"
+
+
+def symlog_ticks(low, high, most=4):
+    """Ticks of a symmetric log MiB axis (linear within ±1): 0, the decades above it (every
+    other one or sparser when there are more than `most`), and one below zero when the data
+    goes there."""
+    ticks = [0.0]
+    if high > 1:
+        top = math.ceil(math.log10(high))
+        step = max(1, math.ceil((top + 1) / most))
+        ticks += [10.0 ** k for k in range(0, top + 1, step)]
+    if low < -1:
+        ticks.insert(0, -(10.0 ** math.ceil(math.log10(-low))))
+    elif low < 0:
+        ticks.insert(0, -1.0)
+    return ticks
 
 
 def verdict_chart(verdict, out_dir):
@@ -160,7 +175,7 @@ def draw_latency_compare(space, series_by_backend, y_range):
         fig = plots._new_figure(4.2 * cols + 0.4, 2.9 * rows + 1.3)
         axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
         styles = layout.line_styles(list(series_by_backend))
-        ticks = plots.time_ticks(*y_range)
+        ticks = plots.decade_ticks(*y_range)
         for k, (operation, mode) in enumerate(keys):
             ax = axes[k // cols][k % cols]
             sizes = set()
@@ -218,7 +233,7 @@ def draw_trace(chart):
         styles = layout.line_styles([line.backend for p in panels for line in p.lines])
         for ax, panel in zip(axes, panels):
             ax.plot(panel.events, [mib(b) for b in panel.requested], color="black", linewidth=2.6,
-                    label="requested (live)", zorder=5, drawstyle="steps-post")
+                    label="requested (live)", zorder=2, drawstyle="steps-post")
             if panel.recorded is not None:
                 ax.plot(panel.recorded[0], [mib(b) for b in panel.recorded[1]], color="#777777",
                         linestyle=(0, (4, 2)), linewidth=1.4, drawstyle="steps-post",

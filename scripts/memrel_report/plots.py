@@ -416,7 +416,7 @@ def latency_chart(series_by_backend, stem="latency", y_range=None, out_dir=None)
             ax.xaxis.set_minor_locator(NullLocator())
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(round(v)))))
             if y_range is not None:
-                _log_time_axis(ax, *y_range)
+                _log_time_axis(ax, *y_range, ticks=decade_ticks(*y_range))
             elif times:
                 _log_time_axis(ax, min(times), max(times))
             ax.tick_params(axis="x", labelrotation=35)
@@ -476,8 +476,16 @@ def time_ticks(low, high, most=8):
     return [values[0]] + inner + [values[-1]]
 
 
-def _log_time_axis(ax, low, high):
-    ticks = time_ticks(low, high)
+def decade_ticks(low, high):
+    """Whole powers of ten from the one at or below `low` to the one at or above `high`: the
+    ticks of a log axis shared by several charts (1-2-5 steps crowd: "10000" against "20000")."""
+    low, high = max(low, 1e-6), max(high, low, 1e-6)
+    ticks = [10.0 ** k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high) - 1e-9) + 1)]
+    return ticks if len(ticks) > 1 else ticks + [ticks[0] * 10]
+
+
+def _log_time_axis(ax, low, high, ticks=None):
+    ticks = ticks or time_ticks(low, high)
     ax.set_ylim(ticks[0], ticks[-1])
     ax.yaxis.set_major_locator(FixedLocator(ticks))
     ax.yaxis.set_minor_locator(NullLocator())

@@ -1,10 +1,11 @@
 """The report's answer (verdicts.py) against the cells it came from, and the legibility of every
 comparison chart: no two labels touch, none sticks out of its figure (layout.py)."""
 
+import os
 import statistics
 
 import pytest
-from conftest import HOST_RUN, REAL_RUNS, TRACE_RUN, bench_files, read_json
+from conftest import HOST_RUN, REAL_RUNS, ROOT, TRACE_RUN, bench_files, read_json
 from memrel_report import compare_plots, layout, load, prepare, site_data, verdicts
 
 
@@ -95,6 +96,34 @@ def _all_verdicts(path):
     if path == HOST_RUN:
         points, _ = prepare.latency_points([load.load_bench(p) for p in bench_files()])
     return verdicts.all_verdicts(cells, spaces, points), points, spaces
+
+
+BASELINES = [pytest.param(os.path.join(ROOT, "results", "baselines", kind), id=f"baseline-{kind}",
+                          marks=pytest.mark.skipif(not os.path.isdir(os.path.join(ROOT, "results", "baselines", kind)),
+                                                   reason=f"no results/baselines/{kind}"))
+             for kind in ("h200", "host")]
+
+
+def _baseline_verdicts(folder):
+    runs = [load.load_results(os.path.join(folder, "suite.json"))]
+    cells = load.collect_cells(runs)
+    spaces = verdicts.backend_spaces(runs, cells)
+    bench = [load.load_bench(os.path.join(folder, n)) for n in sorted(os.listdir(folder)) if n.startswith("bench-")]
+    points, _ = prepare.latency_points(bench)
+    return verdicts.all_verdicts(cells, spaces, points), points, spaces
+
+
+@pytest.mark.parametrize("folder", BASELINES)
+def test_no_label_of_a_chart_of_the_committed_baselines_touches_another(folder):
+    """The real figures the published reports are made from: the H200 one spans 0 to 64 GiB."""
+    items, points, spaces = _baseline_verdicts(folder)
+    for verdict in items:
+        fig = compare_plots.draw_verdict(verdict)
+        assert layout.text_overlaps(fig) == [], verdict.key
+        assert layout.outside_figure(fig) == [], verdict.key
+    for space, series in site_data.latency_by_space(points, spaces).items():
+        fig = compare_plots.draw_latency_compare(space, series, site_data.latency_range(points))
+        assert layout.text_overlaps(fig) == [], space
 
 
 @pytest.mark.parametrize("path", REAL_RUNS)
