@@ -43,7 +43,7 @@ def _fmt(verdict, value):
     return f"{value:.2f}"
 
 
-def _best_text(verdict, space):
+def _best_text(verdict, space, most=3):
     best = verdict.best(space)
     entries = [e for e in verdict.entries if e.space == space]
     if not entries:
@@ -54,7 +54,7 @@ def _best_text(verdict, space):
             return f"{known[0].backend} ({_fmt(verdict, known[0].value)}; the only one measured)"
         return "n/a: " + (entries[0].note.removeprefix("n/a: ") if entries[0].note else "no figure")
     names = [e.backend for e in best]
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    shown = ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
     return f"★ {shown} ({_fmt(verdict, best[0].value)})"
 
 
@@ -77,7 +77,7 @@ def verdict_text(items):
     for v in items:
         cells = []
         for s in spaces:
-            text = _best_text(v, s)
+            text = _best_text(v, s, most=1)
             cells.append(f"  {text if len(text) <= 40 else text[:39] + '…':<40}")
         lines.append(f"{v.question:<{width}}" + "".join(cells))
     return [line.rstrip() for line in lines]
