@@ -137,7 +137,12 @@ def pages(inputs, out_dir):
     blocks = [Para(f"{_machine(inputs.runs)}. {_status_line(cells)}"
                    + (f" ({len(groups)} reason{'s' if len(groups) != 1 else ''} why cells could not run here: "
                       "see All cells)" if groups else "") + ". Host and device backends are compared apart.")]
-    blocks += [Heading(2, "Verdicts"), verdict_table(items)]
+    blocks.append(Heading(2, "Verdicts"))
+    if items:
+        blocks.append(verdict_table(items))
+    else:
+        blocks.append(Note("No verdict: no cell finished ok here, so no question can be answered (All cells says "
+                           "why each could not run)."))
     problems = site_data.problem_cells(cells)
     if problems:
         blocks.append(Note("Did not finish ok: " + "; ".join(
@@ -146,9 +151,10 @@ def pages(inputs, out_dir):
     if inputs.verdict is not None:
         first = next((line.strip("# ").strip() for line in inputs.verdict.splitlines() if line.strip()), "")
         blocks.append(Para(f"Gate verdict ({inputs.verdict_path}): {first[:160]}. In full on the Environment page."))
-    blocks.append(Heading(2, "Each question"))
-    charts = [_job("verdict_chart", v, module="compare_plots") for v in items]
-    blocks.append(Grid(charts, [_caption(v) for v in items], [v.key for v in items]))
+    if items:
+        blocks.append(Heading(2, "Each question"))
+        charts = [_job("verdict_chart", v, module="compare_plots") for v in items]
+        blocks.append(Grid(charts, [_caption(v) for v in items], [v.key for v in items]))
     blocks += [Heading(2, "Drill down"), Links(
         [Link(w, site_data.page_name("workload", w), "(workload)") for w in prepare.workloads(work)]
         + [Link(t, site_data.page_name("trace", t), "(trace)") for t in prepare.workloads(traces)]

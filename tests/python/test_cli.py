@@ -130,6 +130,22 @@ def test_h200_report(tmp_path):
     assert doc["context"]["gpu"] in md and doc["context"]["driver_version"] in md
 
 
+def test_a_run_where_nothing_could_run_says_so_instead_of_drawing_empty_charts(tmp_path):
+    doc = read_json(HOST_RUN)
+    doc["cells"] = [dict(c, status="unavailable", reason="no CUDA device (synthetic)", marks=[], steps=[],
+                         releases=[]) for c in doc["cells"][:3]]
+    run = tmp_path / "nothing-ran.json"
+    run.write_text(json.dumps(doc))
+    out = tmp_path / "report"
+    r = report("--out", out, run)
+    assert r.returncode == 0, r.stderr
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "No verdict: no cell finished ok here" in html
+    assert not [n for n in os.listdir(out) if n.endswith(".png")]  # no empty chart
+    cells = (out / "cells.html").read_text(encoding="utf-8")
+    assert cells.count("no CUDA device (synthetic)") == 1  # said once, for its three cells
+
+
 def test_two_runs_of_the_same_pairs(tmp_path):
     """Also: without --timeline every cell with steps gets its timeline."""
     out = tmp_path / "report"
