@@ -63,7 +63,7 @@ def verdict_table(items):
     headers = ["question"] + [f"best of the {s} backends" for s in spaces] + ["figure (better)"]
     rows = []
     for v in items:
-        rows.append([Link(v.question, f"#{v.key}")] + [_best_text(v, s) for s in spaces]
+        rows.append([Link(v.question, f"index.html#{v.key}")] + [_best_text(v, s) for s in spaces]
                     + [f"{v.axis} ({v.better})"])
     return Table(headers, rows, anchor="verdict-table")
 
