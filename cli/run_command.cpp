@@ -16,6 +16,7 @@
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
 #include "harness/run_journal.hpp"
+#include "harness/run_summary.hpp"
 #include "harness/runner.hpp"
 #include "harness/shard.hpp"
 #include "harness/trace_plan.hpp"
@@ -162,6 +163,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   for (const auto& c : results.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
   std::cout << a.out << "\n";
+  std::cerr << run_summary(results.cells);
   std::cerr << "memrel: " << results.cells.size() << " cells written to " << a.out;
   if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
   std::cerr << "\n";

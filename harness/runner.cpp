@@ -15,6 +15,7 @@
 
 #include "allocators/backend_table.hpp"
 #include "harness/run_journal.hpp"
+#include "harness/run_summary.hpp"
 #include "harness/shard.hpp"
 #include "harness/trace_plan.hpp"
 #include "harness/workload.hpp"
@@ -152,6 +153,7 @@ class Scheduler {
     std::size_t slots = options_.gpus.empty() ? 1 : options_.gpus.size();
     std::vector<std::optional<Running>> running(slots);
     std::size_t next = 0, finished = done.size();
+    for (const auto& [index, cell] : done) count_for_backend_line(cell);
     auto finish = [&](std::size_t index, CellResult cell) {
       cell.workload_source = original(cell.workload_source);
       if (cell.trace) cell.trace->file = original(cell.trace->file);
@@ -273,20 +275,38 @@ class Scheduler {
     return cell;
   }
 
+  // A line for a cell only when it is worth reading (harness/run_summary.hpp), and a line per
+  // backend once all its cells are done: with --gpus they finish out of order.
   void print_progress(std::size_t finished, const CellResult& cell) {
-    char line[512];
-    std::snprintf(line, sizeof line, "[%zu/%zu] %-20s %-22s %-11s %8.2f s", finished,
-                  matrix_.size(), cell.backend.c_str(), cell.workload.c_str(), cell.status.c_str(),
-                  cell.wall_ns / 1e9);
-    progress_ << line;
-    if (cell.gpu) progress_ << "  gpu " << cell.gpu->index;
-    if (cell.status != "ok") progress_ << "  " << cell.reason.substr(0, 160);
-    progress_ << std::endl;
+    if (cell_worth_a_line(cell)) {
+      progress_ << cell_line(cell, finished, matrix_.size());
+      if (cell.gpu) progress_ << "  gpu " << cell.gpu->index;
+      progress_ << std::endl;
+    }
+    count_for_backend_line(cell);
+    std::vector<CellResult>& cells = by_backend_[cell.backend];
+    std::size_t expected = 0;
+    for (const MatrixCell& m : matrix_) expected += m.backend.name == cell.backend;
+    if (cells.size() == expected) {
+      std::string line = backend_line(cells);
+      if (!line.empty())
+        progress_ << "[" << finished << "/" << matrix_.size() << "] " << line << std::endl;
+    }
+  }
+
+  // What backend_line reads; not the steps and series a cell may carry.
+  void count_for_backend_line(const CellResult& cell) {
+    CellResult summary;
+    summary.backend = cell.backend;
+    summary.status = cell.status;
+    summary.wall_ns = cell.wall_ns;
+    by_backend_[cell.backend].push_back(std::move(summary));
   }
 
   const RunOptions& options_;
   std::vector<MatrixCell> matrix_;
   std::ostream& progress_;
+  std::map<std::string, std::vector<CellResult>> by_backend_;
 };
 
 }  // namespace

@@ -52,8 +52,8 @@ struct RunOptions {
 // one-line error ("FILE: library: cannot load ...", "FILE: symbol ... not found in ...").
 std::string check_backend_process(const RunOptions& options, const std::string& backend);
 
-// All cells (or only_cells), in backend-major order, with a progress line per cell on `progress`
-// as it ends.
+// All cells (or only_cells), in backend-major order; on `progress`, a line per backend and per cell
+// worth reading (harness/run_summary.hpp), as they end.
 // Throws ResultsError for a journal that is there without --resume, missing or of another run
 // with it; Interrupted (platform/interrupt.hpp) after a signal, once the running cells are ended.
 RunResults run_suite(const RunOptions& options, std::ostream& progress);

@@ -1,4 +1,5 @@
-"""memrel's report: plots and a self-contained folder (index.html + report.md) from results files.
+"""memrel's report: a self-contained static site (index.html answers first, drill-down pages,
+CSV/JSON downloads, report.md for CI) from results files.
 
 Reads the documented `memrel.results/1` format (docs/results-schema.md) and, optionally, Google
 Benchmark JSON from memrel_bench and the Markdown verdict of `memrel compare`. Usage and the plots
@@ -9,10 +10,16 @@ Modules, one concept each:
   prepare   pure functions from what was read to what is drawn or tabulated (tested directly)
   units     bytes -> MiB, ns -> µs, and their text forms
   tables    the report's tables as rows of text
+  verdicts  the answer: one figure per backend per question, host and device apart, best marked
+  site_data what the pages show beyond prepare: reason groups, trace curves, the latency scale
+  site      the pages and what each holds
   plots     one function per plot, each writing PNG and SVG
+  compare_plots  the charts that compare backends: verdicts, latency on one scale, traces
+  layout    colour-blind-safe palette, line styles, the check that no labels touch
+  downloads the numbers beside the pictures: CSV and JSON in data/
   document  the report as blocks, rendered to Markdown and to HTML
   mdlite    the small Markdown subset the gate verdict uses, to HTML
-  report    builds the report: the blocks, the plots (in worker processes), both documents
+  report    builds the report: the pages, the plots (in worker processes), HTML and Markdown
   folder    writes the folder whole: a temporary folder renamed over the old one
 """
 

@@ -5,6 +5,7 @@ option, an --out that is not a report folder), nothing written; 4 internal error
 """
 
 import argparse
+import os
 import sys
 
 from . import folder, load, prepare
@@ -59,7 +60,7 @@ def main(argv=None):
         inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict,
                                verdict_path=args.baseline_verdict, timelines=args.timeline,
                                jobs=args.jobs or report.default_jobs())
-        out = report.write(inputs, args.out)
+        out, items = report.write(inputs, args.out)
     except load.InputError as e:
         print(f"memrel report: {e}", file=sys.stderr)
         return EXIT_INPUT
@@ -69,6 +70,12 @@ def main(argv=None):
     except Exception as e:  # a bug here, not bad input: say so in one line, keep the exit code apart
         print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_INTERNAL
+    # The answer on the terminal too (stderr: stdout is the folder, for scripts).
+    from .site import verdict_text
+
+    for line in verdict_text(items):
+        print(line, file=sys.stderr)
+    print(f"report: {os.path.join(out, 'index.html')}", file=sys.stderr)
     print(out)
     return EXIT_OK
 

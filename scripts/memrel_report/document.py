@@ -37,11 +37,44 @@ class Table:
     headers: list
     rows: list                                  # cells: str or Value
     numeric: set = field(default_factory=set)   # column indices aligned right
+    anchor: str = None                          # an id for the table (HTML)
 
 
 @dataclass
 class Image:
     plot: object  # plots.Plot
+
+
+@dataclass
+class Link:
+    """A link to another page or file of the report folder (relative), in a table cell or a list."""
+
+    text: str
+    href: str
+    note: str = None     # said after the link
+
+
+@dataclass
+class Links:
+    """A list of links (pages, downloads)."""
+
+    items: list          # Link
+
+
+@dataclass
+class Grid:
+    """Images side by side in HTML (two a row), one after the other in Markdown."""
+
+    images: list         # Image
+    captions: list = None   # a paragraph under each image (what it means)
+    anchors: list = None    # an id for each (links from a table to its chart)
+
+
+@dataclass
+class Note:
+    """A paragraph set apart: what a figure does not say, a caveat."""
+
+    text: str
 
 
 @dataclass
@@ -57,7 +90,13 @@ def _anchor(text):
 
 # --- Markdown ---------------------------------------------------------------------------------
 
+def _md_link(link):
+    return f"[{link.text}]({link.href})" + (f" {link.note}" if link.note else "")
+
+
 def _md_cell(cell):
+    if isinstance(cell, Link):
+        return _md_link(cell).replace("|", "\\|")
     if isinstance(cell, Value):
         text = cell.text if not cell.sub else f"{cell.text} ({cell.sub})"
     else:
@@ -68,7 +107,16 @@ def _md_cell(cell):
 def to_markdown(title, blocks):
     out = [f"# {title}", ""]
     for b in blocks:
-        if isinstance(b, Heading):
+        if isinstance(b, Links):
+            out += [f"- {_md_link(item)}" for item in b.items] + [""]
+        elif isinstance(b, Note):
+            out += [f"> {b.text}", ""]
+        elif isinstance(b, Grid):
+            for k, image in enumerate(b.images):
+                out += [f"![{image.plot.title}]({image.plot.png})", "", f"[SVG]({image.plot.svg})", ""]
+                if b.captions and b.captions[k]:
+                    out += [b.captions[k], ""]
+        elif isinstance(b, Heading):
             out += ["#" * b.level + " " + b.text, ""]
         elif isinstance(b, Para):
             out += [b.text, ""]
@@ -107,13 +155,34 @@ figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1p
 figcaption { font-size: 0.85em; color: #555; }
 code { background: #f3f3f3; padding: 0 0.2em; }
 .verdict { border-left: 4px solid #999; padding-left: 1em; }
+nav.site { font-size: 0.92em; border-bottom: 1px solid #ddd; padding-bottom: 0.4em; }
+nav.site a { margin-right: 1.1em; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 0.6em 1.4em; }
+.grid figure { margin: 0.3em 0; }
+.grid p { font-size: 0.86em; color: #333; margin: 0.2em 0 0.6em 0; }
+.note { font-size: 0.9em; color: #444; background: #f6f6f6; border-left: 4px solid #bbb; padding: 0.4em 0.8em; }
+td.best { font-weight: bold; }
+ul.links { columns: 3; font-size: 0.92em; }
 """
+
+
+def _html_link(link):
+    body = f'<a href="{html.escape(link.href)}">{html.escape(link.text)}</a>'
+    return body + (f" {html.escape(link.note)}" if link.note else "")
+
+
+def _html_figure(p):
+    return (f'<figure><a href="{html.escape(p.svg)}"><img src="{html.escape(p.png)}" '
+            f'alt="{html.escape(p.title)}"></a><figcaption>{html.escape(p.title)} '
+            f'(<a href="{html.escape(p.svg)}">SVG</a>)</figcaption></figure>')
 
 
 def _html_cell(cell, numeric, header=False):
     tag = "th" if header else "td"
     cls = ' class="num"' if numeric and not header else ""
-    if isinstance(cell, Value):
+    if isinstance(cell, Link):
+        body = _html_link(cell)
+    elif isinstance(cell, Value):
         body = html.escape(cell.text)
         if cell.sub:
             body += f"<br><small>{html.escape(cell.sub)}</small>"
@@ -122,17 +191,34 @@ def _html_cell(cell, numeric, header=False):
     return f"<{tag}{cls}>{body}</{tag}>"
 
 
-def to_html(title, blocks):
+def to_html(title, blocks, site_nav=None, contents=True):
+    """One page. site_nav: [Link] to the site's other pages, at the top; contents: a list of the
+    page's sections under the title."""
     sections = [b for b in blocks if isinstance(b, Heading) and b.level == 2]
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           f"<title>{html.escape(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
-           f"<h1>{html.escape(title)}</h1>"]
-    if sections:
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{html.escape(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>"]
+    if site_nav:
+        out.append('<nav class="site">' + " ".join(_html_link(link) for link in site_nav) + "</nav>")
+    out.append(f"<h1>{html.escape(title)}</h1>")
+    if sections and contents:
         out.append("<nav><ul>")
         out += [f'<li><a href="#{_anchor(s.text)}">{html.escape(s.text)}</a></li>' for s in sections]
         out.append("</ul></nav>")
     for b in blocks:
-        if isinstance(b, Heading):
+        if isinstance(b, Links):
+            out.append('<ul class="links">' + "".join(f"<li>{_html_link(i)}</li>" for i in b.items) + "</ul>")
+        elif isinstance(b, Note):
+            out.append(f'<p class="note">{html.escape(b.text)}</p>')
+        elif isinstance(b, Grid):
+            cells = []
+            for k, image in enumerate(b.images):
+                caption = b.captions[k] if b.captions else None
+                anchor = f' id="{html.escape(b.anchors[k])}"' if b.anchors else ""
+                cells.append(f"<div{anchor}>" + _html_figure(image.plot) +
+                             (f"<p>{html.escape(caption)}</p>" if caption else "") + "</div>")
+            out.append('<div class="grid">' + "\n".join(cells) + "</div>")
+        elif isinstance(b, Heading):
             out.append(f'<h{b.level} id="{_anchor(b.text)}">{html.escape(b.text)}</h{b.level}>')
         elif isinstance(b, Para):
             out.append(f"<p>{html.escape(b.text)}</p>")
@@ -142,12 +228,10 @@ def to_html(title, blocks):
             rows = ["<tr>" + "".join(_html_cell(h, i in b.numeric, True) for i, h in enumerate(b.headers)) + "</tr>"]
             rows += ["<tr>" + "".join(_html_cell(c, i in b.numeric) for i, c in enumerate(row)) + "</tr>"
                      for row in b.rows]
-            out.append('<div class="scroll"><table>' + "\n".join(rows) + "</table></div>")
+            anchor = f' id="{html.escape(b.anchor)}"' if b.anchor else ""
+            out.append(f'<div class="scroll"><table{anchor}>' + "\n".join(rows) + "</table></div>")
         elif isinstance(b, Image):
-            p = b.plot
-            out.append(f'<figure><a href="{html.escape(p.svg)}"><img src="{html.escape(p.png)}" '
-                       f'alt="{html.escape(p.title)}"></a><figcaption>{html.escape(p.title)} '
-                       f'(<a href="{html.escape(p.svg)}">SVG</a>)</figcaption></figure>')
+            out.append(_html_figure(b.plot))
         elif isinstance(b, Markdown):
             out.append(f'<div class="verdict">{mdlite.to_html(b.text)}</div>')
         else:

@@ -145,6 +145,33 @@ _METRICS = {"peak_requested": "int", "peak_allocated": "int?", "peak_reserved": 
             "residual_bytes": "int?", "median_latency_ns": "obj", "releases": "list"}
 
 
+# What the report reads of a trace cell's `trace` (docs/results-schema.md); other fields are
+# shown only when present, so a later memrel.cell/1 with more of them still reads.
+_TRACE = {"scale": "str", "events": "int", "ooms": "int", "series": "obj", "recorded_reserved": "obj?"}
+_SERIES_COLUMNS = ("event", "requested", "allocated", "reserved", "device_used", "device_used_delta")
+
+
+def _check_trace(trace, where):
+    _check(trace, where, _TRACE)
+    series = trace["series"]
+    _check(series, f"{where}.series", {name: "list" for name in _SERIES_COLUMNS})
+    length = len(series["event"])
+    for name in _SERIES_COLUMNS:
+        column = series[name]
+        if len(column) != length:
+            raise _Bad(f"{where}.series.{name}: {len(column)} values, series.event has {length}")
+        kind = "int?" if name in ("allocated", "reserved") else "int"
+        test, wanted = _KINDS[kind]
+        for i, v in enumerate(column):
+            if not test(v):
+                raise _Bad(f"{where}.series.{name}[{i}]: expected {wanted}, got {_describe(v)}")
+    recorded = trace["recorded_reserved"]
+    if recorded is not None:
+        _check(recorded, f"{where}.recorded_reserved", {"event": "list", "bytes": "list"})
+        if len(recorded["event"]) != len(recorded["bytes"]):
+            raise _Bad(f"{where}.recorded_reserved: event and bytes differ in length")
+
+
 def _check_cell(cell, where):
     _check(cell, where, {"schema": "str"})
     if cell["schema"] != CELL_SCHEMA:
@@ -166,6 +193,8 @@ def _check_cell(cell, where):
         _check(step["after"], f"{w}.after", _SNAPSHOT)
     for i, rel in enumerate(cell["releases"]):
         _check(rel, f"{where}.releases[{i}]", {"step": "int", "latency_ns": "int"})
+    if cell.get("trace") is not None:
+        _check_trace(cell["trace"], f"{where}.trace")
     metrics = cell["metrics"]
     _check(metrics, f"{where}.metrics", _METRICS)
     for op, value in metrics["median_latency_ns"].items():

@@ -25,21 +25,22 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLoca
 from . import prepare
 from .units import mib, size_label
 
+# The Okabe-Ito palette (layout.OKABE_ITO): told apart with any common colour blindness.
 COLORS = {
-    "requested": "#222222",
-    "allocated": "#1f77b4",
-    "reserved": "#ff7f0e",
-    "device_used_delta": "#2ca02c",
-    "process_used": "#9467bd",
-    "context": "#b8b8d8",
-    "framework_init": "#8c564b",
-    "cache": "#ff7f0e",
-    "live": "#1f77b4",
+    "requested": "#000000",
+    "allocated": "#0072B2",
+    "reserved": "#E69F00",
+    "device_used_delta": "#009E73",
+    "process_used": "#CC79A7",
+    "context": "#56B4E9",
+    "framework_init": "#D55E00",
+    "cache": "#E69F00",
+    "live": "#0072B2",
     "remainder": "#c7c7c7",
 }
-OPERATION_COLORS = {"pair": "#1f77b4", "alloc": "#2ca02c", "free": "#d62728",
-                    "release": "#9467bd", "churn": "#ff7f0e"}
-_FALLBACK_COLORS = ("#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+OPERATION_COLORS = {"pair": "#0072B2", "alloc": "#009E73", "free": "#D55E00",
+                    "release": "#CC79A7", "churn": "#E69F00"}
+_FALLBACK_COLORS = ("#56B4E9", "#999999", "#F0E442", "#000000")
 MODE_STYLES = {"warm": "-", "cold": "--"}
 
 _RC = {"svg.hashsalt": "memrel-report", "font.size": 10, "axes.titlesize": 11,
@@ -387,10 +388,11 @@ def _operation_color(operation, extra):
     return extra.setdefault(operation, _FALLBACK_COLORS[len(extra) % len(_FALLBACK_COLORS)])
 
 
-def latency_chart(series_by_backend, out_dir):
+def latency_chart(series_by_backend, stem="latency", y_range=None, out_dir=None):
     """Log-log latency (µs) against size (bytes, labelled in B/KiB/MiB/GiB), one panel per
     backend; colour is the operation, line style the mode (warm solid, cold dashed, seeded
-    churn dotted)."""
+    churn dotted). y_range (low, high) µs: the scale shared with the other latency charts;
+    default: this chart's own points."""
     with matplotlib.rc_context(_RC):
         names = list(series_by_backend)
         cols, rows = _grid(len(names), 3)
@@ -413,7 +415,9 @@ def latency_chart(series_by_backend, out_dir):
             ax.xaxis.set_major_locator(FixedLocator(size_ticks(min(sizes), max(sizes))))
             ax.xaxis.set_minor_locator(NullLocator())
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(int(round(v)))))
-            if times:
+            if y_range is not None:
+                _log_time_axis(ax, *y_range, ticks=decade_ticks(*y_range))
+            elif times:
                 _log_time_axis(ax, min(times), max(times))
             ax.tick_params(axis="x", labelrotation=35)
             ax.set_xlabel("size")
@@ -428,7 +432,8 @@ def latency_chart(series_by_backend, out_dir):
                        min(len(handles), 7 if fig.get_figwidth() >= 10 else 5))
         fig.suptitle("Latency against size: Google Benchmark real time (median of repetitions, else mean)\n"
                      "x: bytes per block (release: bytes cached; churn: largest block, µs per step)", fontsize=11)
-        return _save(fig, out_dir, "latency", "Latency against size")
+        title = "Latency against size" + (f": {names[0]}" if len(names) == 1 else "")
+        return _save(fig, out_dir, stem, title)
 
 
 def size_ticks(low, high, most=6):
@@ -471,8 +476,16 @@ def time_ticks(low, high, most=8):
     return [values[0]] + inner + [values[-1]]
 
 
-def _log_time_axis(ax, low, high):
-    ticks = time_ticks(low, high)
+def decade_ticks(low, high):
+    """Whole powers of ten from the one at or below `low` to the one at or above `high`: the
+    ticks of a log axis shared by several charts (1-2-5 steps crowd: "10000" against "20000")."""
+    low, high = max(low, 1e-6), max(high, low, 1e-6)
+    ticks = [10.0 ** k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high) - 1e-9) + 1)]
+    return ticks if len(ticks) > 1 else ticks + [ticks[0] * 10]
+
+
+def _log_time_axis(ax, low, high, ticks=None):
+    ticks = ticks or time_ticks(low, high)
     ax.set_ylim(ticks[0], ticks[-1])
     ax.yaxis.set_major_locator(FixedLocator(ticks))
     ax.yaxis.set_minor_locator(NullLocator())
@@ -487,11 +500,13 @@ _NONE_WHITE = (1.0, 1.0, 1.0, 1.0)
 
 
 def effectiveness_heatmap(heat, out_dir):
-    """Backend x workload; the cell's release effectiveness as colour (0 red .. 1 green) and
-    printed; "n/a" on grey when nothing was releasable; the status on dark grey for cells that
-    did not finish ok; blank where the pair was not run."""
+    """Backend x workload; the cell's release effectiveness as colour (cividis: dark 0 .. light 1,
+    readable with colour blindness and in grey) and printed; "n/a" on neutral light grey when
+    nothing was releasable (memory already back: not a failure, so not a colour of the scale);
+    the status on dark grey for cells that did not finish ok; blank where the pair was not run.
+    Device backends above, host backends below a rule: their figures are not comparable."""
     with matplotlib.rc_context(_RC):
-        cmap = colormaps["RdYlGn"]
+        cmap = colormaps["cividis"]
         norm = Normalize(vmin=0.0, vmax=1.0, clip=True)
         nr, nc = len(heat.rows), len(heat.cols)
         image = []
@@ -532,12 +547,18 @@ def effectiveness_heatmap(heat, out_dir):
         ax.set_yticks([y - 0.5 for y in range(1, nr)], minor=True)
         ax.grid(which="minor", color="white", linewidth=2)
         ax.tick_params(which="minor", length=0)
+        spaces = heat.row_spaces or []
+        for i in range(1, len(spaces)):
+            if spaces[i] != spaces[i - 1]:
+                ax.axhline(i - 0.5, color="black", linewidth=2.5)
+        if spaces:
+            ax.set_yticklabels([f"{r} ({s})" if s == "host" else r for r, s in zip(heat.rows, spaces)])
         ax.set_xlabel("workload")
-        ax.set_ylabel("backend")
+        ax.set_ylabel("backend (device above, host below the rule)" if len(set(spaces)) > 1 else "backend")
         bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.9)
         bar.set_label("returned / releasable")
         ax.set_title("Release effectiveness: bytes returned / bytes releasable\n"
-                     "1.0: all returned to the driver; n/a: nothing releasable", fontsize=10)
+                     "1.0: all returned; n/a (light grey): nothing releasable, memory already back", fontsize=10)
         return _save(fig, out_dir, "release-effectiveness", "Release effectiveness")
 
 

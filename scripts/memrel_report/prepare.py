@@ -214,10 +214,17 @@ class Heatmap:
     values: list    # [row][col]: effectiveness, or None
     kinds: list     # [row][col]: "value", "na" (nothing releasable), "status" (cell not ok), "none" (no such cell)
     statuses: list  # [row][col]: the cell's status, or None
+    row_spaces: list = None  # [row]: "device" or "host" (rows ordered device first), when known
 
 
-def effectiveness_heatmap(cells):
+def effectiveness_heatmap(cells, spaces=None):
+    """spaces (backend label -> memory space): device backends first, then host ones."""
     rows, cols = backends(cells), workloads(cells)
+    row_spaces = None
+    if spaces:
+        order = {"device": 0, "host": 1}
+        rows.sort(key=lambda r: order.get(spaces.get(r), 2))
+        row_spaces = [spaces.get(r, "device") for r in rows]
     by_pair = {(c.label, c.workload): c for c in cells}
     values = [[None] * len(cols) for _ in rows]
     kinds = [["none"] * len(cols) for _ in rows]
@@ -236,7 +243,7 @@ def effectiveness_heatmap(cells):
                 kinds[i][j] = "na"
             else:
                 kinds[i][j] = "value"
-    return Heatmap(rows=rows, cols=cols, values=values, kinds=kinds, statuses=statuses)
+    return Heatmap(rows=rows, cols=cols, values=values, kinds=kinds, statuses=statuses, row_spaces=row_spaces)
 
 
 # --- 4. memory timeline of one cell -----------------------------------------------------------

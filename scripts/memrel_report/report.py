@@ -2,15 +2,14 @@
 validated by load.py, into a folder that folder.py puts in place whole."""
 
 import datetime
+import importlib
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from . import folder, plots, prepare, tables
-from .document import Bullets, Heading, Image, Markdown, Para, to_html, to_markdown
-
-TITLE = "memrel report"
+from . import folder, site
+from .document import Grid, Heading, Image, Para, to_html, to_markdown
 
 
 @dataclass
@@ -24,16 +23,9 @@ class Inputs:
     jobs: int = 1                                 # processes rendering plots
 
 
-@dataclass(frozen=True)
-class PlotJob:
-    """A plot to render: plots.<function>(*args, out_dir). Picklable, so workers can draw it."""
-
-    function: str
-    args: tuple
-
-
 def _render(job, out_dir):
-    return getattr(plots, job.function)(*job.args, out_dir)
+    module = importlib.import_module(f"{__package__}.{job.module}")
+    return getattr(module, job.function)(*job.args, out_dir=out_dir)
 
 
 def render(jobs, out_dir, processes):
@@ -62,93 +54,45 @@ def default_jobs():
     return max(1, min(8, cores))
 
 
+def _images(blocks):
+    for b in blocks:
+        if isinstance(b, Image):
+            yield b
+        elif isinstance(b, Grid):
+            yield from b.images
+
+
+def _demoted(blocks):
+    """A page's blocks one heading level down, for report.md."""
+    return [Heading(b.level + 1, b.text) if isinstance(b, Heading) else b for b in blocks]
+
+
 def build(inputs, out_dir):
-    """Renders every plot and both documents into out_dir (which must exist and be empty)."""
-    cells = inputs.cells
-    blocks = []
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    blocks.append(Para(f"Generated {now} from {len(inputs.runs)} results file(s) and "
-                       f"{len(inputs.bench)} benchmark file(s). Bytes: MiB = 2^20 B, exact bytes "
-                       "with them; times in µs. Metric definitions: docs/metrics.md."))
-    blocks.append(Bullets([f"results #{i + 1}: {r.path} ({len(r.cells)} cells)" for i, r in enumerate(inputs.runs)]
-                          + [f"benchmarks: {b.path} ({len(b.entries)} entries)" for b in inputs.bench]))
-
-    if inputs.verdict is not None:
-        blocks += [Heading(2, "Gate verdict"), Para(f"From {inputs.verdict_path} (memrel compare)."),
-                   Markdown(inputs.verdict)]
-
-    blocks.append(Heading(2, "Environment"))
-    for i, run in enumerate(inputs.runs):
-        if len(inputs.runs) > 1:
-            blocks.append(Heading(3, f"Results #{i + 1}"))
-        blocks.append(tables.environment(run))
-
-    blocks += [Heading(2, "Cells"), Para(tables.status_summary(cells))]
-    failed = tables.non_ok_cells(cells)
-    blocks.append(failed if failed else Para("Every cell finished ok."))
-
-    blocks += [Heading(2, "Release effectiveness"),
-               Image(PlotJob("effectiveness_heatmap", (prepare.effectiveness_heatmap(cells),)))]
-
-    blocks += [Heading(2, "Metrics per cell"), tables.metrics(cells)]
-
-    blocks.append(Heading(2, "Memory at each mark"))
-    for workload in prepare.workloads(cells):
-        chart = prepare.phase_chart(cells, workload)
-        blocks.append(Heading(3, workload))
-        if chart.panels:
-            blocks.append(Image(PlotJob("phase_chart", (chart,))))
-            blocks.append(tables.marks(cells, workload))
-        for label, status, reason in chart.not_shown:
-            blocks.append(Para(f"{label}: {status}, no marks recorded" + (f" ({reason})" if reason else "") + "."))
-
-    blocks.append(Heading(2, "Attribution of process memory (torch cells)"))
-    torch = prepare.torch_cells(cells)
-    if not torch:
-        blocks.append(Para("No torch cells in these results: the attribution plot is skipped."))
-    else:
-        blocks.append(Para("NVML process used = CUDA context + framework init + cache (reserved − allocated) "
-                           "+ live (allocated) + remainder, at each mark."))
-        for workload in prepare.workloads(torch):
-            panels = [prepare.attribution(c) for c in torch if c.workload == workload]
-            blocks.append(Image(PlotJob("attribution_chart", (workload, panels))))
-
-    blocks.append(Heading(2, "Latency against size"))
-    if not inputs.bench:
-        blocks.append(Para("No benchmark JSON given (--bench BENCH.json): no latency plot."))
-    else:
-        points, skipped = prepare.latency_points(inputs.bench)
-        if points:
-            blocks.append(Image(PlotJob("latency_chart", (prepare.latency_series(points),))))
-            blocks.append(Para("Google Benchmark real time: the median of the repetitions, else the median "
-                               "aggregate, else the mean one (docs/benchmark-json.md, the same rule as the "
-                               "gate's); churn: time per step (ns_per_op)."))
-            blocks.append(tables.latency(points))
-        else:
-            blocks.append(Para("No benchmark in the given files is named operation/backend/mode/bytes: "
-                               "no latency plot."))
-        if skipped:
-            blocks += [Para(f"{len(skipped)} benchmark entries skipped:"), tables.skipped_benchmarks(skipped)]
-
-    blocks.append(Heading(2, "Memory timelines"))
-    chosen = prepare.select_timelines(cells, inputs.timelines)
-    if not chosen:
-        blocks.append(Para("No cell recorded any step."))
-    for cell in chosen:
-        blocks.append(Image(PlotJob("timeline_chart", (prepare.timeline(cell),))))
-
-    blocks += [Heading(2, "Setup per cell"), tables.setup(cells)]
-
-    images = [b for b in blocks if isinstance(b, Image)]
+    """Renders every plot and page (site.py) into out_dir (which must exist and be empty), the data
+    files beside them, and report.md: the index (verdicts first) followed by every page."""
+    pages, items, _ = site.pages(inputs, out_dir)
+    images = [i for p in pages for i in _images(p.blocks)]
     for image, plot in zip(images, render([i.plot for i in images], out_dir, inputs.jobs)):
         image.plot = plot
-
+    pages.append(site.downloads_page(out_dir))
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = Para(f"Generated {now} by memrel report. Bytes: MiB = 2^20 B, exact bytes with them; times in µs. "
+                 "Metric definitions: docs/metrics.md.")
+    nav = site.nav_links(any(p.file == "traces.html" for p in pages), any(p.file == "latency.html" for p in pages))
+    for page in pages:
+        with open(os.path.join(out_dir, page.file), "w", encoding="utf-8") as f:
+            f.write(to_html(page.title, page.blocks + [stamp], site_nav=nav, contents=page.file != "index.html"))
+    md = list(pages[0].blocks)
+    for page in pages[1:]:
+        md += [Heading(2, page.title)] + _demoted(page.blocks)
     with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as f:
-        f.write(to_markdown(TITLE, blocks))
-    with open(os.path.join(out_dir, "index.html"), "w", encoding="utf-8") as f:
-        f.write(to_html(TITLE, blocks))
+        f.write(to_markdown(pages[0].title, md + [stamp]))
+    return items
 
 
 def write(inputs, out_dir):
-    """Builds the report and puts it in place of out_dir (folder.write_atomically)."""
-    return folder.write_atomically(out_dir, lambda tmp: build(inputs, tmp))
+    """Builds the report and puts it in place of out_dir (folder.write_atomically). Returns the
+    folder and the verdicts."""
+    held = {}
+    out = folder.write_atomically(out_dir, lambda tmp: held.update(items=build(inputs, tmp)))
+    return out, held["items"]

@@ -23,6 +23,8 @@ HOST_RUN = os.path.join(DATA, "host-run.json")
 H200_RUN = os.path.join(DATA, "h200-run.json")          # added by the lead after a GPU run
 HOST_BENCH = os.path.join(DATA, "host-bench.json")      # a real memrel_bench quick run, once it exists
 SYNTHETIC_BENCH = os.path.join(DATA, "synthetic-bench.json")
+# A real host run of two backends replaying a trace (tests/data/README.md says how it was made).
+TRACE_RUN = os.path.join(DATA, "host-trace-run.json")
 
 # The real results samples; the H200 one is skipped (with the reason) until it is committed.
 REAL_RUNS = [

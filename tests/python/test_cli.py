@@ -35,29 +35,36 @@ def report(*args, env=None):
                           capture_output=True, text=True, env=e, cwd=ROOT, timeout=300)
 
 
-def images_of(index_html):
-    return re.findall(r'(?:src|href)="([^"]+\.(?:png|svg))"', index_html)
+def images_of(page_html):
+    return re.findall(r'(?:src|href)="([^"]+\.(?:png|svg))"', page_html)
 
 
 def check_folder(out):
+    """Every page self-contained (no script, nothing fetched, every link relative and present),
+    every image valid, every PNG with its SVG, report.md's links present. Returns the index
+    page's HTML and report.md."""
     names = set(os.listdir(out))
-    assert {"index.html", "report.md", ".memrel-report"} <= names
-    html = (out / "index.html").read_text(encoding="utf-8")
-    md = (out / "report.md").read_text(encoding="utf-8")
-    # self-contained: nothing fetched, no script, every image relative and present
-    assert "<script" not in html.lower()
-    assert not re.search(r'(?:src|href)="(?:https?:)?//', html)
-    refs = set(images_of(html))
-    assert refs, "no images referenced"
-    for ref in refs:
-        assert "/" not in ref and ref in names, ref
+    assert {"index.html", "report.md", ".memrel-report", "data"} <= names
+    pages = sorted(n for n in names if n.endswith(".html"))
+    images = set()
+    for page in pages:
+        text = (out / page).read_text(encoding="utf-8")
+        assert "<script" not in text.lower(), page
+        assert not re.search(r'(?:src|href)="(?:[a-z]+:)?//', text), page
+        for ref in re.findall(r'(?:src|href)="([^"#]*)(?:#[^"]*)?"', text):
+            if ref:
+                assert not ref.startswith("/") and (out / ref).is_file(), (page, ref)
+        images |= set(images_of(text))
+    assert images, "no images referenced"
+    for ref in images:
         (assert_png if ref.endswith(".png") else assert_svg)(out / ref)
-    for ref in re.findall(r"\]\(([^)]+)\)", md):
-        assert ref in names, ref
-    # every PNG has its SVG
+    md = (out / "report.md").read_text(encoding="utf-8")
+    for ref in re.findall(r"\]\(([^)#]*)(?:#[^)]*)?\)", md):
+        if ref:
+            assert (out / ref).is_file(), ref
     pngs = {n[:-4] for n in names if n.endswith(".png")}
     assert pngs == {n[:-4] for n in names if n.endswith(".svg")}
-    return html, md
+    return (out / "index.html").read_text(encoding="utf-8"), md
 
 
 def test_host_report(tmp_path):
@@ -74,14 +81,18 @@ def test_host_report(tmp_path):
     names = set(os.listdir(out))
     workloads = {c["workload"] for c in doc["cells"]}
     assert {f"phase-{w}.png" for w in workloads} <= names
-    assert {"release-effectiveness.png", "latency.png"} <= names
+    assert {"release-effectiveness.png", "latency-host.png", "verdict-release-effectiveness.png"} <= names
+    assert {"verdicts.json", "verdicts.csv", "metrics.csv", "latency.csv"} <= set(os.listdir(out / "data"))
     assert sorted(n for n in names if n.startswith("timeline-") and n.endswith(".png")) == [
         "timeline-host-malloc--fragmentation.png", "timeline-host-malloc-retain--temp-then-delete-x100.png"]
-    assert "No torch cells in these results" in md and "No torch cells in these results" in html
+    assert "## Verdicts" in md and 'id="verdict-table"' in html  # the answer first, in both renderings
+    assert md.index("## Verdicts") < md.index("## Workload")
     assert not any(n.startswith("attribution-") for n in names)
-    # environment, tables, verdict
+    # environment, tables, verdict: on the environment page, and in report.md
+    html = (out / "environment.html").read_text(encoding="utf-8")
     assert doc["context"]["git_commit"] in md and doc["context"]["git_commit"] in html
     assert "377,487,360 B" in md and "360.00 MiB" in md
+    assert "377,487,360 B" in (out / "workload-single-large.html").read_text(encoding="utf-8")
     assert "**regression**" in md and "<strong>regression</strong>" in html
     assert "### memrel compare" in md  # the verdict's headings nest under the report's
     assert "<td>a | b · x</td>" in html
@@ -100,7 +111,7 @@ def test_device_report(tmp_path):
     assert "attribution-single-large.png" in os.listdir(out)
     assert "no CUDA device (synthetic)" in md  # the reason of a non-ok cell
     assert "| cuda-malloc | huge | oom | step 1: cannot allocate 4 GiB (synthetic) |" in md
-    assert "No benchmark JSON given" in md
+    assert not any(n.startswith("latency") for n in os.listdir(out))  # no --bench: no latency chart
 
 
 @pytest.mark.skipif(not os.path.exists(H200_RUN),
@@ -117,6 +128,22 @@ def test_h200_report(tmp_path):
     assert r.returncode == 0, r.stderr
     html, md = check_folder(out)
     assert doc["context"]["gpu"] in md and doc["context"]["driver_version"] in md
+
+
+def test_a_run_where_nothing_could_run_says_so_instead_of_drawing_empty_charts(tmp_path):
+    doc = read_json(HOST_RUN)
+    doc["cells"] = [dict(c, status="unavailable", reason="no CUDA device (synthetic)", marks=[], steps=[],
+                         releases=[]) for c in doc["cells"][:3]]
+    run = tmp_path / "nothing-ran.json"
+    run.write_text(json.dumps(doc))
+    out = tmp_path / "report"
+    r = report("--out", out, run)
+    assert r.returncode == 0, r.stderr
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "No verdict: no cell finished ok here" in html
+    assert not [n for n in os.listdir(out) if n.endswith(".png")]  # no empty chart
+    cells = (out / "cells.html").read_text(encoding="utf-8")
+    assert cells.count("no CUDA device (synthetic)") == 1  # said once, for its three cells
 
 
 def test_two_runs_of_the_same_pairs(tmp_path):

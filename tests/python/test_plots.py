@@ -58,7 +58,7 @@ def test_attribution_with_a_negative_remainder(device_cells, tmp_path):
 def test_latency(tmp_path):
     points, _ = prepare.latency_points([load.load_bench(p) for p in bench_files()])
     assert points
-    assert_plot(tmp_path, plots.latency_chart(prepare.latency_series(points), tmp_path))
+    assert_plot(tmp_path, plots.latency_chart(prepare.latency_series(points), out_dir=tmp_path))
 
 
 def test_svg_is_reproducible(tmp_path):

@@ -291,3 +291,16 @@ def test_real_host_bench():
         else:
             assert p.us == pytest.approx(to_us(entry["real_time"], entry["time_unit"]))
     assert {p.mode for p in points} >= {"warm", "cold"}
+
+
+def test_heatmap_puts_device_backends_above_host_ones(device):
+    from conftest import HOST_RUN
+    from memrel_report import load
+
+    path, doc, _ = device
+    cells = load.collect_cells([load.load_results(HOST_RUN), load.load_results(path)])
+    spaces = {c.label: c.raw["setup"]["memory_space"] for c in cells}
+    assert set(spaces.values()) == {"host", "device"}
+    heat = prepare.effectiveness_heatmap(cells, spaces)
+    assert heat.row_spaces == [spaces[r] for r in heat.rows]
+    assert heat.row_spaces == sorted(heat.row_spaces, key=lambda s: s != "device")  # device first

@@ -1,0 +1,172 @@
+#include "harness/run_summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace memrel {
+namespace {
+
+// Statuses in the order a reader scans them: what ran first, then what did not.
+const std::vector<std::string>& status_order() {
+  static const std::vector<std::string> order = {"ok",      "oom",   "crashed",
+                                                 "timeout", "error", "unavailable"};
+  return order;
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+std::string join_some(const std::vector<std::string>& items, std::size_t most) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > most) out += " and " + std::to_string(items.size() - most) + " more";
+  return out;
+}
+
+std::string seconds(std::uint64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(ns) / 1e9);
+  return text;
+}
+
+std::string status_counts(const std::vector<CellResult>& cells) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& c : cells) ++counts[c.status];
+  std::string out;
+  for (const auto& status : status_order()) {
+    auto it = counts.find(status);
+    if (it == counts.end()) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + status;
+    counts.erase(it);
+  }
+  for (const auto& [status, n] : counts)
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  return out;
+}
+
+}  // namespace
+
+bool cell_worth_a_line(const CellResult& cell, double slow_s) {
+  if (cell.status == "unavailable") return false;
+  if (cell.status != "ok") return true;
+  return static_cast<double>(cell.wall_ns) / 1e9 > slow_s;
+}
+
+std::string cell_line(const CellResult& cell, std::size_t index, std::size_t total) {
+  char line[256];
+  std::snprintf(line, sizeof line, "[%zu/%zu] %-20s %-22s %-9s %8s", index, total,
+                cell.backend.c_str(), cell.workload.c_str(), cell.status.c_str(),
+                seconds(cell.wall_ns).c_str());
+  std::string out = line;
+  if (cell.status == "ok") return out + "  (slow)";
+  if (!cell.reason.empty()) out += "  " + cell.reason.substr(0, 160);
+  return out;
+}
+
+std::string backend_line(const std::vector<CellResult>& cells) {
+  if (cells.empty()) return "";
+  bool any_ran = std::any_of(cells.begin(), cells.end(),
+                             [](const CellResult& c) { return c.status != "unavailable"; });
+  if (!any_ran) return "";
+  std::uint64_t wall = 0;
+  for (const auto& c : cells) wall += c.wall_ns;
+  return cells.front().backend + ": " + std::to_string(cells.size()) + " cell" +
+         (cells.size() == 1 ? "" : "s") + ": " + status_counts(cells) + " (" + seconds(wall) + ")";
+}
+
+std::vector<ReasonGroup> group_unavailable(const std::vector<CellResult>& cells) {
+  std::vector<ReasonGroup> groups;
+  for (const auto& c : cells) {
+    if (c.status != "unavailable") continue;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const ReasonGroup& g) {
+      return g.status == c.status && g.reason == c.reason;
+    });
+    if (it == groups.end()) {
+      groups.push_back({c.status, c.reason, {}, {}, 0});
+      it = groups.end() - 1;
+    }
+    add_unique(it->backends, c.backend);
+    add_unique(it->workloads, c.workload);
+    ++it->cells;
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const ReasonGroup& a, const ReasonGroup& b) { return a.cells > b.cells; });
+  return groups;
+}
+
+std::string format_group(const ReasonGroup& group) {
+  std::string reason = group.reason.empty() ? "(no reason given)" : group.reason.substr(0, 200);
+  std::string where = group.workloads.size() == 1
+                          ? group.workloads.front()
+                          : std::to_string(group.workloads.size()) + " workloads";
+  return std::to_string(group.cells) + " cell" + (group.cells == 1 ? "" : "s") + " " +
+         group.status + " (" + join_some(group.backends, 4) + " x " + where + "): " + reason;
+}
+
+std::string run_summary(const std::vector<CellResult>& cells) {
+  std::ostringstream out;
+  for (const auto& group : group_unavailable(cells)) out << format_group(group) << "\n";
+  // One row per backend that ran any cell: how many cells of each status, and the time they took.
+  // Backends that ran none are in the groups above.
+  std::vector<std::string> backends, ran;
+  for (const auto& c : cells) add_unique(backends, c.backend);
+  for (const auto& c : cells)
+    if (c.status != "unavailable") add_unique(ran, c.backend);
+  const std::size_t not_run = backends.size() - ran.size();
+  backends = ran;
+  std::size_t width = 7;
+  for (const auto& b : backends) width = std::max(width, b.size());
+  std::vector<std::string> columns;
+  for (const auto& status : status_order()) {
+    if (std::any_of(cells.begin(), cells.end(),
+                    [&](const CellResult& c) { return c.status == status; }))
+      columns.push_back(status);
+  }
+  char cell[64];
+  std::snprintf(cell, sizeof cell, "%-*s", static_cast<int>(width), "backend");
+  out << cell;
+  for (const auto& s : columns) {
+    std::snprintf(cell, sizeof cell, " %11s", s.c_str());
+    out << cell;
+  }
+  out << "        time\n";
+  for (const auto& b : backends) {
+    std::snprintf(cell, sizeof cell, "%-*s", static_cast<int>(width), b.c_str());
+    out << cell;
+    std::uint64_t wall = 0;
+    for (const auto& s : columns) {
+      std::size_t n = 0;
+      for (const auto& c : cells) n += (c.backend == b && c.status == s);
+      std::snprintf(cell, sizeof cell, " %11s", n ? std::to_string(n).c_str() : "-");
+      out << cell;
+    }
+    for (const auto& c : cells) wall += (c.backend == b) ? c.wall_ns : 0;
+    std::snprintf(cell, sizeof cell, " %11s", seconds(wall).c_str());
+    out << cell << "\n";
+  }
+  out << cells.size() << " cells: " << status_counts(cells);
+  if (not_run)
+    out << "; " << not_run << " backend" << (not_run == 1 ? "" : "s") << " ran none (above)";
+  out << "\n";
+  return out.str();
+}
+
+void RunProgress::cell_finished(const CellResult& cell) {
+  ++index_;
+  if (cell_worth_a_line(cell)) out_ << cell_line(cell, index_, total_) << std::endl;
+  CellResult summary;  // what backend_line reads; not the steps and series a cell may carry
+  summary.backend = cell.backend;
+  summary.status = cell.status;
+  summary.wall_ns = cell.wall_ns;
+  backend_cells_.push_back(std::move(summary));
+  if (backend_cells_.size() >= per_backend_) {
+    std::string line = backend_line(backend_cells_);
+    if (!line.empty()) out_ << "[" << index_ << "/" << total_ << "] " << line << std::endl;
+    backend_cells_.clear();
+  }
+}
+
+}  // namespace memrel

@@ -1,0 +1,85 @@
+// What `memrel run` prints: a line only for cells worth reading, unavailable cells once per reason.
+#include "harness/run_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace memrel {
+namespace {
+
+CellResult cell(const std::string& backend, const std::string& workload, const std::string& status,
+                const std::string& reason = "", double seconds = 0.5) {
+  CellResult c;
+  c.backend = backend;
+  c.workload = workload;
+  c.status = status;
+  c.reason = reason;
+  c.wall_ns = static_cast<std::uint64_t>(seconds * 1e9);
+  return c;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(RunSummaryTest, OnlyCellsThatRanAndFailedOrWereSlowAreWorthALine) {
+  EXPECT_FALSE(cell_worth_a_line(cell("a", "w", "ok")));
+  EXPECT_FALSE(cell_worth_a_line(cell("a", "w", "unavailable", "no CUDA device")));
+  EXPECT_TRUE(cell_worth_a_line(cell("a", "w", "oom", "out of memory")));
+  EXPECT_TRUE(cell_worth_a_line(cell("a", "w", "crashed", "signal 6")));
+  EXPECT_TRUE(cell_worth_a_line(cell("a", "w", "ok", "", kSlowCellSeconds + 1)));
+  std::string line = cell_line(cell("rmm-arena", "huge", "oom", "steps[0]: out of memory"), 3, 9);
+  EXPECT_NE(line.find("[3/9]"), std::string::npos) << line;
+  EXPECT_NE(line.find("rmm-arena"), std::string::npos) << line;
+  EXPECT_NE(line.find("steps[0]: out of memory"), std::string::npos) << line;
+}
+
+TEST(RunSummaryTest, UnavailableCellsAreGroupedByReasonLargestFirst) {
+  std::vector<CellResult> cells;
+  for (const char* b : {"cuda-malloc", "cuda-async", "torch-native"})
+    for (const char* w : {"w1", "w2", "w3"}) cells.push_back(cell(b, w, "unavailable", "no GPU"));
+  cells.push_back(cell("host-malloc", "torch-seed", "unavailable", "runs no framework programs"));
+  cells.push_back(cell("host-malloc", "w1", "ok"));
+  auto groups = group_unavailable(cells);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].cells, 9u);
+  EXPECT_EQ(groups[0].reason, "no GPU");
+  EXPECT_EQ(groups[0].backends,
+            (std::vector<std::string>{"cuda-malloc", "cuda-async", "torch-native"}));
+  EXPECT_EQ(groups[0].workloads.size(), 3u);
+  EXPECT_EQ(groups[1].cells, 1u);
+  EXPECT_EQ(format_group(groups[0]),
+            "9 cells unavailable (cuda-malloc, cuda-async, torch-native x 3 workloads): no GPU");
+  EXPECT_EQ(format_group(groups[1]),
+            "1 cell unavailable (host-malloc x torch-seed): runs no framework programs");
+  std::string summary = run_summary(cells);
+  EXPECT_EQ(count(summary, "no GPU"), 1u) << summary;  // said once, not nine times
+  EXPECT_NE(summary.find("11 cells: 1 ok, 10 unavailable; 3 backends ran none (above)"),
+            std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("cuda-malloc "), std::string::npos)
+      << "no row for a backend that ran nothing";
+  EXPECT_NE(summary.find("\nhost-malloc "), std::string::npos) << summary;
+}
+
+TEST(RunSummaryTest, ProgressPrintsABackendLineAndOnlyTheCellsWorthReading) {
+  std::ostringstream out;
+  RunProgress progress(out, 6, 3);
+  progress.cell_finished(cell("host-malloc", "w1", "ok"));
+  progress.cell_finished(cell("host-malloc", "w2", "oom", "out of memory allocating 4096 bytes"));
+  progress.cell_finished(cell("host-malloc", "w3", "ok"));
+  for (const char* w : {"w1", "w2", "w3"})
+    progress.cell_finished(cell("cuda-malloc", w, "unavailable", "no GPU"));
+  std::string text = out.str();
+  EXPECT_EQ(count(text, "\n"), 2u)
+      << text;  // the oom cell, the host-malloc line; cuda-malloc silent
+  EXPECT_NE(text.find("[2/6] host-malloc"), std::string::npos) << text;
+  EXPECT_NE(text.find("[3/6] host-malloc: 3 cells: 2 ok, 1 oom"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cuda-malloc"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace memrel
