@@ -1,5 +1,7 @@
 #include "gate/read/input_file.hpp"
 
+#include <map>
+
 namespace memrel {
 namespace {
 
@@ -10,6 +12,20 @@ std::optional<std::string> recorded_gpu(const nlohmann::json& context, const cha
     return context[key].get<std::string>();
   }
   return std::nullopt;
+}
+
+// The gate matches cells by backend/workload; a cell there twice (one ok, one crashed) has two
+// answers, and judging either would let the other pass unseen.
+void check_cells_unique(const RunResults& run) {
+  std::map<std::string, std::size_t> first;
+  for (std::size_t i = 0; i < run.cells.size(); ++i) {
+    const std::string key = run.cells[i].backend + "/" + run.cells[i].workload;
+    auto [it, inserted] = first.emplace(key, i);
+    if (!inserted)
+      throw ResultsError("cells[" + std::to_string(i) + "]: cell " + key + " is also cells[" +
+                         std::to_string(it->second) +
+                         "]: a cell twice in one file cannot be judged");
+  }
 }
 
 }  // namespace
@@ -23,9 +39,15 @@ InputFile read_input_file(const std::string& path) {
   InputFile f;
   f.path = path;
   try {
-    if (j.is_object() && j.contains("schema")) {
+    if (j.is_object() && j.contains("schema") && j.contains("benchmarks")) {
+      // Both kinds at once: judging it as either would be a guess.
+      throw ResultsError(
+          "has both \"schema\" (a memrel results file) and \"benchmarks\" (Google Benchmark "
+          "JSON): ambiguous, refused");
+    } else if (j.is_object() && j.contains("schema")) {
       f.kind = InputKind::kResults;
       f.results = run_from_json(j);
+      check_cells_unique(f.results);
       f.gpu = recorded_gpu(f.results.context, "gpu");
     } else if (j.is_object() && j.contains("benchmarks")) {
       f.kind = InputKind::kBenchmark;
