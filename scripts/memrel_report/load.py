@@ -283,8 +283,15 @@ def load_results(path):
         raise InputError(path, f'schema {_describe(doc["schema"])} is not "{SCHEMA}"{hint}')
     try:
         _check(doc, "document", {"context": "obj", "cells": "list"})
+        first = {}
         for i, cell in enumerate(doc["cells"]):
             _check_cell(cell, f"cells[{i}]")
+            key = f'{cell["backend"]}/{cell["workload"]}'
+            if key in first:
+                # As the gate (docs/gate.md, "Refused"): two answers for one cell.
+                raise _Bad(f"cells[{i}]: cell {key} is also cells[{first[key]}]: a cell twice in one "
+                           "file cannot be judged")
+            first[key] = i
     except _Bad as e:
         raise InputError(path, str(e)) from None
     return Run(path=path, context=doc["context"], cells=doc["cells"])

@@ -85,6 +85,15 @@ def test_byte_figures_beyond_2_to_53_or_negative_are_refused(tmp_path, value):
     assert "cells[0].metrics.peak_requested: expected an integer from 0 to 2^53" in what, what
 
 
+def test_the_same_cell_twice_is_refused(tmp_path):
+    doc = read_json(HOST_RUN)
+    crashed = copy.deepcopy(doc["cells"][0])
+    crashed["status"] = "crashed"
+    doc["cells"].append(crashed)
+    what = _error(load.load_results, _write(tmp_path, json.dumps(doc)))
+    assert "is also cells[0]: a cell twice in one file cannot be judged" in what, what
+
+
 def _bench(tmp_path, edit):
     doc = copy.deepcopy(read_json(INPUT))
     edit(doc["benchmarks"])
