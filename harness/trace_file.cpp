@@ -109,6 +109,12 @@ class Loader {
     t.frees = count(c, "frees", "header.counts");
     t.blocks = count(c, "blocks", "header.counts");
     if (t.blocks > (std::uint64_t{1} << 32)) fail("header.counts.blocks", "more than 2^32");
+    // Every block is allocated by one event: more blocks than events is a corrupt count, and
+    // would size the loader's per-block tables (9 bytes a block) by the header, not the file.
+    if (t.blocks > events || t.allocs > events || t.frees > events)
+      fail("header.counts", "blocks " + std::to_string(t.blocks) + ", allocs " +
+                                std::to_string(t.allocs) + ", frees " + std::to_string(t.frees) +
+                                ": more than the " + std::to_string(events) + " events");
     t.peak_requested_bytes = count(h, "peak_requested_bytes", "header");
     t.peak_requested_event = count(h, "peak_requested_event", "header");
     if (!h.contains("marks") || !h["marks"].is_array()) fail("header.marks", "must be an array");

@@ -183,6 +183,13 @@ struct Gathered {
     }
     if (aggregate_counters != nullptr) {
       for (const auto& [name, value] : *aggregate_counters) {
+        if (name == "max_bytes_used") {
+          try {
+            check_byte_counter(name, value);
+          } catch (const ResultsError& e) {
+            throw ResultsError(s.name + " (" + s.source + "): " + e.what());
+          }
+        }
         s.counters[name] = is_byte_counter(name) ? std::round(value) : value;
       }
     }
