@@ -35,7 +35,10 @@ const char* input_kind_name(InputKind kind) {
 }
 
 InputFile read_input_file(const std::string& path) {
-  nlohmann::json j = read_json_file(path);
+  return input_file_from_json(read_json_file(path), path);
+}
+
+InputFile input_file_from_json(const nlohmann::json& j, const std::string& path) {
   InputFile f;
   f.path = path;
   try {
