@@ -214,7 +214,9 @@ BackendInfo resolve_backend(const std::string& name_or_file, const std::string& 
     }
   }
   std::error_code ec;
-  if (fs::is_regular_file(name_or_file, ec)) return backend_from_file(name_or_file);
+  // A FIFO or a device too: the reader refuses it by the input rules, naming what it is.
+  if (fs::exists(name_or_file, ec) && !fs::is_directory(name_or_file, ec))
+    return backend_from_file(name_or_file);
   throw std::invalid_argument("unknown backend '" + name_or_file +
                               "' (valid: " + backend_names_joined() + folder_names +
                               "; or a backend file: docs/pluggable-backends.md)");

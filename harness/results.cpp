@@ -2,68 +2,346 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
+#include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <type_traits>
+#include <utility>
 
-namespace nlohmann {
-template <typename T>
-struct adl_serializer<std::optional<T>> {
-  static void to_json(json& j, const std::optional<T>& v) {
-    if (v)
-      j = *v;
-    else
-      j = nullptr;
-  }
-  static void from_json(const json& j, std::optional<T>& v) {
-    if (j.is_null())
-      v.reset();
-    else
-      v = j.get<T>();
-  }
-};
-}  // namespace nlohmann
+#include "platform/input_rules.hpp"
 
 namespace memrel {
-
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Snapshot, requested, allocated, reserved, device_used,
-                                   device_used_delta, process_used, host_rss)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MarkRecord, label, step, at)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepRecord, op, id, location, bytes, latency_ns, outcome, after)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReleaseRecord, step, latency_ns, before, after)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CellSetup, memory_space, context_create_ns,
-                                   device_used_before_context, device_used_after_context,
-                                   process_used_after_context, backend_init_ns,
-                                   backend_init_device_bytes, backend_init_process_bytes,
-                                   baseline_device_used, baseline_host_rss, capacity_bytes,
-                                   process_probe_note, device, environment)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReleaseEffect, step, releasable, returned, effectiveness)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CellMetrics, peak_requested, peak_allocated, peak_reserved,
-                                   peak_device_used_delta, max_overhead_bytes, overhead_ratio,
-                                   utilization, releases, release_effectiveness, residual_bytes,
-                                   median_latency_ns)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CellResult, backend, workload, workload_source, status, reason,
-                                   wall_ns, setup, marks, steps, releases, metrics)
-// The trace object is newer than memrel.results/1: its fields take defaults when absent, so
-// that fields added later keep older files readable.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProgramAllocatorRecord, torch_allocator,
-                                                cache_layer)
-
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CellGpu, index, uuid)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceSeries, event, requested, allocated, reserved,
-                                                device_used, device_used_delta)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceMarkRecord, label, event, probed)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceReference, event, bytes)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceReplay, file, name, source_format, source_file,
-                                                device, scale, events, allocs, frees, sample_every,
-                                                peak_requested_event, ooms, first_oom_event,
-                                                replay_ns, allocator_ns, ns_per_event,
-                                                held_at_end_bytes, median_latency_ns, marks, series,
-                                                recorded_reserved)
-
 namespace {
+
+// Every field of each type of the model, once: the writer and the checked reader below both
+// walk these lists, so a field added here is written and read (with its range checked).
+template <class S, class F>
+using If = std::enable_if_t<std::is_same_v<std::remove_const_t<S>, F>>;
+
+template <class S, class V>
+If<S, Snapshot> visit_fields(S& s, V&& v) {
+  v("requested", s.requested);
+  v("allocated", s.allocated);
+  v("reserved", s.reserved);
+  v("device_used", s.device_used);
+  v("device_used_delta", s.device_used_delta);
+  v("process_used", s.process_used);
+  v("host_rss", s.host_rss);
+}
+template <class S, class V>
+If<S, MarkRecord> visit_fields(S& s, V&& v) {
+  v("label", s.label);
+  v("step", s.step);
+  v("at", s.at);
+}
+template <class S, class V>
+If<S, StepRecord> visit_fields(S& s, V&& v) {
+  v("op", s.op);
+  v("id", s.id);
+  v("location", s.location);
+  v("bytes", s.bytes);
+  v("latency_ns", s.latency_ns);
+  v("outcome", s.outcome);
+  v("after", s.after);
+}
+template <class S, class V>
+If<S, ReleaseRecord> visit_fields(S& s, V&& v) {
+  v("step", s.step);
+  v("latency_ns", s.latency_ns);
+  v("before", s.before);
+  v("after", s.after);
+}
+template <class S, class V>
+If<S, CellSetup> visit_fields(S& s, V&& v) {
+  v("memory_space", s.memory_space);
+  v("context_create_ns", s.context_create_ns);
+  v("device_used_before_context", s.device_used_before_context);
+  v("device_used_after_context", s.device_used_after_context);
+  v("process_used_after_context", s.process_used_after_context);
+  v("backend_init_ns", s.backend_init_ns);
+  v("backend_init_device_bytes", s.backend_init_device_bytes);
+  v("backend_init_process_bytes", s.backend_init_process_bytes);
+  v("baseline_device_used", s.baseline_device_used);
+  v("baseline_host_rss", s.baseline_host_rss);
+  v("capacity_bytes", s.capacity_bytes);
+  v("process_probe_note", s.process_probe_note);
+  v("device", s.device);
+  v("environment", s.environment);
+}
+template <class S, class V>
+If<S, ReleaseEffect> visit_fields(S& s, V&& v) {
+  v("step", s.step);
+  v("releasable", s.releasable);
+  v("returned", s.returned);
+  v("effectiveness", s.effectiveness);
+}
+template <class S, class V>
+If<S, CellMetrics> visit_fields(S& s, V&& v) {
+  v("peak_requested", s.peak_requested);
+  v("peak_allocated", s.peak_allocated);
+  v("peak_reserved", s.peak_reserved);
+  v("peak_device_used_delta", s.peak_device_used_delta);
+  v("max_overhead_bytes", s.max_overhead_bytes);
+  v("overhead_ratio", s.overhead_ratio);
+  v("utilization", s.utilization);
+  v("releases", s.releases);
+  v("release_effectiveness", s.release_effectiveness);
+  v("residual_bytes", s.residual_bytes);
+  v("median_latency_ns", s.median_latency_ns);
+}
+template <class S, class V>
+If<S, CellResult> visit_fields(S& s, V&& v) {
+  v("backend", s.backend);
+  v("workload", s.workload);
+  v("workload_source", s.workload_source);
+  v("status", s.status);
+  v("reason", s.reason);
+  v("wall_ns", s.wall_ns);
+  v("setup", s.setup);
+  v("marks", s.marks);
+  v("steps", s.steps);
+  v("releases", s.releases);
+  v("metrics", s.metrics);
+  v("trace", s.trace);                          // optional: absent for workload cells
+  v("program_allocator", s.program_allocator);  // optional: cells that ran a torch program
+  v("gpu", s.gpu);                              // optional: runs with --gpus only
+}
+template <class S, class V>
+If<S, ProgramAllocatorRecord> visit_fields(S& s, V&& v) {
+  v("torch_allocator", s.torch_allocator);
+  v("cache_layer", s.cache_layer);
+}
+template <class S, class V>
+If<S, CellGpu> visit_fields(S& s, V&& v) {
+  v("index", s.index);
+  v("uuid", s.uuid);
+}
+template <class S, class V>
+If<S, TraceSeries> visit_fields(S& s, V&& v) {
+  v("event", s.event);
+  v("requested", s.requested);
+  v("allocated", s.allocated);
+  v("reserved", s.reserved);
+  v("device_used", s.device_used);
+  v("device_used_delta", s.device_used_delta);
+}
+template <class S, class V>
+If<S, TraceMarkRecord> visit_fields(S& s, V&& v) {
+  v("label", s.label);
+  v("event", s.event);
+  v("probed", s.probed);
+}
+template <class S, class V>
+If<S, TraceReference> visit_fields(S& s, V&& v) {
+  v("event", s.event);
+  v("bytes", s.bytes);
+}
+template <class S, class V>
+If<S, TraceReplay> visit_fields(S& s, V&& v) {
+  v("file", s.file);
+  v("name", s.name);
+  v("source_format", s.source_format);
+  v("source_file", s.source_file);
+  v("device", s.device);
+  v("scale", s.scale);
+  v("events", s.events);
+  v("allocs", s.allocs);
+  v("frees", s.frees);
+  v("sample_every", s.sample_every);
+  v("peak_requested_event", s.peak_requested_event);
+  v("ooms", s.ooms);
+  v("first_oom_event", s.first_oom_event);
+  v("replay_ns", s.replay_ns);
+  v("allocator_ns", s.allocator_ns);
+  v("ns_per_event", s.ns_per_event);
+  v("held_at_end_bytes", s.held_at_end_bytes);
+  v("median_latency_ns", s.median_latency_ns);
+  v("marks", s.marks);
+  v("series", s.series);
+  v("recorded_reserved", s.recorded_reserved);
+}
+
+// Which fields may be absent: the trace object is newer than memrel.results/1, so its fields
+// take defaults (fields added later keep older files readable), and a cell without "trace" is a
+// workload cell. Every other field of memrel.cell/1 is required.
+template <class T>
+bool field_may_be_absent(const T&, const char*) {
+  return false;
+}
+bool field_may_be_absent(const CellResult&, const char* key) {
+  return std::strcmp(key, "trace") == 0 || std::strcmp(key, "program_allocator") == 0 ||
+         std::strcmp(key, "gpu") == 0;
+}
+bool field_may_be_absent(const CellGpu&, const char* key) { return std::strcmp(key, "uuid") == 0; }
+bool field_may_be_absent(const TraceSeries&, const char*) { return true; }
+bool field_may_be_absent(const TraceMarkRecord&, const char*) { return true; }
+bool field_may_be_absent(const TraceReference&, const char*) { return true; }
+bool field_may_be_absent(const TraceReplay&, const char*) { return true; }
+
+struct IgnoreField {
+  template <class X>
+  void operator()(const char*, const X&) const {}
+};
+// Void for the types of the model (those with visit_fields), no type otherwise.
+template <class T>
+using IsModel = decltype(visit_fields(std::declval<const T&>(), IgnoreField{}));
+
+// --- writing ---------------------------------------------------------------------------------
+
+template <class T>
+nlohmann::json value_json(const T& v);
+
+template <class T>
+nlohmann::json value_json(const std::optional<T>& v) {
+  return v ? value_json(*v) : nlohmann::json(nullptr);
+}
+template <class T>
+nlohmann::json value_json(const std::vector<T>& v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& item : v) out.push_back(value_json(item));
+  return out;
+}
+template <class T>
+nlohmann::json value_json(const std::map<std::string, T>& m) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, item] : m) out[key] = value_json(item);
+  return out;
+}
+template <class T>
+nlohmann::json value_json(const T& v) {
+  if constexpr (std::is_same_v<T, nlohmann::json>) {
+    return v;
+  } else if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string>) {
+    return nlohmann::json(v);
+  } else {
+    nlohmann::json out = nlohmann::json::object();
+    visit_fields(v, [&out](const char* key, const auto& field) {
+      // An absent trace is left out, not written as null: readers before it never saw the key.
+      // So are the newer optional objects (program_allocator, gpu).
+      using Field = std::decay_t<decltype(field)>;
+      if constexpr (std::is_same_v<Field, std::optional<TraceReplay>> ||
+                    std::is_same_v<Field, std::optional<ProgramAllocatorRecord>> ||
+                    std::is_same_v<Field, std::optional<CellGpu>>) {
+        if (!field) return;
+      }
+      out[key] = value_json(field);
+    });
+    return out;
+  }
+}
+
+// --- reading, every number range-checked where it is read --------------------------------------
+
+// "metrics.peak_reserved", "marks[2].at.reserved": the place of a field, as the Python report
+// names it (scripts/memrel_report/load.py).
+std::string field_place(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+[[noreturn]] void bad(const std::string& place, const std::string& what) {
+  throw ResultsError((place.empty() ? "" : place + ": ") + what);
+}
+
+// Integers: whole JSON numbers from -2^53 (0 for unsigned figures) to 2^53 (docs/results-schema.md,
+// "Ranges"): every byte figure, time and count memrel can produce, with room for any sum or
+// difference of two of them in 64 bits.
+void read_value(const nlohmann::json& j, std::uint64_t& out, const std::string& place) {
+  if (j.is_number_unsigned() &&
+      j.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxExactInteger)) {
+    out = j.get<std::uint64_t>();
+    return;
+  }
+  if (j.is_number_integer() && !j.is_number_unsigned() && j.get<std::int64_t>() >= 0 &&
+      j.get<std::int64_t>() <= kMaxExactInteger) {
+    out = static_cast<std::uint64_t>(j.get<std::int64_t>());
+    return;
+  }
+  if (!j.is_number() || (j.is_number_float() && j.get<double>() != std::floor(j.get<double>())))
+    bad(place, "expected a whole number, got " + j.dump());
+  bad(place, j.dump() + " is out of range (0 to 2^53)");
+}
+
+void read_value(const nlohmann::json& j, std::int64_t& out, const std::string& place) {
+  if (j.is_number_integer() && !j.is_number_unsigned() &&
+      j.get<std::int64_t>() >= -kMaxExactInteger && j.get<std::int64_t>() <= kMaxExactInteger) {
+    out = j.get<std::int64_t>();
+    return;
+  }
+  if (j.is_number_unsigned() &&
+      j.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxExactInteger)) {
+    out = static_cast<std::int64_t>(j.get<std::uint64_t>());
+    return;
+  }
+  if (!j.is_number() || (j.is_number_float() && j.get<double>() != std::floor(j.get<double>())))
+    bad(place, "expected a whole number, got " + j.dump());
+  bad(place, j.dump() + " is out of range (-2^53 to 2^53)");
+}
+
+void read_value(const nlohmann::json& j, double& out, const std::string& place) {
+  if (!j.is_number()) bad(place, "expected a number, got " + j.dump());
+  out = j.get<double>();
+  if (!(std::fabs(out) <= static_cast<double>(kMaxExactInteger)))
+    bad(place, j.dump() + " is out of range (-2^53 to 2^53)");
+}
+
+void read_value(const nlohmann::json& j, bool& out, const std::string& place) {
+  if (!j.is_boolean()) bad(place, "expected true or false, got " + j.dump());
+  out = j.get<bool>();
+}
+
+void read_value(const nlohmann::json& j, std::string& out, const std::string& place) {
+  if (!j.is_string()) bad(place, "expected a string, got " + j.dump());
+  out = j.get<std::string>();
+}
+
+void read_value(const nlohmann::json& j, nlohmann::json& out, const std::string&) { out = j; }
+
+template <class T>
+void read_value(const nlohmann::json& j, std::optional<T>& out, const std::string& place);
+template <class T>
+void read_value(const nlohmann::json& j, std::vector<T>& out, const std::string& place);
+template <class T>
+void read_value(const nlohmann::json& j, std::map<std::string, T>& out, const std::string& place);
+template <class T, class = IsModel<T>>
+void read_value(const nlohmann::json& j, T& out, const std::string& place);
+
+template <class T>
+void read_value(const nlohmann::json& j, std::optional<T>& out, const std::string& place) {
+  if (j.is_null()) {
+    out.reset();
+    return;
+  }
+  read_value(j, out.emplace(), place);
+}
+
+template <class T>
+void read_value(const nlohmann::json& j, std::vector<T>& out, const std::string& place) {
+  if (!j.is_array()) bad(place, "expected an array, got " + j.dump());
+  out.clear();
+  out.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i)
+    read_value(j[i], out.emplace_back(), place + "[" + std::to_string(i) + "]");
+}
+
+template <class T>
+void read_value(const nlohmann::json& j, std::map<std::string, T>& out, const std::string& place) {
+  if (!j.is_object()) bad(place, "expected an object, got " + j.dump());
+  out.clear();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    read_value(it.value(), out[it.key()], field_place(place, it.key()));
+}
+
+template <class T, class>
+void read_value(const nlohmann::json& j, T& out, const std::string& place) {
+  if (!j.is_object()) bad(place, "expected an object, got " + j.dump());
+  visit_fields(out, [&](const char* key, auto& field) {
+    auto it = j.find(key);
+    if (it == j.end()) {
+      if (field_may_be_absent(out, key)) return;
+      bad(place, std::string("missing \"") + key + "\"");
+    }
+    read_value(*it, field, field_place(place, key));
+  });
+}
 
 void expect_schema(const nlohmann::json& j, const char* schema) {
   if (!j.is_object()) throw ResultsError("not a JSON object");
@@ -78,28 +356,20 @@ void expect_schema(const nlohmann::json& j, const char* schema) {
 }  // namespace
 
 nlohmann::json to_json(const CellResult& cell) {
-  nlohmann::json j = cell;
+  nlohmann::json j = value_json(cell);
   j["schema"] = kCellSchema;
-  if (cell.trace) j["trace"] = *cell.trace;  // optional: absent for workload cells
-  if (cell.program_allocator) j["program_allocator"] = *cell.program_allocator;  // program cells
-  if (cell.gpu) j["gpu"] = *cell.gpu;  // optional: absent without --gpus
   return j;
 }
 
 CellResult cell_from_json(const nlohmann::json& j) {
   expect_schema(j, kCellSchema);
+  CellResult cell;
   try {
-    CellResult cell = j.get<CellResult>();
-    if (j.contains("trace") && !j["trace"].is_null()) cell.trace = j["trace"].get<TraceReplay>();
-    if (j.contains("program_allocator") && !j["program_allocator"].is_null()) {
-      cell.program_allocator = j["program_allocator"].get<ProgramAllocatorRecord>();
-    }
-
-    if (j.contains("gpu") && !j["gpu"].is_null()) cell.gpu = j["gpu"].get<CellGpu>();
-    return cell;
-  } catch (const nlohmann::json::exception& e) {
+    read_value(j, cell, "");
+  } catch (const ResultsError& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());
   }
+  return cell;
 }
 
 nlohmann::json to_json(const RunResults& run) {
@@ -129,15 +399,10 @@ RunResults run_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultsError(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (buffer.str().empty()) throw ResultsError(path + ": empty file");
   try {
-    return nlohmann::json::parse(buffer.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ResultsError(path + ": malformed JSON at byte " + std::to_string(e.byte));
+    return read_input_json(path, kMaxResultsFileBytes, "results file");
+  } catch (const InputError& e) {
+    throw ResultsError(e.what());
   }
 }
 

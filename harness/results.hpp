@@ -110,7 +110,7 @@ struct ProgramAllocatorRecord {
 // The GPU a cell was pinned to (`memrel run --gpus`): NVML's index and UUID (null for a fake
 // GPU), so that cells can be joined with each GPU's description.
 struct CellGpu {
-  unsigned index = 0;
+  std::uint64_t index = 0;
   std::optional<std::string> uuid;
 };
 
@@ -139,7 +139,13 @@ CellResult cell_from_json(const nlohmann::json& j);  // throws ResultsError
 nlohmann::json to_json(const RunResults& run);
 RunResults run_from_json(const nlohmann::json& j);  // throws ResultsError
 
-// A JSON file, or ResultsError naming it: missing, empty, or malformed (with the byte).
+// The cap on a results or Google Benchmark JSON file (docs/inputs.md): 7x the largest real one
+// (an H200 suite, 17 MiB); parsed, a file takes about 20 times its size in memory.
+constexpr std::uint64_t kMaxResultsFileBytes = std::uint64_t{128} << 20;
+
+// A results or Google Benchmark JSON file by the input rules (platform/input_rules.hpp), or
+// ResultsError naming it: missing, not a regular file, empty, over kMaxResultsFileBytes,
+// malformed (with the byte), or ambiguous (a key twice in one object, with its place).
 nlohmann::json read_json_file(const std::string& path);
 
 // Throws ResultsError naming the file.

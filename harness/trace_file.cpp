@@ -1,11 +1,10 @@
 #include "harness/trace_file.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "harness/workload.hpp"
+#include "platform/input_rules.hpp"
 
 namespace memrel {
 namespace {
@@ -18,8 +17,8 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "memrel.trace/1 is litt
 
 constexpr char kMagic[8] = {'M', 'E', 'M', 'T', 'R', 'A', 'C', 'E'};
 constexpr std::size_t kPrefixBytes = 16;
-// A header holds marks and a subsampled curve: megabytes at most. More is a corrupt length.
-constexpr std::uint32_t kMaxHeaderBytes = 256u << 20;
+// A header holds marks and a curve subsampled to 512 points: kilobytes. More is a corrupt length.
+constexpr std::uint32_t kMaxHeaderBytes = 16u << 20;
 
 class Loader {
  public:
@@ -30,13 +29,20 @@ class Loader {
   }
 
   Trace load() {
-    std::ifstream in(path_, std::ios::binary | std::ios::ate);
-    if (!in) fail("", std::string("cannot open trace (") + std::strerror(errno) + ")");
-    const std::uint64_t file_bytes = static_cast<std::uint64_t>(in.tellg());
-    in.seekg(0);
+    try {
+      return load_from(InputFd(path_, kMaxTraceFileBytes, "trace"));
+    } catch (const InputError& e) {
+      fail(e.place(), e.message());
+    }
+  }
+
+ private:
+  Trace load_from(InputFd&& in) {
+    const std::uint64_t file_bytes = in.size();
     char prefix[kPrefixBytes];
-    if (file_bytes < kPrefixBytes || !in.read(prefix, kPrefixBytes))
+    if (file_bytes < kPrefixBytes)
       fail("", "truncated: " + std::to_string(file_bytes) + " bytes, less than the prefix");
+    in.read_exact(prefix, kPrefixBytes);
     if (std::memcmp(prefix, kMagic, sizeof kMagic) != 0)
       fail("", "not a memrel trace (no MEMTRACE magic): import it with `memrel trace import`");
     std::uint32_t header_bytes = 0, record_bytes = 0;
@@ -49,7 +55,7 @@ class Loader {
       fail("header", "truncated: the prefix announces " + std::to_string(header_bytes) +
                          " header bytes, the file has " + std::to_string(file_bytes) + " in all");
     std::string text(header_bytes, '\0');
-    in.read(text.data(), header_bytes);
+    in.read_exact(text.data(), header_bytes);
     Trace trace;
     trace.path = path_;
     std::uint64_t events = read_header(text, trace);
@@ -59,14 +65,11 @@ class Loader {
                           std::to_string(file_bytes) + " bytes, counts.events = " +
                           std::to_string(events) + " needs " + std::to_string(expected));
     trace.records.resize(events);
-    in.read(reinterpret_cast<char*>(trace.records.data()),
-            static_cast<std::streamsize>(events * sizeof(TraceRecord)));
-    if (!in) fail("records", "read failed (" + std::string(std::strerror(errno)) + ")");
+    in.read_exact(trace.records.data(), events * sizeof(TraceRecord));
     check_records(trace);
     return trace;
   }
 
- private:
   std::uint64_t count(const json& j, const char* key, const std::string& where) const {
     if (!j.contains(key) || !j[key].is_number_unsigned())
       fail(where + "." + key, "must be a non-negative integer");
@@ -83,9 +86,9 @@ class Loader {
   std::uint64_t read_header(const std::string& body, Trace& t) const {
     json h;
     try {
-      h = json::parse(body);
-    } catch (const json::parse_error& e) {
-      fail("header", "malformed JSON at byte " + std::to_string(e.byte));
+      h = parse_input_json(body, path_);  // malformed, ambiguous (a key twice), 1e400
+    } catch (const InputError& e) {
+      fail("header" + e.place(), e.message());
     }
     if (!h.is_object() || !h.contains("schema")) fail("header", "no \"schema\"");
     if (h["schema"] != kTraceSchema)
@@ -106,6 +109,12 @@ class Loader {
     t.frees = count(c, "frees", "header.counts");
     t.blocks = count(c, "blocks", "header.counts");
     if (t.blocks > (std::uint64_t{1} << 32)) fail("header.counts.blocks", "more than 2^32");
+    // Every block is allocated by one event: more blocks than events is a corrupt count, and
+    // would size the loader's per-block tables (9 bytes a block) by the header, not the file.
+    if (t.blocks > events || t.allocs > events || t.frees > events)
+      fail("header.counts", "blocks " + std::to_string(t.blocks) + ", allocs " +
+                                std::to_string(t.allocs) + ", frees " + std::to_string(t.frees) +
+                                ": more than the " + std::to_string(events) + " events");
     t.peak_requested_bytes = count(h, "peak_requested_bytes", "header");
     t.peak_requested_event = count(h, "peak_requested_event", "header");
     if (!h.contains("marks") || !h["marks"].is_array()) fail("header.marks", "must be an array");

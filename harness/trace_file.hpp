@@ -15,6 +15,9 @@ namespace memrel {
 
 constexpr const char* kTraceSchema = "memrel.trace/1";
 constexpr const char* kTraceExtension = ".memtrace";
+// The cap on a trace file (docs/inputs.md): 128 million events. A trace is read whole into
+// memory (16 bytes an event), and a real training step's trace is about a million events.
+constexpr std::uint64_t kMaxTraceFileBytes = std::uint64_t{2} << 30;
 
 enum class TraceOp : std::uint8_t { kAlloc = 1, kFree = 2 };
 

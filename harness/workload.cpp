@@ -1,13 +1,12 @@
 #include "harness/workload.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "harness/trace_file.hpp"
+#include "platform/input_rules.hpp"
 
 namespace memrel {
 namespace {
@@ -260,13 +259,9 @@ Workload parse_workload_text(const std::string& text, const std::string& source)
   Parser parser(source);
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte locates the error; nlohmann's message already says what it expected.
-    std::string what = e.what();
-    auto colon = what.find("]: ");
-    parser.fail("", "malformed JSON at byte " + std::to_string(e.byte) + ": " +
-                        (colon == std::string::npos ? what : what.substr(colon + 3)));
+    doc = parse_input_json(text, source);  // malformed, ambiguous (a key twice), 1e400
+  } catch (const InputError& e) {
+    parser.fail(e.place(), e.message());
   }
   if (!doc.is_object()) parser.fail("", "a workload must be a JSON object");
   if (!doc.contains("schema"))
@@ -305,11 +300,13 @@ Workload parse_workload_file(const std::string& path) {
     w.trace = std::move(trace);
     return w;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw WorkloadError(path, "", "cannot open workload file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_workload_text(buffer.str(), path);
+  std::string text;
+  try {
+    text = read_input_text(path, kMaxWorkloadFileBytes, "workload");
+  } catch (const InputError& e) {
+    throw WorkloadError(path, e.place(), e.message());
+  }
+  return parse_workload_text(text, path);
 }
 
 namespace {

@@ -33,6 +33,11 @@ class WorkloadError : public std::runtime_error {
 // memrel targets has 256 TiB, and larger values are almost always a unit mistake.
 constexpr std::uint64_t kMaxRequestBytes = std::uint64_t{1} << 48;
 
+// The cap on a workload file (docs/inputs.md). The shipped ones are under 1 KiB, and `repeat`
+// writes a long workload in a few lines; 4 MiB holds about 100,000 explicit steps, and parsing
+// it takes about 100 MiB of memory.
+constexpr std::uint64_t kMaxWorkloadFileBytes = std::uint64_t{4} << 20;
+
 enum class StepKind { kAlloc, kAllocMany, kFree, kFreeMany, kRelease, kMark, kSleep, kProgram };
 
 const char* step_kind_name(StepKind kind);

@@ -45,7 +45,9 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
   }
   std::vector<std::string> out;
   for (const auto& item : names_or_paths) {
-    if (fs::is_regular_file(item)) {
+    std::error_code ec;
+    if (fs::exists(item, ec) && !fs::is_directory(item, ec)) {
+      // A FIFO or a device too: the reader refuses it by the input rules, naming what it is.
       out.push_back(item);
       continue;
     }

@@ -28,7 +28,9 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != number.size() || !(value > 0) ||
+  // Less than half a byte (".1", "0.4B") rounds to 0, which is not a positive size (found by
+  // tests/fuzz/fuzz_compare_options: ".1" was 0 bytes).
+  if (used != number.size() || !(value * static_cast<double>(scale) >= 0.5) ||
       value * static_cast<double>(scale) > static_cast<double>(max_bytes)) {
     throw std::invalid_argument(option + ": '" + text +
                                 "' is not a positive size (e.g. 4096, 512MiB, 1GiB)");

@@ -13,6 +13,20 @@
 
 #include "harness/results.hpp"
 
+// Built with AddressSanitizer (the asan preset): its allocator replaces glibc's, so malloc_trim
+// and RSS figures of the host backends are the sanitizer's, and memory limits (ulimit -v) stop
+// the sanitizer itself. Tests of those skip, saying so.
+#if defined(__SANITIZE_ADDRESS__)
+#define MEMREL_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEMREL_UNDER_ASAN 1
+#endif
+#endif
+#ifndef MEMREL_UNDER_ASAN
+#define MEMREL_UNDER_ASAN 0
+#endif
+
 namespace memrel::testing {
 
 // A folder removed at the end of the test.

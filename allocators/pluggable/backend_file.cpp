@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "allocators/backend_table.hpp"
+#include "platform/input_rules.hpp"
 
 namespace fs = std::filesystem;
 
@@ -83,10 +84,9 @@ class Parser {
   BackendFile parse(const std::string& source_text) const {
     json doc;
     try {
-      doc = json::parse(source_text);
-    } catch (const json::parse_error& e) {
-      std::string what = e.what();
-      fail("json", "not valid JSON (" + what.substr(what.find(']') + 2) + ")");
+      doc = parse_input_json(source_text, file_);  // malformed, ambiguous (a key twice), 1e400
+    } catch (const InputError& e) {
+      fail(e.place().empty() ? "json" : e.place(), e.message());
     }
     if (!doc.is_object()) fail("json", "a backend file is a JSON object, got " + doc.dump());
     if (!doc.contains("schema"))
@@ -183,11 +183,13 @@ BackendFile parse_backend_text(const std::string& text, const std::string& file)
 }
 
 BackendFile parse_backend_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw BackendFileError(file, "", "cannot open backend file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_backend_text(buffer.str(), file);
+  std::string text;
+  try {
+    text = read_input_text(file, kMaxBackendFileBytes, "backend file");
+  } catch (const InputError& e) {
+    throw BackendFileError(file, e.place(), e.message());
+  }
+  return parse_backend_text(text, file);
 }
 
 std::string executable_dir() {

@@ -15,6 +15,7 @@
 // allocator's CUDA code.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,8 @@
 namespace memrel {
 
 constexpr const char* kBackendSchema = "memrel.backend/1";
+// The cap on a backend file (docs/inputs.md): the shipped ones are about 500 bytes.
+constexpr std::uint64_t kMaxBackendFileBytes = std::uint64_t{64} << 10;
 
 // "FILE: PLACE: MESSAGE", one line: a backend file that cannot be used as it is (malformed,
 // another schema, a library that does not load, a symbol it does not export). An

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "harness/results.hpp"
+#include "platform/input_rules.hpp"
 
 namespace memrel {
 
@@ -15,6 +16,8 @@ const std::vector<std::string>& benchmark_byte_counters() {
 }
 
 namespace {
+
+std::string format_double(double v) { return nlohmann::json(v).dump(); }
 
 // Keys Google Benchmark writes itself; every other numeric key of an entry is a user counter.
 bool is_benchmark_field(const std::string& key) {
@@ -48,6 +51,17 @@ bool is_benchmark_field(const std::string& key) {
 bool is_byte_counter(const std::string& key) {
   const auto& names = benchmark_byte_counters();
   return std::find(names.begin(), names.end(), key) != names.end();
+}
+
+constexpr double kMaxFigure = static_cast<double>(kMaxExactInteger);
+
+void check_byte_counter(const std::string& key, double v) {
+  double lowest = key == "overhead" ? -kMaxFigure : 0;
+  if (!(v >= lowest && v <= kMaxFigure)) {
+    throw ResultsError("counter \"" + key + "\" = " + format_double(v) +
+                       " is impossible (byte counters are " + (key == "overhead" ? "-2^53" : "0") +
+                       " to 2^53)");
+  }
 }
 
 double time_unit_ns(const std::string& unit) {
@@ -104,10 +118,17 @@ std::optional<std::string> skip_reason(const nlohmann::json& e) {
   return std::nullopt;
 }
 
+// Every counter of an entry. Byte counters are range-checked here, where they are read: 0 to
+// 2^53 bytes (overhead, reserved less live, from -2^53), so that no difference the gate takes
+// can overflow. max_bytes_used is checked on the entry it is taken from (the last repetition):
+// the others may hold Google Benchmark 1.7.1's stale values (docs/benchmark-json.md).
 std::map<std::string, double> counters_of(const nlohmann::json& e) {
   std::map<std::string, double> out;
   for (const auto& [key, value] : e.items()) {
-    if (value.is_number() && !is_benchmark_field(key)) out[key] = value.get<double>();
+    if (!value.is_number() || is_benchmark_field(key)) continue;
+    double v = value.get<double>();
+    if (is_byte_counter(key) && key != "max_bytes_used") check_byte_counter(key, v);
+    out[key] = v;
   }
   return out;
 }
@@ -115,6 +136,10 @@ std::map<std::string, double> counters_of(const nlohmann::json& e) {
 // What one series gathers while its entries are read; finish() applies the rule.
 struct Gathered {
   BenchmarkSeries series;
+  // What says an entry is a second copy of one already read (check_not_duplicate).
+  std::set<std::int64_t> repetition_indexes;
+  std::size_t iteration_entries = 0;
+  std::set<std::string> aggregate_names;
   std::map<std::string, std::vector<double>> repetition_counters;
   std::optional<double> median_ns, mean_ns;
   std::map<std::string, double> median_counters, mean_counters;
@@ -131,6 +156,11 @@ struct Gathered {
       s.source = "median of " + std::to_string(s.real_time_ns.size());
       for (const auto& [name, values] : repetition_counters) {
         if (name == "max_bytes_used") {
+          try {
+            check_byte_counter(name, values.back());
+          } catch (const ResultsError& e) {
+            throw ResultsError(s.name + " (its last repetition): " + e.what());
+          }
           // Google Benchmark 1.7.1 keeps each repetition's MemoryManager result behind a pointer
           // into a vector that later repetitions reallocate, so every repetition but the last
           // may report freed memory (tests/data/compare/gbench-1.7.1-host.json has one). The
@@ -153,11 +183,42 @@ struct Gathered {
     }
     if (aggregate_counters != nullptr) {
       for (const auto& [name, value] : *aggregate_counters) {
+        if (name == "max_bytes_used") {
+          try {
+            check_byte_counter(name, value);
+          } catch (const ResultsError& e) {
+            throw ResultsError(s.name + " (" + s.source + "): " + e.what());
+          }
+        }
         s.counters[name] = is_byte_counter(name) ? std::round(value) : value;
       }
     }
   }
 };
+
+// A benchmark in a file twice (two runs appended, an entry copied) has two answers, and the gate
+// cannot tell which to judge: a repetition index seen before in its series, more iteration
+// entries than the series' "repetitions", or a second aggregate of one name is refused. Files
+// without repetition_index (Google Benchmark before 1.5) cannot be told apart and are read.
+void check_not_duplicate(Gathered& g, const nlohmann::json& e, bool aggregate,
+                         const std::string& where) {
+  if (aggregate) {
+    if (e.contains("aggregate_name") && e["aggregate_name"].is_string() &&
+        !g.aggregate_names.insert(e["aggregate_name"].get<std::string>()).second)
+      throw ResultsError(where + ": a second \"" + e["aggregate_name"].get<std::string>() +
+                         "\" aggregate of this benchmark: in the file twice?");
+    return;
+  }
+  ++g.iteration_entries;
+  if (e.contains("repetition_index") && e["repetition_index"].is_number_integer() &&
+      !g.repetition_indexes.insert(e["repetition_index"].get<std::int64_t>()).second)
+    throw ResultsError(where + ": repetition_index " + e["repetition_index"].dump() +
+                       " a second time: the benchmark is in the file twice?");
+  if (e.contains("repetitions") && e["repetitions"].is_number_unsigned() &&
+      g.iteration_entries > e["repetitions"].get<std::uint64_t>())
+    throw ResultsError(where + ": more iteration entries than its \"repetitions\" (" +
+                       e["repetitions"].dump() + "): the benchmark is in the file twice?");
+}
 
 }  // namespace
 
@@ -188,6 +249,7 @@ BenchmarkRun benchmark_run_from_json(const nlohmann::json& j) {
       gathered.back().series.name = key;
     }
     Gathered& g = gathered[it->second];
+    check_not_duplicate(g, e, aggregate, where + " (" + name + ")");
 
     if (std::optional<std::string> why = skip_reason(e)) {
       if (g.series.skipped.empty()) g.series.skipped = *why;  // the first reason given
@@ -206,8 +268,14 @@ BenchmarkRun benchmark_run_from_json(const nlohmann::json& j) {
                            ? e["time_unit"].get<std::string>()
                            : "ns";
     double ns;
+    std::map<std::string, double> counters;
     try {
       ns = e["real_time"].get<double>() * time_unit_ns(unit);
+      // A negative time would read as an improvement, and no benchmark runs for 104 days.
+      if (!(ns >= 0 && ns <= kMaxFigure))
+        throw ResultsError("real_time " + e["real_time"].dump() + " " + unit +
+                           " is impossible (0 to 2^53 ns)");
+      counters = counters_of(e);
     } catch (const ResultsError& err) {
       throw ResultsError(where + " (" + name + "): " + err.what());
     }
@@ -217,18 +285,21 @@ BenchmarkRun benchmark_run_from_json(const nlohmann::json& j) {
       std::optional<double>& figure = median ? g.median_ns : g.mean_ns;
       if (!figure) {
         figure = ns;
-        (median ? g.median_counters : g.mean_counters) = counters_of(e);
+        (median ? g.median_counters : g.mean_counters) = counters;
       }
       continue;
     }
     g.series.real_time_ns.push_back(ns);
-    for (const auto& [counter, value] : counters_of(e))
-      g.repetition_counters[counter].push_back(value);
+    for (const auto& [counter, value] : counters) g.repetition_counters[counter].push_back(value);
   }
   BenchmarkRun run;
   run.context = j["context"];
   for (auto& g : gathered) {
-    g.finish();
+    try {
+      g.finish();
+    } catch (const ResultsError& err) {
+      throw ResultsError("benchmarks: " + std::string(err.what()));
+    }
     run.series.push_back(std::move(g.series));
   }
   return run;

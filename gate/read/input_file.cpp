@@ -1,5 +1,7 @@
 #include "gate/read/input_file.hpp"
 
+#include <map>
+
 namespace memrel {
 namespace {
 
@@ -29,6 +31,20 @@ std::optional<MachineFingerprint> recorded_fingerprint(const nlohmann::json& con
   }
 }
 
+// The gate matches cells by backend/workload; a cell there twice (one ok, one crashed) has two
+// answers, and judging either would let the other pass unseen.
+void check_cells_unique(const RunResults& run) {
+  std::map<std::string, std::size_t> first;
+  for (std::size_t i = 0; i < run.cells.size(); ++i) {
+    const std::string key = run.cells[i].backend + "/" + run.cells[i].workload;
+    auto [it, inserted] = first.emplace(key, i);
+    if (!inserted)
+      throw ResultsError("cells[" + std::to_string(i) + "]: cell " + key + " is also cells[" +
+                         std::to_string(it->second) +
+                         "]: a cell twice in one file cannot be judged");
+  }
+}
+
 }  // namespace
 
 const char* input_kind_name(InputKind kind) {
@@ -36,13 +52,22 @@ const char* input_kind_name(InputKind kind) {
 }
 
 InputFile read_input_file(const std::string& path) {
-  nlohmann::json j = read_json_file(path);
+  return input_file_from_json(read_json_file(path), path);
+}
+
+InputFile input_file_from_json(const nlohmann::json& j, const std::string& path) {
   InputFile f;
   f.path = path;
   try {
-    if (j.is_object() && j.contains("schema")) {
+    if (j.is_object() && j.contains("schema") && j.contains("benchmarks")) {
+      // Both kinds at once: judging it as either would be a guess.
+      throw ResultsError(
+          "has both \"schema\" (a memrel results file) and \"benchmarks\" (Google Benchmark "
+          "JSON): ambiguous, refused");
+    } else if (j.is_object() && j.contains("schema")) {
       f.kind = InputKind::kResults;
       f.results = run_from_json(j);
+      check_cells_unique(f.results);
       f.gpu = recorded_gpu(f.results.context, "gpu");
       f.fingerprint = recorded_fingerprint(f.results.context, "fingerprint");
     } else if (j.is_object() && j.contains("benchmarks")) {

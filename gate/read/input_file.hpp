@@ -28,7 +28,12 @@ struct InputFile {
   std::optional<MachineFingerprint> fingerprint;
 };
 
-// Throws ResultsError ("FILE: what") for a missing, empty, malformed or unknown file.
+// Throws ResultsError ("FILE: what") for a missing, empty, malformed or unknown file, or one
+// the gate cannot judge (a cell twice, a file of both kinds: docs/gate.md, "Refused").
 InputFile read_input_file(const std::string& path);
+
+// The same for a document already parsed; `path` names it in errors. (The fuzz targets, which
+// have no file, call this.)
+InputFile input_file_from_json(const nlohmann::json& j, const std::string& path);
 
 }  // namespace memrel

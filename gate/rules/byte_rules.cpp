@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gate/format.hpp"
+#include "harness/results.hpp"
 
 namespace memrel {
 
@@ -25,7 +26,12 @@ void compare_bytes(std::vector<Row>& rows, const std::string& subject, const std
     add_row(rows, subject, metric, "not reported", format::bytes(*cur), "", Verdict::kNew);
     return;
   }
-  std::int64_t diff = *cur - *base;
+  // The readers keep every figure within 2^53 (docs/results-schema.md, "Ranges"), so this cannot
+  // overflow; checked all the same, because a wrapped difference would read as an improvement.
+  std::int64_t diff = 0;
+  if (__builtin_sub_overflow(*cur, *base, &diff))
+    throw ResultsError(subject + ": " + metric + ": " + std::to_string(*cur) + " - " +
+                       std::to_string(*base) + " does not fit in 64 bits");
   double allowed = std::max(static_cast<double>(tolerance.absolute),
                             tolerance.relative * std::fabs(static_cast<double>(*base)));
   Verdict v = Verdict::kOk;

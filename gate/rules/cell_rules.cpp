@@ -10,13 +10,18 @@
 #include "gate/format.hpp"
 #include "gate/rules/byte_rules.hpp"
 #include "gate/rules/match_by_key.hpp"
+#include "platform/input_rules.hpp"
 
 namespace memrel {
 namespace {
 
+// The results reader keeps byte figures within 2^53 (docs/results-schema.md, "Ranges"), so
+// the conversion is exact; a figure it did not read (a model built in code) is checked here.
 template <typename T>
 std::optional<std::int64_t> signed_bytes(const std::optional<T>& v) {
   if (!v) return std::nullopt;
+  if (*v > static_cast<std::uint64_t>(kMaxExactInteger))
+    throw ResultsError("byte figure " + std::to_string(*v) + " is beyond 2^53");
   return static_cast<std::int64_t>(*v);
 }
 
@@ -89,7 +94,10 @@ std::string status_text(const CellResult& c) {
 // The denominator of release effectiveness: every release step's releasable bytes.
 std::uint64_t total_releasable(const CellMetrics& m) {
   std::uint64_t total = 0;
-  for (const auto& r : m.releases) total += r.releasable;
+  for (const auto& r : m.releases) {
+    // Saturates rather than wraps: past 2^64 bytes the tolerance over it is 0 either way.
+    if (__builtin_add_overflow(total, r.releasable, &total)) return UINT64_MAX;
+  }
   return total;
 }
 

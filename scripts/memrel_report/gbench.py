@@ -39,7 +39,10 @@ the message of a skipped series is its first skipped entry's (error_message befo
 skip_message); a skipped series has repetitions 0 and source None; every non-skipped entry is
 checked (rule 3), also one that comes after a skipped entry of its series; a counter is taken
 from the entries that have it (the last one that has it, for max_bytes_used); with several
-median (or mean) aggregates in a series, the first is the figure; a run_type other than
+median (or mean) aggregates in a series, the file is refused (a benchmark twice: also a
+repetition_index seen twice in a series, or more iteration entries than its "repetitions"), as
+are a real_time below 0 or above 2^53 ns and a byte counter outside 0..2^53 (overhead from
+-2^53; max_bytes_used checked on its last repetition); a run_type other than
 "aggregate" counts as an iteration entry; rounding takes halves away from zero (C++ llround).
 """
 
@@ -151,6 +154,9 @@ def round_bytes(value):
     return whole if value >= 0 else -whole
 
 
+MAX_FIGURE = 1 << 53  # ns, bytes: the range of every figure (docs/benchmark-json.md)
+
+
 def _real_time_ns(entry, where, path):
     value = entry.get("real_time")
     if not _is_number(value):
@@ -158,7 +164,45 @@ def _real_time_ns(entry, where, path):
     unit = entry.get("time_unit", "ns")
     if not isinstance(unit, str) or unit not in TIME_UNIT_NS:
         raise InputError(path, f"{where}: unknown time_unit {json.dumps(unit, ensure_ascii=False)}")
-    return value * TIME_UNIT_NS[unit]
+    ns = value * TIME_UNIT_NS[unit]
+    if not 0 <= ns <= MAX_FIGURE:
+        raise InputError(path, f"{where}: real_time {json.dumps(value)} {unit} is impossible (0 to 2^53 ns)")
+    for key, v in entry.items():
+        if key in BYTE_COUNTERS and key != "max_bytes_used" and _is_number(v):
+            _check_byte_counter(key, v, where, path)
+    return ns
+
+
+def _check_byte_counter(key, value, where, path):
+    """Byte counters are 0 to 2^53 (overhead, reserved less live, from -2^53)."""
+    lowest = -MAX_FIGURE if key == "overhead" else 0
+    if not lowest <= value <= MAX_FIGURE:
+        low = "-2^53" if key == "overhead" else "0"
+        raise InputError(path, f'{where}: counter "{key}" = {json.dumps(value)} is impossible '
+                               f"(byte counters are {low} to 2^53)")
+
+
+def _check_not_duplicate(group, entry, where, path):
+    """A benchmark in the file twice has two answers: a repetition_index seen before in its
+    series, more iteration entries than its "repetitions", or a second aggregate of one name is
+    refused (the same check as the gate's, gate/read/benchmark_json.cpp)."""
+    if is_aggregate(entry):
+        name = entry.get("aggregate_name")
+        if isinstance(name, str):
+            if name in group.aggregate_names:
+                raise InputError(path, f'{where}: a second "{name}" aggregate of this benchmark: in the file twice?')
+            group.aggregate_names.add(name)
+        return
+    group.iteration_entries += 1
+    index = entry.get("repetition_index")
+    if isinstance(index, int) and not isinstance(index, bool):
+        if index in group.repetition_indexes:
+            raise InputError(path, f"{where}: repetition_index {index} a second time: the benchmark is in the file twice?")
+        group.repetition_indexes.add(index)
+    reps = entry.get("repetitions")
+    if isinstance(reps, int) and not isinstance(reps, bool) and reps >= 0 and group.iteration_entries > reps:
+        raise InputError(path, f'{where}: more iteration entries than its "repetitions" ({reps}): '
+                               "the benchmark is in the file twice?")
 
 
 def _counters(entries):
@@ -193,14 +237,20 @@ class _Group:
         self.skipped = None
         self.times = []         # ns of each iteration entry
         self.iterations = []    # the iteration entries
-        self.aggregates = {}    # "median"/"mean" -> (ns, entry), the first of each
+        self.aggregates = {}    # "median"/"mean" -> (ns, entry)
+        self.aggregate_names = set()
+        self.repetition_indexes = set()
+        self.iteration_entries = 0
 
 
-def _series(name, group):
+def _series(name, group, path):
     if group.skipped is not None:
         return Series(name=name, skipped=group.skipped)
     if group.iterations:
         n = len(group.iterations)
+        last = group.iterations[-1].get("max_bytes_used")
+        if _is_number(last):
+            _check_byte_counter("max_bytes_used", last, f"{name} (its last repetition)", path)
         return Series(name=name, figure_ns=median(group.times), repetitions=n,
                       source=f"median of {n}", counters=_iteration_counters(group.iterations))
     for kind in FIGURE_AGGREGATES:
@@ -221,6 +271,7 @@ def read_series(doc, path):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise InputError(path, f'benchmarks[{i}]: no "name"')
         group = groups.setdefault(series_name(entry), _Group())
+        _check_not_duplicate(group, entry, f"benchmarks[{i}] ({entry['name']})", path)
         message = skip_message(entry)
         if message is not None:
             if group.skipped is None:
@@ -234,4 +285,4 @@ def read_series(doc, path):
         else:
             group.times.append(ns)
             group.iterations.append(entry)
-    return [_series(name, group) for name, group in groups.items()]
+    return [_series(name, group, path) for name, group in groups.items()]

@@ -11,6 +11,9 @@ prints as "memrel report: FILE: what" before exiting with 2.
 """
 
 import json
+import math
+import os
+import stat
 from dataclasses import dataclass, field
 
 from . import CELL_SCHEMA, SCHEMA
@@ -69,12 +72,45 @@ class BenchFile:
 
 # --- reading ----------------------------------------------------------------------------------
 
-def _read_text(path):
+# The input rules of docs/inputs.md, the same as the C++ tools' (platform/input_rules.cpp): a
+# regular file, opened without blocking, under a cap; JSON with no key twice in one object, no
+# NaN or Infinity, no number a double cannot hold; integers within 2^53.
+MAX_JSON_BYTES = 128 << 20      # results and Google Benchmark files (kMaxResultsFileBytes)
+MAX_VERDICT_BYTES = 16 << 20    # the Markdown of memrel compare
+MAX_EXACT_INTEGER = 1 << 53
+
+_FILE_TYPES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def _read_bytes(path, cap):
+    """The file's bytes: refused unless a regular file of at most `cap` bytes. O_NONBLOCK: a FIFO
+    with no writer would otherwise block the open forever."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as e:
         raise InputError(path, f"cannot read ({e.strerror or e})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _FILE_TYPES if test(st.st_mode)), "not a regular file")
+            raise InputError(path, f"{kind}, not a regular file: an input must be a regular file")
+        if st.st_size > cap:
+            raise InputError(path, f"{st.st_size} bytes, more than the {cap >> 20} MiB an input "
+                                   "of this kind may have (docs/inputs.md)")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as f:
+        try:
+            return f.read(cap + 1)
+        except OSError as e:
+            raise InputError(path, f"cannot read ({e.strerror or e})") from None
+
+
+def _read_text(path, cap=MAX_VERDICT_BYTES):
+    data = _read_bytes(path, cap)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -84,12 +120,66 @@ def _read_text(path):
     return text
 
 
+class _Ambiguous(Exception):
+    pass
+
+
+def _unique_keys(pairs):
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _Ambiguous(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _refuse_constant(name):
+    raise _Ambiguous(f"{name} is not JSON")
+
+
+def _finite_float(text):
+    value = float(text)
+    if math.isinf(value):
+        raise _Ambiguous(f"number overflow parsing '{text}'")
+    return value
+
+
+def _duplicate_place(text):
+    """The JSON pointer of the first object holding a key twice (only on the error path)."""
+    doc = json.loads(text, object_pairs_hook=lambda pairs: ("pairs", pairs))
+
+    def walk(v, place):
+        if isinstance(v, tuple) and v[:1] == ("pairs",):
+            keys = [k for k, _ in v[1]]
+            if len(set(keys)) != len(keys):
+                return place or "/"
+            for k, item in v[1]:
+                found = walk(item, f"{place}/{k.replace('~', '~0').replace('/', '~1')}")
+                if found:
+                    return found
+        elif isinstance(v, list):
+            for i, item in enumerate(v):
+                found = walk(item, f"{place}/{i}")
+                if found:
+                    return found
+        return None
+
+    return walk(doc, "")
+
+
 def _read_json(path):
-    text = _read_text(path)
+    text = _read_text(path, MAX_JSON_BYTES)
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant,
+                          parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise InputError(path, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except _Ambiguous as e:
+        what = str(e)
+        if what.endswith("is not JSON") or what.startswith("number overflow"):
+            raise InputError(path, what) from None
+        raise InputError(path, f'{_duplicate_place(text)}: key "{what}" appears twice in one '
+                               "object: ambiguous, refused") from None
 
 
 # --- type checks, each naming where in the document it failed ----------------------------------
@@ -99,16 +189,22 @@ class _Bad(Exception):
 
 
 def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
+    return isinstance(v, int) and not isinstance(v, bool) and abs(v) <= MAX_EXACT_INTEGER
+
+
+def _is_uint(v):
+    return _is_int(v) and v >= 0
 
 
 def _is_number(v):
-    return (isinstance(v, (int, float))) and not isinstance(v, bool)
+    return (isinstance(v, (int, float))) and not isinstance(v, bool) and abs(v) <= MAX_EXACT_INTEGER
 
 
 _KINDS = {
-    "int": (_is_int, "an integer"),
-    "int?": (lambda v: v is None or _is_int(v), "an integer or null"),
+    "int": (_is_int, "an integer from -2^53 to 2^53"),
+    "int?": (lambda v: v is None or _is_int(v), "an integer from -2^53 to 2^53 or null"),
+    "uint": (_is_uint, "an integer from 0 to 2^53"),
+    "uint?": (lambda v: v is None or _is_uint(v), "an integer from 0 to 2^53 or null"),
     "num?": (lambda v: v is None or _is_number(v), "a number or null"),
     "num": (_is_number, "a number"),
     "str": (lambda v: isinstance(v, str), "a string"),
@@ -135,11 +231,11 @@ def _describe(v):
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-_SNAPSHOT = {"requested": "int", "allocated": "int?", "reserved": "int?", "device_used": "int",
-             "device_used_delta": "int", "host_rss": "int"}
-_SETUP = {"memory_space": "str", "process_used_after_context": "int?",
-          "backend_init_process_bytes": "int?", "baseline_device_used": "int"}
-_METRICS = {"peak_requested": "int", "peak_allocated": "int?", "peak_reserved": "int?",
+_SNAPSHOT = {"requested": "uint", "allocated": "uint?", "reserved": "uint?", "device_used": "uint",
+             "device_used_delta": "int", "host_rss": "uint"}
+_SETUP = {"memory_space": "str", "process_used_after_context": "uint?",
+          "backend_init_process_bytes": "int?", "baseline_device_used": "uint"}
+_METRICS = {"peak_requested": "uint", "peak_allocated": "uint?", "peak_reserved": "uint?",
             "peak_device_used_delta": "int", "max_overhead_bytes": "int?",
             "overhead_ratio": "num?", "utilization": "num?", "release_effectiveness": "num?",
             "residual_bytes": "int?", "median_latency_ns": "obj", "releases": "list"}
@@ -184,22 +280,23 @@ def _check_cell(cell, where):
     _check(cell["setup"], f"{where}.setup", _SETUP)
     for i, mark in enumerate(cell["marks"]):
         w = f"{where}.marks[{i}]"
-        _check(mark, w, {"label": "str", "step": "int", "at": "obj"})
-        _check(mark["at"], f"{w}.at", dict(_SNAPSHOT, process_used="int?"))
+        _check(mark, w, {"label": "str", "step": "uint", "at": "obj"})
+        _check(mark["at"], f"{w}.at", dict(_SNAPSHOT, process_used="uint?"))
     for i, step in enumerate(cell["steps"]):
         w = f"{where}.steps[{i}]"
-        _check(step, w, {"op": "str", "bytes": "int", "latency_ns": "int", "outcome": "str",
+        _check(step, w, {"op": "str", "bytes": "uint", "latency_ns": "uint", "outcome": "str",
                          "after": "obj"})
         _check(step["after"], f"{w}.after", _SNAPSHOT)
     for i, rel in enumerate(cell["releases"]):
-        _check(rel, f"{where}.releases[{i}]", {"step": "int", "latency_ns": "int"})
+        _check(rel, f"{where}.releases[{i}]", {"step": "uint", "latency_ns": "uint"})
     if cell.get("trace") is not None:
         _check_trace(cell["trace"], f"{where}.trace")
     metrics = cell["metrics"]
     _check(metrics, f"{where}.metrics", _METRICS)
     for op, value in metrics["median_latency_ns"].items():
-        if not _is_int(value):
-            raise _Bad(f"{where}.metrics.median_latency_ns.{op}: expected an integer, got {_describe(value)}")
+        if not _is_uint(value):
+            raise _Bad(f"{where}.metrics.median_latency_ns.{op}: expected an integer from 0 to 2^53, "
+                       f"got {_describe(value)}")
 
 
 def load_results(path):
@@ -215,8 +312,15 @@ def load_results(path):
         raise InputError(path, f'schema {_describe(doc["schema"])} is not "{SCHEMA}"{hint}')
     try:
         _check(doc, "document", {"context": "obj", "cells": "list"})
+        first = {}
         for i, cell in enumerate(doc["cells"]):
             _check_cell(cell, f"cells[{i}]")
+            key = f'{cell["backend"]}/{cell["workload"]}'
+            if key in first:
+                # As the gate (docs/gate.md, "Refused"): two answers for one cell.
+                raise _Bad(f"cells[{i}]: cell {key} is also cells[{first[key]}]: a cell twice in one "
+                           "file cannot be judged")
+            first[key] = i
     except _Bad as e:
         raise InputError(path, str(e)) from None
     return Run(path=path, context=doc["context"], cells=doc["cells"])

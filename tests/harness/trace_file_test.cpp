@@ -139,6 +139,13 @@ INSTANTIATE_TEST_SUITE_P(
                [] { return with_header([](nlohmann::json& h) { h["counts"]["frees"] = 2; }); },
                "header.counts: allocs 3, frees 2, blocks 3; the records have 3 allocs and 3 "
                "frees"},
+        // A 200-byte file must not make the loader size its block tables at 4 billion.
+        Defect{"BlocksBeyondTheEvents",
+               [] {
+                 return with_header(
+                     [](nlohmann::json& h) { h["counts"]["blocks"] = std::uint64_t{1} << 32; });
+               },
+               "header.counts: blocks 4294967296, allocs 3, frees 3: more than the 6 events"},
         Defect{
             "PeakContradicted",
             [] { return with_header([](nlohmann::json& h) { h["peak_requested_bytes"] = 300; }); },

@@ -62,7 +62,11 @@ TEST_F(TraceReplayThroughTheBinary, AnImportedTraceReplaysWithItsExactPeakMarksA
   EXPECT_EQ(c.metrics.peak_requested, 14 * MiB);
   EXPECT_EQ(testing::mark_at(c, "trace-start").requested, 0u);
   EXPECT_EQ(testing::mark_at(c, "trace-peak-requested").requested, 14 * MiB);
-  EXPECT_GE(*testing::mark_at(c, "trace-peak-requested").allocated, 14 * MiB);
+  // host-malloc-retain's allocated is glibc's mallinfo2, which sees nothing of AddressSanitizer's
+  // allocator: checked in the plain build only (the asan preset, docs/testing.md).
+  if (!MEMREL_UNDER_ASAN) {
+    EXPECT_GE(*testing::mark_at(c, "trace-peak-requested").allocated, 14 * MiB);
+  }
   EXPECT_EQ(testing::mark_at(c, "allocate-failure@4").requested, 6 * MiB);
   EXPECT_EQ(testing::mark_at(c, "trace-end").requested, 0u);
   EXPECT_EQ(testing::mark_at(c, "trace-end-after-release").requested, 0u);
@@ -88,7 +92,9 @@ TEST_F(TraceReplayThroughTheBinary, AnImportedTraceReplaysWithItsExactPeakMarksA
   ASSERT_EQ(c.releases.size(), 1u);
   ASSERT_EQ(c.steps.size(), 1u);
   EXPECT_EQ(c.steps[0].op, "release");
-  EXPECT_TRUE(c.metrics.utilization.has_value());
+  if (!MEMREL_UNDER_ASAN) {
+    EXPECT_TRUE(c.metrics.utilization.has_value());  // mallinfo2, above
+  }
   EXPECT_GT(c.metrics.median_latency_ns.at("alloc"), 0u);
 }
 

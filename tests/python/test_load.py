@@ -81,13 +81,13 @@ def _drop(*path):
 
 @pytest.mark.parametrize("edit, where", [
     (_set("cells", 0, "marks", 0, "at", "reserved", "12"),
-     'cells[0].marks[0].at.reserved: expected an integer or null, got "12"'),
+     'cells[0].marks[0].at.reserved: expected an integer from 0 to 2^53 or null, got "12"'),
     (_drop("cells", 1, "steps", 3, "after", "requested"), 'cells[1].steps[3].after: missing "requested"'),
     (_set("cells", 2, "metrics", "release_effectiveness", "high"),
      "cells[2].metrics.release_effectiveness: expected a number or null"),
     (_set("cells", 0, "status", "fine"), 'cells[0].status: "fine" is none of'),
     (_set("cells", 0, "schema", "memrel.cell/0"), 'cells[0].schema: "memrel.cell/0"'),
-    (_set("cells", 0, "marks", 0, "step", True), "cells[0].marks[0].step: expected an integer, got true"),
+    (_set("cells", 0, "marks", 0, "step", True), "cells[0].marks[0].step: expected an integer from 0 to 2^53, got true"),
     (_set("cells", 0, "metrics", "median_latency_ns", "alloc", 1.5), "median_latency_ns.alloc: expected an integer"),
     (_drop("cells", 0, "setup", "memory_space"), 'cells[0].setup: missing "memory_space"'),
 ])

@@ -1,0 +1,200 @@
+#include "platform/input_rules.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace memrel {
+namespace {
+
+std::string place_prefix(const std::string& file, const std::string& place) {
+  return file + ": " + (place.empty() ? "" : place + ": ");
+}
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Where the parser is, as a JSON pointer: one frame per open object or array. The parser
+// callback sees every key and every finished value, which is enough to name the place of a
+// duplicate key or of a number that does not fit, without a second pass over the text.
+class PointerTracker {
+ public:
+  explicit PointerTracker(std::string file) : file_(std::move(file)) {}
+
+  // Throws InputError at a key given twice in one object, naming the object.
+  bool event(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        frames_.push_back({event == E::object_start, "", 0, {}});
+        return true;
+      case E::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) {
+          std::string object = place();
+          object = object.substr(0, object.rfind('/'));
+          throw InputError(file_, object.empty() ? "/" : object,
+                           "key \"" + f.key + "\" appears twice in one object: ambiguous, refused");
+        }
+        return true;
+      }
+      case E::object_end:
+      case E::array_end:
+        frames_.pop_back();
+        finish_element();
+        return true;
+      case E::value:
+        finish_element();
+        return true;
+    }
+    return true;
+  }
+
+  // The pointer of the value being read now: "/cells/3/metrics/peak_reserved"; "" at the top.
+  std::string place() const {
+    std::string out;
+    for (const Frame& f : frames_) out += "/" + (f.object ? escape(f.key) : std::to_string(f.done));
+    return out;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::string key;             // objects: the key being read
+    std::uint64_t done;          // arrays: elements finished, the index of the one being read
+    std::set<std::string> keys;  // objects: every key seen
+  };
+
+  void finish_element() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().done;
+  }
+
+  // RFC 6901: '~' is "~0", '/' is "~1".
+  static std::string escape(const std::string& key) {
+    std::string out;
+    for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    return out;
+  }
+
+  std::string file_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+InputError::InputError(const std::string& file, const std::string& place,
+                       const std::string& message)
+    : std::invalid_argument(place_prefix(file, place) + message),
+      file_(file),
+      place_(place),
+      message_(message) {}
+
+InputFd::InputFd(const std::string& path, std::uint64_t max_bytes, const std::string& what)
+    : path_(path) {
+  // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one forever. It changes
+  // nothing for a regular file, the only kind read past fstat.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd_ < 0)
+    throw InputError(path, "", "cannot open " + what + " (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    int err = errno;
+    ::close(fd_);
+    throw InputError(path, "", "cannot stat " + what + " (" + std::strerror(err) + ")");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw InputError(path, "",
+                     std::string(file_type_name(st.st_mode)) + ", not a regular file: a " + what +
+                         " must be a regular file");
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  if (size_ > max_bytes) {
+    ::close(fd_);
+    throw InputError(path, "",
+                     std::to_string(size_) + " bytes, more than the " + describe_cap(max_bytes) +
+                         " a " + what + " may have (docs/inputs.md)");
+  }
+}
+
+InputFd::~InputFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void InputFd::read_exact(void* into, std::uint64_t bytes) {
+  char* p = static_cast<char*>(into);
+  while (bytes > 0) {
+    ssize_t n = ::read(fd_, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      throw InputError(path_, "", std::string("read failed (") + std::strerror(errno) + ")");
+    if (n == 0) throw InputError(path_, "", "truncated while reading (the file shrank?)");
+    p += n;
+    bytes -= static_cast<std::uint64_t>(n);
+  }
+}
+
+std::string read_input_text(const std::string& path, std::uint64_t max_bytes,
+                            const std::string& what) {
+  InputFd in(path, max_bytes, what);
+  if (in.size() == 0) throw InputError(path, "", "empty file");
+  std::string text(in.size(), '\0');
+  in.read_exact(text.data(), in.size());
+  return text;
+}
+
+nlohmann::json parse_input_json(const std::string& text, const std::string& file) {
+  PointerTracker tracker(file);
+  nlohmann::json::parser_callback_t callback = [&tracker](int, nlohmann::json::parse_event_t event,
+                                                          nlohmann::json& parsed) {
+    return tracker.event(event, parsed);
+  };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text, callback);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte locates the error; nlohmann's message already says what it expected.
+    std::string what = e.what();
+    auto colon = what.find("]: ");
+    throw InputError(file, "",
+                     "malformed JSON at byte " + std::to_string(e.byte) + ": " +
+                         (colon == std::string::npos ? what : what.substr(colon + 3)));
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range 406: a number literal no double holds ("1e400").
+    std::string what = e.what();
+    auto bracket = what.find("] ");
+    throw InputError(file, tracker.place(),
+                     bracket == std::string::npos ? what : what.substr(bracket + 2));
+  }
+  return j;
+}
+
+nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
+                               const std::string& what) {
+  return parse_input_json(read_input_text(path, max_bytes, what), path);
+}
+
+std::string describe_cap(std::uint64_t bytes) {
+  if (bytes >= (std::uint64_t{1} << 30) && bytes % (std::uint64_t{1} << 30) == 0)
+    return std::to_string(bytes >> 30) + " GiB";
+  if (bytes >= (std::uint64_t{1} << 20) && bytes % (std::uint64_t{1} << 20) == 0)
+    return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+}  // namespace memrel

@@ -1,0 +1,70 @@
+// The one set of rules for reading an input file, whatever its kind (workload, results, Google
+// Benchmark JSON, backend file, trace): a regular file only, opened without blocking (a FIFO or a
+// device is refused before a byte is read), under a size cap the caller names, and JSON that
+// says one thing only (a key twice in one object is refused, not resolved). Every refusal is one
+// line, "FILE: PLACE: what", where PLACE is a JSON pointer or empty. docs/inputs.md is the
+// reference: the rules, and the cap of each kind.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace memrel {
+
+// An input that breaks the rules. An invalid_argument, so the command line exits 2 for it like
+// for any other unusable input; readers of a kind rethrow it as their own error type with the
+// same text.
+class InputError : public std::invalid_argument {
+ public:
+  InputError(const std::string& file, const std::string& place, const std::string& message);
+  const std::string& file() const { return file_; }
+  const std::string& place() const { return place_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_, place_, message_;
+};
+
+// An open input file that passed the rules (regular, at most the cap). Closes on destruction.
+class InputFd {
+ public:
+  // `what` names the kind in errors ("workload", "results file"): "FILE: a FIFO, not a regular
+  // file"; "FILE: 104857600 bytes, more than the 4 MiB a workload may have".
+  InputFd(const std::string& path, std::uint64_t max_bytes, const std::string& what);
+  ~InputFd();
+  InputFd(const InputFd&) = delete;
+  InputFd& operator=(const InputFd&) = delete;
+
+  std::uint64_t size() const { return size_; }
+  // Reads exactly `bytes` more bytes, or throws InputError ("truncated while reading").
+  void read_exact(void* into, std::uint64_t bytes);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+// The whole file, by the rules above. An empty file is refused ("empty file").
+std::string read_input_text(const std::string& path, std::uint64_t max_bytes,
+                            const std::string& what);
+
+// Parses JSON text: malformed text names the byte; a key given twice in one object, and a number
+// no JSON value can hold (1e400), name the JSON pointer. `file` names the source in errors.
+nlohmann::json parse_input_json(const std::string& text, const std::string& file);
+
+// read_input_text, then parse_input_json.
+nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
+                               const std::string& what);
+
+// "4 MiB", "512 MiB": a cap for an error message.
+std::string describe_cap(std::uint64_t bytes);
+
+// The largest integer a double holds exactly: the bound of every integer figure memrel reads
+// (bytes, nanoseconds, counts), so that no sum, difference or conversion of two of them can
+// overflow 64 bits or lose a unit.
+constexpr std::int64_t kMaxExactInteger = std::int64_t{1} << 53;
+
+}  // namespace memrel

@@ -1,0 +1,31 @@
+// Google Benchmark JSON by the gate's reading rule, then judged against itself: any bytes either
+// read and compare, or throw ResultsError. A file compared with itself must pass.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "gate/read/input_file.hpp"
+#include "gate/rules/latency_rules.hpp"
+#include "gate/verdict.hpp"
+#include "platform/input_rules.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  memrel::InputFile f;
+  try {
+    nlohmann::json j =
+        memrel::parse_input_json(std::string(reinterpret_cast<const char*>(data), size), "f");
+    if (!j.is_object() || j.contains("schema")) return 0;  // fuzz_results'
+    f = memrel::input_file_from_json(j, "f");
+  } catch (const memrel::InputError&) {
+    return 0;
+  } catch (const memrel::ResultsError&) {
+    return 0;
+  }
+  memrel::FileComparison same = memrel::compare_benchmark_runs(f.benchmarks, f.benchmarks, {});
+  for (const auto& row : same.rows) {
+    if (row.verdict == memrel::Verdict::kRegression || row.verdict == memrel::Verdict::kMissing)
+      std::abort();  // a file that fails against itself: a rule is wrong
+  }
+  return 0;
+}
