@@ -1,5 +1,6 @@
 #include "gate/rules/latency_rules.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -46,11 +47,18 @@ std::string describe_figure(const BenchmarkSeries& s) {
   return format::nanoseconds(*s.figure_ns) + " (aggregate)";
 }
 
+// A rank test whose verdict waits for the others of the same file (apply_false_discovery_rate).
+struct PendingTest {
+  std::size_t row;
+  double p_value, change;
+  bool large;
+};
+
 // A latency regression needs both a significant rank test and a median shift beyond the
 // minimum change: significance alone flags shifts too small to matter, and the shift alone
-// flags noise.
+// flags noise. Significance is decided over all of a file's tests together (below).
 void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const BenchmarkSeries& c,
-                     const CompareOptions& options) {
+                     const CompareOptions& options, std::vector<PendingTest>& tests) {
   const std::string metric = "real_time";
   const std::optional<double>& fb = b.figure_ns;
   const std::optional<double>& fc = c.figure_ns;
@@ -80,7 +88,6 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
   std::vector<double> expected = b.real_time_ns;  // the baseline as this machine would run it
   for (double& t : expected) t *= drift;
   MannWhitneyResult test = mann_whitney_u(expected, c.real_time_ns);
-  bool significant = test.p_value < options.alpha;
   bool large = std::fabs(change) > options.latency_min_change;
   std::string text = change_text + ", " + format::p_value(test.p_value);
   if (!options.gate_latency) {
@@ -88,15 +95,42 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
             text + "; not gated (" + options.latency_not_gated_because + ")", Verdict::kInfo);
     return;
   }
-  Verdict v = Verdict::kOk;
-  if (significant && large) v = change > 0 ? Verdict::kRegression : Verdict::kImproved;
-  if (v == Verdict::kOk && large)
-    text += format::printf_string(" (not significant at alpha %.3g)", options.alpha);
-  if (v == Verdict::kOk && significant && !large) {
-    text += format::printf_string(" (significant, within the %.0f%% minimum change)",
-                                  100 * options.latency_min_change);
+  tests.push_back({rows.size(), test.p_value, change, large});
+  add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), text, Verdict::kOk);
+}
+
+// A file holds tens to hundreds of timed figures, each tested at alpha: between two runs of the
+// same build on one machine (an A/A), about alpha of them would come out "significant" by chance
+// (seen on the H200: 1 of 80 at p = 0.032). The Benjamini-Hochberg procedure keeps the expected
+// share of false regressions among those reported at alpha instead: the tests sorted by p, the
+// largest k with p(k) <= k / m * alpha, and every test up to it is significant. With one test
+// it is the plain alpha test; a real slowdown, which moves many figures at the test's smallest
+// p, still passes it.
+void apply_false_discovery_rate(std::vector<Row>& rows, const std::vector<PendingTest>& tests,
+                                const CompareOptions& options) {
+  std::vector<double> sorted;
+  for (const auto& t : tests) sorted.push_back(t.p_value);
+  std::sort(sorted.begin(), sorted.end());
+  const double m = static_cast<double>(sorted.size());
+  double threshold = -1;  // no test is significant
+  for (std::size_t k = 1; k <= sorted.size(); ++k) {
+    if (sorted[k - 1] <= static_cast<double>(k) / m * options.alpha) threshold = sorted[k - 1];
   }
-  add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), text, v);
+  for (const auto& t : tests) {
+    Row& row = rows[t.row];
+    const bool significant = t.p_value <= threshold;
+    if (significant && t.large) {
+      row.verdict = t.change > 0 ? Verdict::kRegression : Verdict::kImproved;
+    } else if (t.large && t.p_value < options.alpha) {
+      row.change += " (not significant over the file's " + std::to_string(tests.size()) +
+                    format::printf_string(" tests at false discovery rate %.3g)", options.alpha);
+    } else if (t.large) {
+      row.change += format::printf_string(" (not significant at alpha %.3g)", options.alpha);
+    } else if (significant) {
+      row.change += format::printf_string(" (significant, within the %.0f%% minimum change)",
+                                          100 * options.latency_min_change);
+    }
+  }
 }
 
 std::optional<std::int64_t> counter_figure(const BenchmarkSeries& s, const std::string& name) {
@@ -106,7 +140,7 @@ std::optional<std::int64_t> counter_figure(const BenchmarkSeries& s, const std::
 }
 
 void compare_series(std::vector<Row>& rows, const BenchmarkSeries& b, const BenchmarkSeries& c,
-                    bool host, const CompareOptions& options) {
+                    bool host, const CompareOptions& options, std::vector<PendingTest>& tests) {
   if (!b.skipped.empty() || !c.skipped.empty()) {
     std::string bs = b.skipped.empty() ? "ran" : "skipped: " + b.skipped;
     std::string cs = c.skipped.empty() ? "ran" : "skipped: " + c.skipped;
@@ -115,7 +149,7 @@ void compare_series(std::vector<Row>& rows, const BenchmarkSeries& b, const Benc
     add_row(rows, b.name, "status", bs, cs, "not compared", v);
     return;
   }
-  compare_latency(rows, b, c, options);
+  compare_latency(rows, b, c, options, tests);
   ByteTolerance tolerance = byte_tolerance_for(ByteSource::kAllocator, host, options);
   if (host && !options.byte_tolerance) tolerance = kHostBenchmarkBytesTolerance;
   for (const auto& counter : benchmark_byte_counters()) {
@@ -129,6 +163,7 @@ void compare_series(std::vector<Row>& rows, const BenchmarkSeries& b, const Benc
 FileComparison compare_benchmark_runs(const BenchmarkRun& baseline, const BenchmarkRun& current,
                                       const CompareOptions& options) {
   FileComparison out;
+  std::vector<PendingTest> tests;
   using Series = const BenchmarkSeries*;
   auto keyed = [](const BenchmarkRun& run) {
     std::vector<std::pair<std::string, Series>> series;
@@ -140,7 +175,7 @@ FileComparison compare_benchmark_runs(const BenchmarkRun& baseline, const Benchm
       [&](const std::string&, const Series& b, const Series& c) {
         bool host = host_backend_benchmark(baseline.context, b->name) ||
                     host_backend_benchmark(current.context, c->name);
-        compare_series(out.rows, *b, *c, host, options);
+        compare_series(out.rows, *b, *c, host, options, tests);
       },
       [&](const std::string& key, const Series& b) {
         add_row(out.rows, key, "benchmark", describe_figure(*b), "absent", "stopped running",
@@ -149,6 +184,7 @@ FileComparison compare_benchmark_runs(const BenchmarkRun& baseline, const Benchm
       [&](const std::string& key, const Series& c) {
         add_row(out.rows, key, "benchmark", "absent", describe_figure(*c), "", Verdict::kNew);
       });
+  apply_false_discovery_rate(out.rows, tests, options);
   return out;
 }
 
