@@ -21,12 +21,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cli/comparison_outputs.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "gate/compare.hpp"
-#include "gate/print/junit.hpp"
-#include "gate/print/markdown.hpp"
-#include "gate/print/summary.hpp"
 #include "gate/read/interleaved_rounds.hpp"
 #include "gate/rules/tolerances.hpp"
 #include "platform/atomic_file.hpp"
@@ -230,22 +228,7 @@ int run_ab(AbArgs& a) {
   CompareOptions options = a.options;
   options.interleaved = true;
   Report report = compare_paths(a.out + "/reference", a.out + "/candidate", options);
-  std::string markdown = to_markdown(report, options);
-  std::cout << markdown << std::flush;
-  const std::pair<const std::string*, std::string> outputs[] = {
-      {&a.markdown, "--markdown"}, {&a.junit, "--junit"}, {&a.summary, "--summary"}};
-  for (const auto& [path, option] : outputs) {
-    if (path->empty()) continue;
-    std::string content = option == "--markdown" ? markdown
-                          : option == "--junit"  ? to_junit_xml(report)
-                                                 : to_summary_markdown(report);
-    try {
-      write_file_atomically(*path, content);
-    } catch (const std::runtime_error& e) {
-      throw std::invalid_argument(option + ": " + e.what());
-    }
-  }
-  return report.exit_code();
+  return print_and_write(report, options, {a.markdown, a.junit, a.summary});
 }
 
 }  // namespace

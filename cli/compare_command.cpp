@@ -1,16 +1,11 @@
 // `memrel compare BASELINE CURRENT`: the gate nightly CI runs (docs/gate.md). The comparison
 // itself is gate/ (read, rules, print); this file is its command line.
-#include <iostream>
 #include <memory>
 #include <stdexcept>
-#include <utility>
 
+#include "cli/comparison_outputs.hpp"
 #include "cli/subcommand.hpp"
 #include "gate/compare.hpp"
-#include "gate/print/junit.hpp"
-#include "gate/print/markdown.hpp"
-#include "gate/print/summary.hpp"
-#include "platform/atomic_file.hpp"
 
 namespace memrel::cli {
 namespace {
@@ -29,23 +24,7 @@ int run_compare(const CompareArgs& a) {
   CompareOptions options = a.options;
   if (!a.byte_tolerance.empty()) options.byte_tolerance = parse_byte_tolerance(a.byte_tolerance);
   Report report = compare_paths(a.baseline, a.current, options);
-  std::string markdown = to_markdown(report, options);
-  std::cout << markdown << std::flush;
-  // Each output written whole or not at all (atomically), named in the error when it cannot be.
-  const std::pair<const std::string*, std::string> outputs[] = {
-      {&a.markdown, "--markdown"}, {&a.junit, "--junit"}, {&a.summary, "--summary"}};
-  for (const auto& [path, option] : outputs) {
-    if (path->empty()) continue;
-    std::string content = option == "--markdown" ? markdown
-                          : option == "--junit"  ? to_junit_xml(report)
-                                                 : to_summary_markdown(report);
-    try {
-      write_file_atomically(*path, content);
-    } catch (const std::runtime_error& e) {
-      throw std::invalid_argument(option + ": " + e.what());
-    }
-  }
-  return report.exit_code();
+  return print_and_write(report, options, {a.markdown, a.junit, a.summary});
 }
 
 }  // namespace

@@ -239,3 +239,15 @@ memrel_use_cmake4() {
   if [[ -x $home/cmake/data/bin/cmake ]]; then PATH="$home/cmake/data/bin:$PATH"; fi
   return 0
 }
+
+# Compiler caching where ccache is installed (scripts/install-deps installs it): a build folder
+# configured after this compiles through ccache, with paths taken relative to the repository
+# root (CCACHE_BASEDIR), so that another clone of the same sources on this machine (CI's fresh
+# clone) reuses what an earlier one compiled. Without ccache nothing changes.
+#   memrel_use_ccache REPO_ROOT
+memrel_use_ccache() {
+  command -v ccache >/dev/null || return 0
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CMAKE_CUDA_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$1
+  return 0
+}

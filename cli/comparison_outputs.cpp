@@ -1,0 +1,35 @@
+#include "cli/comparison_outputs.hpp"
+
+#include <iostream>
+#include <stdexcept>
+#include <utility>
+
+#include "gate/print/junit.hpp"
+#include "gate/print/markdown.hpp"
+#include "gate/print/summary.hpp"
+#include "platform/atomic_file.hpp"
+
+namespace memrel::cli {
+
+int print_and_write(const Report& report, const CompareOptions& options,
+                    const ComparisonOutputs& outputs) {
+  std::string markdown = to_markdown(report, options);
+  std::cout << markdown << std::flush;
+  const std::pair<const std::string*, std::string> files[] = {{&outputs.markdown, "--markdown"},
+                                                              {&outputs.junit, "--junit"},
+                                                              {&outputs.summary, "--summary"}};
+  for (const auto& [path, option] : files) {
+    if (path->empty()) continue;
+    std::string content = option == "--markdown" ? markdown
+                          : option == "--junit"  ? to_junit_xml(report)
+                                                 : to_summary_markdown(report);
+    try {
+      write_file_atomically(*path, content);
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(option + ": " + e.what());
+    }
+  }
+  return report.exit_code();
+}
+
+}  // namespace memrel::cli

@@ -1,0 +1,22 @@
+// What `memrel compare` and `memrel ab` print and write for one comparison: the Markdown table
+// on stdout, and each of --markdown, --junit and --summary written whole or not at all.
+#pragma once
+
+#include <string>
+
+#include "gate/compare.hpp"
+#include "gate/compare_options.hpp"
+
+namespace memrel::cli {
+
+struct ComparisonOutputs {
+  std::string markdown, junit, summary;  // paths; empty: not asked for
+};
+
+// Prints the Markdown table and writes the asked-for files atomically. Throws
+// std::invalid_argument naming the option when a file cannot be written. Returns the report's
+// exit code.
+int print_and_write(const Report& report, const CompareOptions& options,
+                    const ComparisonOutputs& outputs);
+
+}  // namespace memrel::cli
