@@ -42,11 +42,11 @@ nlohmann::json backend_entry(const BackendInfo& b) {
   return entry;
 }
 
-nlohmann::json listing(const GlobalOptions& global) {
-  nlohmann::json out = {{"backends", nlohmann::json::array()},
-                        {"workloads", nlohmann::json::array()}};
-  for (const auto& b : all_backends()) out["backends"].push_back(backend_entry(b));
-  // The backends folder: an invalid file is listed with its error, as an invalid workload is.
+// Every backend: the compiled table, then the backends folder's files, invalid ones with their
+// error, as an invalid workload is.
+nlohmann::json backend_listing(const GlobalOptions& global) {
+  nlohmann::json backends = nlohmann::json::array();
+  for (const auto& b : all_backends()) backends.push_back(backend_entry(b));
   std::vector<std::string> names;
   for (const auto& path : folder_backend_files(global.backends_dir)) {
     std::string error;
@@ -58,20 +58,26 @@ nlohmann::json listing(const GlobalOptions& global) {
                     .what();
       } else {
         names.push_back(b.name);
-        out["backends"].push_back(backend_entry(b));
+        backends.push_back(backend_entry(b));
         continue;
       }
     } catch (const BackendFileError& e) {
       error = e.what();
     }
-    out["backends"].push_back({{"name", fs::path(path).stem().string()},
-                               {"kind", backend_kind_name(BackendKind::kPluggable)},
-                               {"file", path},
-                               {"available", false},
-                               {"reason", error},
-                               {"valid", false},
-                               {"error", error}});
+    backends.push_back({{"name", fs::path(path).stem().string()},
+                        {"kind", backend_kind_name(BackendKind::kPluggable)},
+                        {"file", path},
+                        {"available", false},
+                        {"reason", error},
+                        {"valid", false},
+                        {"error", error}});
   }
+  return backends;
+}
+
+nlohmann::json listing(const GlobalOptions& global) {
+  nlohmann::json out = {{"backends", backend_listing(global)},
+                        {"workloads", nlohmann::json::array()}};
   const std::string& workloads_dir = global.workloads_dir;
   for (const auto& path : all_workload_files(workloads_dir)) {
     try {
@@ -90,14 +96,9 @@ nlohmann::json listing(const GlobalOptions& global) {
 
 int run_list(const ListArgs& args, const GlobalOptions& global) {
   if (args.available_backends) {
-    for (const auto& b : all_backends()) {
-      if (b.availability().available) std::cout << b.name << "\n";
-    }
-    // And the valid backend files of the folder that can run here: memrel_bench takes them too.
-    const nlohmann::json listed = listing(global);
-    for (const auto& b : listed["backends"]) {
-      if (b["kind"] == backend_kind_name(BackendKind::kPluggable) && b["valid"] == true &&
-          b["available"] == true)
+    // Compiled backends and the folder's valid files that can run here: memrel_bench takes both.
+    for (const auto& b : backend_listing(global)) {
+      if (b["valid"] == true && b["available"] == true)
         std::cout << b["name"].get<std::string>() << "\n";
     }
     return 0;
