@@ -35,7 +35,8 @@ def workloads():
     d = _dir("workload")
     folder = os.path.join(ROOT, "benchmarks", "workloads")
     for name in sorted(os.listdir(folder)):
-        _put(d, name, _read("benchmarks", "workloads", name))
+        if name.endswith(".json"):  # the folder's traces seed the trace target
+            _put(d, name, _read("benchmarks", "workloads", name))
     good = json.loads(_read("benchmarks", "workloads", "fragmentation.json"))
     _put(d, "bad-duplicate-key.json", '{"schema": "memrel.workload/1", "name": "a", "name": "b", "steps": []}')
     _put(d, "bad-huge-number.json", '{"schema": "memrel.workload/1", "name": "a", "steps": [{"alloc": "x", "bytes": 1e400}]}')
@@ -143,6 +144,10 @@ def traces():
     _put(d, "bad-truncated.memtrace", _trace(good)[:-5])
     _put(d, "bad-magic.memtrace", b"NOTTRACE" + _trace(good)[8:])
     _put(d, "bad-duplicate-key.memtrace", _trace(good).replace(b'"device": 0', b'"device": 0, "device": 1'))
+    # A real one, recorded on the H200 (the smallest of benchmarks/workloads/trace-*.memtrace).
+    name = "trace-convnet-varying-batch-and-size.memtrace"
+    with open(os.path.join(ROOT, "benchmarks", "workloads", name), "rb") as f:
+        _put(d, name, f.read())
 
 
 def compare_options():
