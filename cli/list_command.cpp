@@ -10,8 +10,8 @@
 #include "allocators/backend_table.hpp"
 #include "allocators/pluggable/backend_file.hpp"
 #include "cli/subcommand.hpp"
-#include "harness/workload.hpp"
-#include "harness/workload_files.hpp"
+#include "harness/workload/workload.hpp"
+#include "harness/workload/workload_files.hpp"
 
 namespace fs = std::filesystem;
 

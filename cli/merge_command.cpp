@@ -1,7 +1,7 @@
 // `memrel merge -o OUT SHARD...`: the results of `memrel run --shard K/N` for every K joined into
-// the one document the unsharded run would have written (harness/merge.hpp, docs/slurm.md).
-// Nothing is written unless every file is a shard of one matrix and together they hold each cell
-// once.
+// the one document the unsharded run would have written (harness/execution/merge.hpp,
+// docs/slurm.md). Nothing is written unless every file is a shard of one matrix and together they
+// hold each cell once.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,7 +10,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
-#include "harness/merge.hpp"
+#include "harness/execution/merge.hpp"
 #include "platform/atomic_file.hpp"
 
 namespace fs = std::filesystem;

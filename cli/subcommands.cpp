@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "cli/exit_codes.hpp"
-#include "harness/results.hpp"
-#include "harness/workload.hpp"
+#include "harness/results/results.hpp"
+#include "harness/workload/workload.hpp"
 #include "platform/interrupt.hpp"
 
 #ifndef MEMREL_SOURCE_DIR

@@ -6,7 +6,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace memrel::cli {
 

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 // Built with AddressSanitizer (the asan preset): its allocator replaces glibc's, so malloc_trim
 // and RSS figures of the host backends are the sanitizer's, and memory limits (ulimit -v) stop

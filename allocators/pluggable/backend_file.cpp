@@ -1,6 +1,6 @@
 // Parsing and validating backend description files (memrel.backend/1): every error is one line
-// that names the file and the key, like a workload's (harness/workload.cpp), because a user's
-// file is input and a typo must cost nothing. See backend_file.hpp and
+// that names the file and the key, like a workload's (harness/workload/workload.cpp), because a
+// user's file is input and a typo must cost nothing. See backend_file.hpp and
 // docs/pluggable-backends.md.
 #include "allocators/pluggable/backend_file.hpp"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "platform/input_rules.hpp"
 
 namespace memrel {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gate/read/benchmark_json.hpp"
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "platform/machine_fingerprint.hpp"
 
 namespace memrel {

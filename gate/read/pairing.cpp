@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <set>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 namespace fs = std::filesystem;
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "gate/format.hpp"
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 namespace memrel {
 

@@ -4,7 +4,7 @@
 
 #include "gate/compare_options.hpp"
 #include "gate/verdict.hpp"
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 namespace memrel {
 

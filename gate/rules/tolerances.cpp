@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 #include "platform/byte_size.hpp"
 
 namespace memrel {

@@ -19,5 +19,5 @@ SCHEMA = "memrel.trace/1"
 MAGIC = b"MEMTRACE"
 OP_ALLOC = 1
 OP_FREE = 2
-# The workload format's limit (harness/workload.hpp kMaxRequestBytes): larger is a unit mistake.
+# The workload format's limit (harness/workload/workload.hpp kMaxRequestBytes): larger is a unit mistake.
 MAX_REQUEST_BYTES = 1 << 48

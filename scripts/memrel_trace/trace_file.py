@@ -48,7 +48,7 @@ def write(path, header, records):
 
 def read(path):
     """(header dict, [(op, block, size), ...]); ValueError naming what is wrong. For tests and
-    `show`: the replay's own reader is harness/trace_file.cpp."""
+    `show`: the replay's own reader is harness/workload/trace_file.cpp."""
     with open(path, "rb") as f:
         data = f.read()
     if len(data) < PREFIX.size:

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "allocators/backend_table.hpp"
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "test_support.hpp"
 
 namespace memrel {

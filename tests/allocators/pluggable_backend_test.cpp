@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "allocators/backend_table.hpp"
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "test_support.hpp"
 
 namespace memrel {

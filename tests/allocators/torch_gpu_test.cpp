@@ -17,7 +17,7 @@
 #include <iostream>
 
 #include "allocators/backend_table.hpp"
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "test_support.hpp"
 
 namespace memrel {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gate/rules/tolerances.hpp"
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 #include "platform/byte_size.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "harness/trace_file.hpp"
-#include "harness/workload.hpp"
+#include "harness/workload/trace_file.hpp"
+#include "harness/workload/workload.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const int fd = memfd_create("fuzz.memtrace", MFD_CLOEXEC);

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

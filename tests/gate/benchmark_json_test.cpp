@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "test_support.hpp"
 
 namespace memrel {

@@ -1,5 +1,5 @@
 // memrel merge's logic on a real run (tests/data/host-run.json) cut into shards by the rule.
-#include "harness/merge.hpp"
+#include "harness/execution/merge.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "harness/shard.hpp"
+#include "harness/execution/shard.hpp"
 #include "test_support.hpp"
 
 namespace memrel {

@@ -1,5 +1,5 @@
 // The run journal as a file: what a killed runner leaves is read back, and nothing else is.
-#include "harness/run_journal.hpp"
+#include "harness/execution/run_journal.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // What `memrel run` prints: a line only for cells worth reading, unavailable cells once per reason.
-#include "harness/run_summary.hpp"
+#include "harness/execution/run_summary.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "allocators/backend_table.hpp"
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "test_support.hpp"
 
 namespace memrel {

@@ -1,12 +1,12 @@
 // The memrel.trace/1 loader: what loads, and one line naming the file and the place for every
 // defect, before any cell runs.
-#include "harness/trace_file.hpp"
+#include "harness/workload/trace_file.hpp"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 #include "trace_test_support.hpp"
 
 namespace memrel {

@@ -1,6 +1,6 @@
 // What a cell decides before replaying a trace: the scale, the peak at that scale, and the
 // events after which the time series is probed.
-#include "harness/trace_plan.hpp"
+#include "harness/workload/trace_plan.hpp"
 
 #include <gtest/gtest.h>
 

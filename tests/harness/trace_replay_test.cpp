@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "test_support.hpp"
 
 namespace memrel {

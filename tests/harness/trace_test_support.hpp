@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/trace_file.hpp"
+#include "harness/workload/trace_file.hpp"
 #include "test_support.hpp"
 
 namespace memrel::testing {

@@ -1,4 +1,4 @@
-#include "harness/workload_files.hpp"
+#include "harness/workload/workload_files.hpp"
 
 #include <gtest/gtest.h>
 

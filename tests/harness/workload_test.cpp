@@ -1,11 +1,11 @@
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "harness/workload_files.hpp"
+#include "harness/workload/workload_files.hpp"
 #include "platform/byte_size.hpp"
 #include "test_support.hpp"
 

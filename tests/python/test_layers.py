@@ -86,10 +86,10 @@ def test_every_layer_is_a_cmake_library_linking_only_downwards():
 
 @pytest.mark.parametrize("layer,target,bad", [
     ("platform", '"allocators/allocator.hpp"', True),
-    ("allocators", '"harness/results.hpp"', True),
+    ("allocators", '"harness/results/results.hpp"', True),
     ("harness", '"gate/compare.hpp"', True),
     ("gate", '"cli/subcommand.hpp"', True),
-    ("benchmarks", '"harness/cell.hpp"', True),
+    ("benchmarks", '"harness/execution/cell.hpp"', True),
     ("benchmarks", '"gate/verdict.hpp"', True),
     ("harness", "<CLI/CLI.hpp>", True),
     ("gate", "<cuda_runtime_api.h>", True),
@@ -104,3 +104,45 @@ def test_the_check_catches_an_upward_include(tmp_path, layer, target, bad):
     assert bool(found) == bad, found
     if bad:
         assert found[0].startswith(f"{layer}/x.cpp:2: ")
+
+
+# Inside harness, three subjects (harness/CMakeLists.txt): the workload model and the results
+# model know nothing of each other nor of execution, which uses both.
+HARNESS_ALLOWED = {
+    "workload": {"workload"},
+    "results": {"results"},
+    "execution": {"execution", "workload", "results"},
+}
+
+
+def harness_violations(root):
+    """Every include inside harness/ that crosses its subjects the wrong way, as 'FILE:LINE: why'."""
+    found = []
+    for subject, allowed in HARNESS_ALLOWED.items():
+        for path in sorted((root / "harness" / subject).rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for match in INCLUDE.finditer(text):
+                parts = match.group(2).split("/")
+                if match.group(1) != '"' or parts[0] != "harness" or len(parts) < 3:
+                    continue
+                if parts[1] not in allowed:
+                    line = text.count("\n", 0, match.start()) + 1
+                    found.append(f"{path.relative_to(root)}:{line}: harness/{subject} includes "
+                                 f'"{match.group(2)}"')
+    return found
+
+
+def test_harness_subjects_depend_one_way():
+    assert harness_violations(ROOT) == []
+    loose = [p.name for p in (ROOT / "harness").iterdir() if p.suffix in SOURCE_SUFFIXES]
+    assert loose == [], f"harness sources belong in one of {sorted(HARNESS_ALLOWED)}: {loose}"
+
+
+def test_the_harness_check_catches_results_including_execution(tmp_path):
+    (tmp_path / "harness" / "results").mkdir(parents=True)
+    (tmp_path / "harness" / "results" / "x.hpp").write_text(
+        '#include "harness/execution/cell.hpp"\n')
+    assert harness_violations(tmp_path) == [
+        'harness/results/x.hpp:1: harness/results includes "harness/execution/cell.hpp"']

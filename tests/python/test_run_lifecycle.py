@@ -2,7 +2,7 @@
 SIGKILL leaves behind (the journal, never a cell or a temporary file), --resume, and --gpus
 with a fake device list (MEMREL_FAKE_GPUS) for the scheduling. The cells are host backends on
 the two smallest shipped workloads, so each test takes about a second; misbehaving cells come
-from MEMREL_INJECT_FAULT (harness/cell.cpp).
+from MEMREL_INJECT_FAULT (harness/execution/cell.cpp).
 
 Run from the repository root, after a build: python3 -m pytest -q tests/python/test_run_lifecycle.py
 """

@@ -1,4 +1,4 @@
-#include "harness/run_summary.hpp"
+#include "harness/execution/run_summary.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,11 +1,11 @@
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "harness/trace_file.hpp"
+#include "harness/workload/trace_file.hpp"
 #include "platform/input_rules.hpp"
 
 namespace memrel {

@@ -60,7 +60,7 @@ struct Step {
   std::string args_json;  // program: its arguments, a JSON object
 };
 
-struct Trace;  // harness/trace_file.hpp
+struct Trace;  // harness/workload/trace_file.hpp
 
 struct Workload {
   std::string name;

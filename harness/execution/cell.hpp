@@ -5,16 +5,16 @@
 #include <cstdint>
 
 #include "allocators/backend_table.hpp"
-#include "harness/results.hpp"
-#include "harness/workload.hpp"
+#include "harness/results/results.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace memrel {
 
 struct CellOptions {
   // What device_fraction is taken of for host backends: a CI machine has no device to size by.
   std::uint64_t host_capacity_bytes = std::uint64_t{1} << 30;
-  // Traces: every size divided by this (rounding up); 0 is auto (harness/trace_plan.hpp: host
-  // backends scale a trace down to fit host_capacity_bytes, device backends replay it as is).
+  // Traces: every size divided by this (rounding up); 0 is auto (harness/workload/trace_plan.hpp:
+  // host backends scale a trace down to fit host_capacity_bytes, device backends replay it as is).
   std::uint64_t trace_scale_divisor = 0;
 };
 

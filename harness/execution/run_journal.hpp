@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "platform/durable_append.hpp"
 
 namespace memrel {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/trace_file.hpp"
+#include "harness/workload/trace_file.hpp"
 
 namespace memrel {
 

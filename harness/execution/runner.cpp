@@ -1,4 +1,4 @@
-#include "harness/runner.hpp"
+#include "harness/execution/runner.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,11 +14,11 @@
 #include <thread>
 
 #include "allocators/backend_table.hpp"
-#include "harness/run_journal.hpp"
-#include "harness/run_summary.hpp"
-#include "harness/shard.hpp"
-#include "harness/trace_plan.hpp"
-#include "harness/workload.hpp"
+#include "harness/execution/run_journal.hpp"
+#include "harness/execution/run_summary.hpp"
+#include "harness/execution/shard.hpp"
+#include "harness/workload/trace_plan.hpp"
+#include "harness/workload/workload.hpp"
 #include "platform/child_process.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/run_context.hpp"
@@ -275,8 +275,8 @@ class Scheduler {
     return cell;
   }
 
-  // A line for a cell only when it is worth reading (harness/run_summary.hpp), and a line per
-  // backend once all its cells are done: with --gpus they finish out of order.
+  // A line for a cell only when it is worth reading (harness/execution/run_summary.hpp), and a line
+  // per backend once all its cells are done: with --gpus they finish out of order.
   void print_progress(std::size_t finished, const CellResult& cell) {
     if (cell_worth_a_line(cell)) {
       progress_ << cell_line(cell, finished, matrix_.size());
@@ -392,7 +392,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
     context["backends"].push_back(described);
     Availability availability = backend.availability();
     for (const auto& [path, name] : workloads) {
-      // One shard's cells only (memrel run --shard K/N, harness/shard.hpp).
+      // One shard's cells only (memrel run --shard K/N, harness/execution/shard.hpp).
       if (options.only_cells && !options.only_cells->count(cell_key(backend.name, name))) continue;
       matrix.push_back({backend_arg, backend, path, name, availability});
     }
@@ -437,7 +437,8 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   results.context = context;
   for (auto& [index, cell] : done) results.cells.push_back(std::move(cell));
   results.context["finished"] = utc_now_iso8601();
-  // LibTorch's version, as the torch cells found it (harness/cell.cpp): for the fingerprint.
+  // LibTorch's version, as the torch cells found it (harness/execution/cell.cpp): for the
+  // fingerprint.
   for (const CellResult& cell : results.cells) {
     const nlohmann::json& device = cell.setup.device;
     if (device.is_object() && device.contains("torch_version") &&

@@ -1,4 +1,4 @@
-#include "harness/shard.hpp"
+#include "harness/execution/shard.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -6,9 +6,10 @@
 //
 // Cells run one at a time, or with --gpus one per GPU at a time, each child seeing only its GPU:
 // the device-wide probes stay true because no two cells share a device. Every cell is journaled
-// as it finishes (harness/run_journal.hpp). SIGINT or SIGTERM ends the running cells and their
-// process groups and throws Interrupted; no cell outlives the runner (platform/child_process).
-// All children are forked by the calling thread: the parent-death signal follows the thread.
+// as it finishes (harness/execution/run_journal.hpp). SIGINT or SIGTERM ends the running cells and
+// their process groups and throws Interrupted; no cell outlives the runner
+// (platform/child_process). All children are forked by the calling thread: the parent-death signal
+// follows the thread.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/cell.hpp"
-#include "harness/results.hpp"
+#include "harness/execution/cell.hpp"
+#include "harness/results/results.hpp"
 #include "platform/gpu_selection.hpp"
 
 namespace memrel {
@@ -35,7 +36,8 @@ struct RunOptions {
   std::uint64_t cell_timeout_s = 300;
   CellOptions cell;
   std::string module_loading;  // CUDA_MODULE_LOADING for every cell; empty leaves it unset
-  // The cells to run, as cell keys (harness/shard.hpp), e.g. one shard's; unset: every cell.
+  // The cells to run, as cell keys (harness/execution/shard.hpp), e.g. one shard's; unset: every
+  // cell.
   std::optional<std::set<std::string>> only_cells;
 
   // Empty: one cell at a time, CUDA_VISIBLE_DEVICES left as it is. Else one cell per GPU.
@@ -53,7 +55,7 @@ struct RunOptions {
 std::string check_backend_process(const RunOptions& options, const std::string& backend);
 
 // All cells (or only_cells), in backend-major order; on `progress`, a line per backend and per cell
-// worth reading (harness/run_summary.hpp), as they end.
+// worth reading (harness/execution/run_summary.hpp), as they end.
 // Throws ResultsError for a journal that is there without --resume, missing or of another run
 // with it; Interrupted (platform/interrupt.hpp) after a signal, once the running cells are ended.
 RunResults run_suite(const RunOptions& options, std::ostream& progress);

@@ -1,4 +1,4 @@
-#include "harness/trace_plan.hpp"
+#include "harness/workload/trace_plan.hpp"
 
 #include <algorithm>
 #include <stdexcept>

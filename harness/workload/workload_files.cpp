@@ -1,11 +1,11 @@
-#include "harness/workload_files.hpp"
+#include "harness/workload/workload_files.hpp"
 
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <stdexcept>
 
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace fs = std::filesystem;
 

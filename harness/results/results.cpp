@@ -1,4 +1,4 @@
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 #include <unistd.h>
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "allocators/allocator.hpp"
-#include "harness/results.hpp"
-#include "harness/trace_file.hpp"
-#include "harness/trace_plan.hpp"
+#include "harness/results/results.hpp"
+#include "harness/workload/trace_file.hpp"
+#include "harness/workload/trace_plan.hpp"
 
 namespace memrel {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 namespace memrel {
 

@@ -1,10 +1,10 @@
-#include "harness/merge.hpp"
+#include "harness/execution/merge.hpp"
 
 #include <algorithm>
 #include <map>
 #include <stdexcept>
 
-#include "harness/shard.hpp"
+#include "harness/execution/shard.hpp"
 
 namespace memrel {
 namespace {

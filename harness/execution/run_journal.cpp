@@ -1,4 +1,4 @@
-#include "harness/run_journal.hpp"
+#include "harness/execution/run_journal.hpp"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "harness/cell.hpp"
+#include "harness/execution/cell.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,11 +14,11 @@
 #include "allocators/allocator_environment.hpp"
 #include "allocators/torch/plugin_loader.hpp"
 #include "allocators/torch/variants.hpp"
-#include "harness/elapsed.hpp"
-#include "harness/metrics.hpp"
-#include "harness/trace_file.hpp"
-#include "harness/trace_plan.hpp"
-#include "harness/trace_replay.hpp"
+#include "harness/execution/elapsed.hpp"
+#include "harness/execution/trace_replay.hpp"
+#include "harness/results/metrics.hpp"
+#include "harness/workload/trace_file.hpp"
+#include "harness/workload/trace_plan.hpp"
 #include "platform/device_probe.hpp"
 #include "platform/host_probe.hpp"
 

@@ -1,11 +1,11 @@
-#include "harness/trace_replay.hpp"
+#include "harness/execution/trace_replay.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <limits>
 
-#include "harness/elapsed.hpp"
+#include "harness/execution/elapsed.hpp"
 
 namespace memrel {
 namespace {
@@ -15,7 +15,7 @@ std::uint32_t saturated(std::uint64_t ns) {
       std::min<std::uint64_t>(ns, std::numeric_limits<std::uint32_t>::max()));
 }
 
-// The lower middle of the first n values (a real sample, as harness/metrics.cpp's median).
+// The lower middle of the first n values (a real sample, as harness/results/metrics.cpp's median).
 std::uint64_t median_of(std::vector<std::uint32_t>& values, std::size_t n) {
   auto middle = values.begin() + static_cast<std::ptrdiff_t>((n - 1) / 2);
   std::nth_element(values.begin(), middle, values.begin() + static_cast<std::ptrdiff_t>(n));

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/trace_results.hpp"
+#include "harness/results/trace_results.hpp"
 
 namespace memrel {
 

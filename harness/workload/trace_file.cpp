@@ -1,9 +1,9 @@
-#include "harness/trace_file.hpp"
+#include "harness/workload/trace_file.hpp"
 
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "harness/workload.hpp"
+#include "harness/workload/workload.hpp"
 #include "platform/input_rules.hpp"
 
 namespace memrel {

@@ -2,7 +2,7 @@
 // consumer (gate, plots, report) takes them from here or from the results file, never anew.
 #pragma once
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 namespace memrel {
 

@@ -1,6 +1,6 @@
 // `memrel merge`: the results of the shards of one run (`memrel run --shard K/N`,
-// harness/shard.hpp) joined into the document the unsharded run would have written: the same
-// cells in the same order (docs/slurm.md).
+// harness/execution/shard.hpp) joined into the document the unsharded run would have written: the
+// same cells in the same order (docs/slurm.md).
 //
 // Merging refuses, with a ResultsError that names the file, anything that would make the joined
 // document lie: a file that is not a shard, shards of another matrix, rule, memrel build, run
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 namespace memrel {
 
