@@ -48,19 +48,6 @@ class BackendUnavailable : public Unavailable {
   using Unavailable::Unavailable;
 };
 
-// What a program step (real framework work, e.g. a model's forward pass under no_grad) reports
-// back to the cell: a probe at a named moment, with the bytes the program itself holds live.
-class ProgramContext {
- public:
-  virtual ~ProgramContext() = default;
-  virtual void mark(const std::string& label, std::uint64_t requested_bytes) = 0;
-  // A probe whose allocated and reserved are `peaks` (the allocator's high-water marks, which
-  // only the program's allocator layer knows) rather than the backend's current figures; the
-  // driver and NVML figures in it are current ones (neither keeps a peak).
-  virtual void mark_peaks(const std::string& label, std::uint64_t peak_requested_bytes,
-                          const Usage& peaks) = 0;
-};
-
 class Allocator {
  public:
   virtual ~Allocator() = default;
@@ -87,17 +74,6 @@ class Allocator {
   // False only where every block aliases one small buffer (null): whoever would write a whole
   // block to make it resident (a trace replay touches each host page) must not.
   virtual bool blocks_are_real() const { return true; }
-
-  // Runs a named program of real framework work (workload step {"program": NAME, "args": {...}}).
-  // Only framework backends have programs; the others cannot run such a workload, which the cell
-  // records as unavailable, not as a failure.
-  virtual void run_program(const std::string& name, const std::string& args_json,
-                           ProgramContext& context) {
-    (void)args_json;
-    (void)context;
-    throw BackendUnavailable("this backend runs no framework programs (workload needs program '" +
-                             name + "': use a torch-* backend or a device backend)");
-  }
 };
 
 }  // namespace memrel

@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "allocators/backend_table.hpp"
-#include "allocators/pluggable/backend_file.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/workload/workload.hpp"
 #include "harness/workload/workload_files.hpp"
@@ -31,14 +30,14 @@ std::string padded(const std::string& s, std::size_t width) {
 nlohmann::json backend_entry(const BackendInfo& b) {
   Availability a = b.availability();
   nlohmann::json entry = {{"name", b.name},
-                          {"kind", backend_kind_name(b.kind)},
+                          {"kind", b.family},
                           {"description", b.description},
                           {"release", b.release},
                           {"space", memory_space_name(b.space)},
                           {"available", a.available},
                           {"reason", a.reason},
                           {"valid", true}};
-  if (b.kind == BackendKind::kPluggable) entry["file"] = b.file;
+  if (!b.file.empty()) entry["file"] = b.file;
   return entry;
 }
 
@@ -48,25 +47,20 @@ nlohmann::json backend_listing(const GlobalOptions& global) {
   nlohmann::json backends = nlohmann::json::array();
   for (const auto& b : all_backends()) backends.push_back(backend_entry(b));
   std::vector<std::string> names;
-  for (const auto& path : folder_backend_files(global.backends_dir)) {
-    std::string error;
-    try {
-      BackendInfo b = backend_from_file(path);
-      if (std::find(names.begin(), names.end(), b.name) != names.end()) {
-        error = BackendFileError(path, "name",
-                                 "\"" + b.name + "\" is listed twice in " + global.backends_dir)
-                    .what();
-      } else {
-        names.push_back(b.name);
-        backends.push_back(backend_entry(b));
+  for (const BackendFileEntry& e : folder_backend_entries(global.backends_dir)) {
+    std::string error = e.error;
+    if (e.backend) {
+      if (std::find(names.begin(), names.end(), e.backend->name) == names.end()) {
+        names.push_back(e.backend->name);
+        backends.push_back(backend_entry(*e.backend));
         continue;
       }
-    } catch (const BackendFileError& e) {
-      error = e.what();
+      error =
+          e.file + ": name: \"" + e.backend->name + "\" is listed twice in " + global.backends_dir;
     }
-    backends.push_back({{"name", fs::path(path).stem().string()},
-                        {"kind", backend_kind_name(BackendKind::kPluggable)},
-                        {"file", path},
+    backends.push_back({{"name", fs::path(e.file).stem().string()},
+                        {"kind", e.family},
+                        {"file", e.file},
                         {"available", false},
                         {"reason", error},
                         {"valid", false},

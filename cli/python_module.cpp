@@ -1,6 +1,5 @@
 #include "cli/python_module.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,11 +7,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/exit_codes.hpp"
+#include "platform/child_process.hpp"
 
 #ifndef MEMREL_SOURCE_DIR
 #define MEMREL_SOURCE_DIR "."
@@ -37,10 +35,9 @@ std::string missing_package(const std::string& package) {
          "source tree it was built from)";
 }
 
-void set_pythonpath() {
+std::string pythonpath() {
   const char* existing = std::getenv("PYTHONPATH");
-  std::string path = scripts_dir() + (existing && *existing ? std::string(":") + existing : "");
-  setenv("PYTHONPATH", path.c_str(), 1);
+  return scripts_dir() + (existing && *existing ? std::string(":") + existing : "");
 }
 
 std::vector<std::string> command(const std::string& package, const std::vector<std::string>& args) {
@@ -57,7 +54,7 @@ int exec_python_module(const std::string& who, const std::string& package,
     std::cerr << who << ": " << missing << "\n";
     return exit_code::kInternalError;
   }
-  set_pythonpath();
+  setenv("PYTHONPATH", pythonpath().c_str(), 1);
   std::vector<std::string> words = command(package, args);
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
@@ -77,48 +74,36 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.error_text = missing;
     return result;
   }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string err_path = std::string(tmp && *tmp ? tmp : "/tmp") + "/memrel-python-XXXXXX";
-  int err = mkstemp(err_path.data());
-  if (err < 0) {
+  ChildSpec spec;
+  spec.args = command(package, args);
+  spec.search_path = true;
+  // In our group: a Ctrl-C the user gives reaches the importer as it reaches us.
+  spec.own_process_group = false;
+  spec.environment["PYTHONPATH"] = pythonpath();
+  int status = 0;
+  try {
+    std::cout.flush();
+    std::cerr.flush();
+    int err = anonymous_file();
+    spec.stderr_fd = err;
+    status = wait_child(start_child(spec));
+    result.error_text = read_whole_fd(err);
+    close(err);
+  } catch (const std::runtime_error& e) {
     result.exit_code = exit_code::kInternalError;
-    result.error_text = std::string("cannot create a temporary file: ") + std::strerror(errno);
+    result.error_text = std::string("cannot run ") + spec.args[0] + ": " + e.what();
     return result;
   }
-  std::vector<std::string> words = command(package, args);
-  std::cout.flush();
-  std::cerr.flush();
-  pid_t pid = fork();
-  if (pid == 0) {
-    set_pythonpath();
-    dup2(err, STDERR_FILENO);
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, STDOUT_FILENO);
-    std::vector<char*> argv;
-    for (auto& w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    dprintf(STDERR_FILENO, "cannot run %s (%s)\n", argv[0], std::strerror(errno));
-    _exit(exit_code::kInternalError);
-  }
-  close(err);
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+  while (!result.error_text.empty() && result.error_text.back() == '\n')
+    result.error_text.pop_back();
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInternalError;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && result.error_text.empty()) {
     result.exit_code = exit_code::kInternalError;
-    result.error_text = std::string("cannot run ") + words[0] + ": " + std::strerror(errno);
-  } else {
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInternalError;
-    std::ifstream in(err_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    result.error_text = text.str();
-    while (!result.error_text.empty() && result.error_text.back() == '\n')
-      result.error_text.pop_back();
-    if (WIFSIGNALED(status))
-      result.error_text += (result.error_text.empty() ? "" : "; ") +
-                           std::string("killed by signal ") + std::to_string(WTERMSIG(status));
+    result.error_text = "cannot run " + spec.args[0] + " (not found or not executable)";
   }
-  unlink(err_path.c_str());
+  if (WIFSIGNALED(status))
+    result.error_text += (result.error_text.empty() ? "" : "; ") +
+                         std::string("killed by signal ") + std::to_string(WTERMSIG(status));
   return result;
 }
 

@@ -11,7 +11,6 @@
 #include <memory>
 
 #include "allocators/backend_table.hpp"
-#include "allocators/pluggable/pluggable_allocator.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
@@ -127,35 +126,30 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   a.options.cell.trace_scale_divisor = parse_trace_scale(a.trace_scale);
   // Snapshots and RMM logs become temporary traces, removed when this function returns.
   ImportedTraces imported;
-  a.options.workload_paths.clear();
+  a.options.workloads.clear();
   for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir)) {
+    std::string path;
     try {
-      a.options.workload_paths.push_back(imported.prepare(p));
+      path = imported.prepare(p);
     } catch (const std::invalid_argument&) {
       // Ctrl-C reaches the importer too (same process group): its failure is the signal's.
       throw_if_interrupted("while importing " + p);
       throw;
     }
-    a.options.workload_originals[a.options.workload_paths.back()] = p;
+    // Read once here; each cell reads its own file again in its own process.
+    std::string name = parse_workload_file(path).name;
+    a.options.workloads.push_back({path, p, name});
   }
   throw_if_interrupted("before the first cell");
-  std::vector<std::string> workload_names;
-  for (const auto& p : a.options.workload_paths)
-    workload_names.push_back(parse_workload_file(p).name);
-  std::vector<std::string> backend_names;
-  for (const auto& b : backends) backend_names.push_back(b.name);
-  const std::vector<std::string> matrix = cell_matrix(backend_names, workload_names);
-  if (shard) a.options.only_cells = shard_cells(matrix, *shard);
+  a.options.shard = shard;
   // A backend file's library must load and export its symbols, checked in a child process (the
   // parent never loads one) wherever its cells could run.
   for (std::size_t i = 0; i < backends.size(); ++i) {
-    if (backends[i].kind != BackendKind::kPluggable || !machine_runs_space(backends[i].space))
-      continue;
+    if (!backends[i].check_loadable || !machine_runs_space(backends[i].space)) continue;
     std::string error = check_backend_process(a.options, a.backends[i]);
     if (!error.empty()) throw std::invalid_argument(error);
   }
   RunResults results = run_suite(a.options, std::cerr);
-  if (shard) results.context["shard"] = shard_record(matrix, *shard);
   write_file_atomically(a.out, to_json(results).dump(1) + "\n");
   // Every cell is in the results now; a kill before this line leaves a journal to resume.
   std::remove(a.options.journal_path.c_str());

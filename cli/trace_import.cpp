@@ -53,9 +53,4 @@ std::string ImportedTraces::prepare(const std::string& path) {
   throw std::runtime_error("importing " + path + ": " + (line.empty() ? "no message" : line));
 }
 
-std::string ImportedTraces::original(const std::string& path) const {
-  auto it = originals_.find(path);
-  return it == originals_.end() ? path : it->second;
-}
-
 }  // namespace memrel::cli

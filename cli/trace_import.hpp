@@ -22,9 +22,6 @@ class ImportedTraces {
   // Throws std::invalid_argument with the importer's one line for unusable input.
   std::string prepare(const std::string& path);
 
-  // The file the user gave for a temporary trace; any other path unchanged.
-  std::string original(const std::string& path) const;
-
  private:
   std::map<std::string, std::string> originals_;  // temporary trace -> the file given
 };

@@ -38,7 +38,7 @@ pid_t start_child(const ChildSpec& spec) {
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
-    setpgid(0, 0);
+    if (spec.own_process_group) setpgid(0, 0);
     // The parent may have died between fork and prctl: then nothing would ever signal us.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127);
@@ -60,12 +60,23 @@ pid_t start_child(const ChildSpec& spec) {
     if (out >= 0) dup2(out, STDOUT_FILENO);
     if (err >= 0) dup2(err, STDERR_FILENO);
     if (fd3 >= 0) dup2(fd3, 3);  // dup2 clears close-on-exec on the copy
-    execve(argv[0], argv.data(), envp.data());
+    if (spec.search_path)
+      execvpe(argv[0], argv.data(), envp.data());
+    else
+      execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   // Also from the parent's side, so that a kill of the group right after fork cannot miss it.
-  setpgid(pid, pid);
+  if (spec.own_process_group) setpgid(pid, pid);
   return pid;
+}
+
+int wait_child(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 0;  // not ours any more: nothing to wait for
+  }
+  return status;
 }
 
 int kill_child_group(pid_t pid) {

@@ -25,11 +25,19 @@ struct ChildSpec {
   int stderr_fd = -1;                              // -1: /dev/null
   // Handed to the child as file descriptor 3 (e.g. where it writes its result); -1: none.
   int fd3 = -1;
+  // args[0] looked up in PATH (a command such as python3) rather than taken as a path.
+  bool search_path = false;
+  // False keeps the child in our process group, so that a terminal's Ctrl-C reaches it as it
+  // reaches us (a helper program the user waits on); the parent-death signal is set either way.
+  bool own_process_group = true;
 };
 
-// Starts the child and returns its pid, which is also its process group id. Throws
-// std::runtime_error when fork fails. An exec that fails ends the child with code 127.
+// Starts the child and returns its pid, which is also its process group id (own_process_group).
+// Throws std::runtime_error when fork fails. An exec that fails ends the child with code 127.
 pid_t start_child(const ChildSpec& spec);
+
+// Waits for the child to end (retrying on EINTR) and returns its wait status.
+int wait_child(pid_t pid);
 
 // SIGKILL to the child's whole process group (the child and everything it started that stayed in
 // its group), then reaps the child. Returns its wait status.

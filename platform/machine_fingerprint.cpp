@@ -92,7 +92,7 @@ void read_string(const nlohmann::json& j, const char* key, std::string& out) {
 const std::vector<std::string>& fingerprint_fields() {
   static const std::vector<std::string> fields = {
       "gpu_model", "gpu_uuid", "driver_version", "cuda_driver_version", "cuda_runtime_version",
-      "cpu_model", "host",     "memrel_commit",  "torch_version"};
+      "cpu_model", "host",     "memrel_commit",  "runtime_versions"};
   return fields;
 }
 
@@ -134,7 +134,7 @@ nlohmann::json to_json(const MachineFingerprint& f) {
           {"cpu_model", f.cpu_model},
           {"host", f.host},
           {"memrel_commit", f.memrel_commit},
-          {"torch_version", optional_json(f.torch_version)}};
+          {"runtime_versions", f.runtime_versions}};
 }
 
 MachineFingerprint fingerprint_from_json(const nlohmann::json& j) {
@@ -148,7 +148,25 @@ MachineFingerprint fingerprint_from_json(const nlohmann::json& j) {
   read_string(j, "cpu_model", f.cpu_model);
   read_string(j, "host", f.host);
   read_string(j, "memrel_commit", f.memrel_commit);
-  read_optional(j, "torch_version", f.torch_version);
+  if (auto it = j.find("runtime_versions"); it != j.end() && !it->is_null()) {
+    if (!it->is_object())
+      throw std::invalid_argument("fingerprint: runtime_versions: not an object");
+    for (const auto& [runtime, version] : it->items()) {
+      if (!version.is_string())
+        throw std::invalid_argument("fingerprint: runtime_versions: " + runtime + ": not a string");
+      f.runtime_versions[runtime] = version.get<std::string>();
+    }
+  }
+  // Files from before the families recorded one runtime as a field of its own, "<name>_version".
+  for (const auto& [key, value] : j.items()) {
+    const std::string suffix = "_version";
+    bool own_field = false;
+    for (const auto& field : fingerprint_fields()) own_field = own_field || field == key;
+    if (own_field || !value.is_string() || key.size() <= suffix.size() ||
+        key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    f.runtime_versions.emplace(key.substr(0, key.size() - suffix.size()), value.get<std::string>());
+  }
   return f;
 }
 

@@ -1,5 +1,6 @@
 // Where and with what a figure was measured: the machine (GPU model and UUID, driver, CUDA, CPU,
-// host) and the software under test (memrel's commit, LibTorch's version). Bytes are the same on
+// host) and the software under test (memrel's commit, the versions of the runtimes the backends
+// loaded, such as a framework's). Bytes are the same on
 // every machine of one GPU model; latencies are not (a warm pool allocation took 2.0-2.2 us on
 // one lent H200 and 1.26 us on another), so the gate judges a latency only against a baseline
 // from the same machine, and the history keeps one series per machine (docs/gate.md, "Machine
@@ -7,6 +8,7 @@
 // regression gate exists to judge, so they are not part of the machine's identity.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -23,18 +25,19 @@ struct MachineFingerprint {
   std::string cpu_model;                      // /proc/cpuinfo's first "model name"
   std::string host;                           // gethostname(): tells CPU-only machines apart
   std::string memrel_commit;                  // `git describe` when memrel was configured
-  std::optional<std::string> torch_version;   // LibTorch's, where the torch plugin reports it
+  // Runtime name -> version, as the cells that loaded them reported (allocators' families).
+  std::map<std::string, std::string> runtime_versions;
 };
 
 // Every field, in the order differences are listed.
 const std::vector<std::string>& fingerprint_fields();
-// The machine's identity: every field but memrel_commit and torch_version.
+// The machine's identity: every field but memrel_commit and runtime_versions.
 const std::vector<std::string>& machine_fields();
 
 // The fingerprint of this machine for GPU `device_index` (NVML's order, nvidia-smi's index;
 // with CUDA_VISIBLE_DEVICES set, its device_index-th entry, an index or a GPU UUID, names the
 // device, as CUDA would number it). No GPU, no NVML or no such device: the GPU fields are empty.
-// torch_version is left empty: only a process that has loaded the torch plugin can tell it.
+// runtime_versions is left empty: only a process that has loaded a runtime can tell its version.
 MachineFingerprint machine_fingerprint(int device_index);
 
 nlohmann::json to_json(const MachineFingerprint& f);  // every field; empty ones as null

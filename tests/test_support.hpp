@@ -106,7 +106,7 @@ inline CellThroughCli cell_through_cli(const TempDir& dir, const std::string& ba
   r.command = run_command(
       environment + " " +
       memrel_command("cell --backend " + backend + " --workload '" + wl + "' --out '" + out + "'"));
-  r.cell = read_cell_file(out);
+  r.cell = cell_from_json(read_json_file(out));
   return r;
 }
 

@@ -5,7 +5,7 @@
 // still issued so the step is comparable with cuda-async-retain.
 // Usage: the pool's own UsedMemCurrent / ReservedMemCurrent (reservations come in 32 MiB chunks
 // on Hopper, hence 384 MiB reserved for 360 MiB asked).
-#include "allocators/backend_factories.hpp"
+#include "allocators/cuda/cuda_backends.hpp"
 #include "allocators/cuda/cuda_pool_allocator.hpp"
 
 namespace memrel {

@@ -5,7 +5,7 @@
 // Usage: the pool's UsedMemCurrent / ReservedMemCurrent.
 #include <cstdint>
 
-#include "allocators/backend_factories.hpp"
+#include "allocators/cuda/cuda_backends.hpp"
 #include "allocators/cuda/cuda_pool_allocator.hpp"
 
 namespace memrel {

@@ -1,5 +1,5 @@
 // The CUDA backends' factories in a build without the CUDA toolkit: they say so at run time.
-#include "allocators/backend_factories.hpp"
+#include "allocators/cuda/cuda_backends.hpp"
 
 namespace memrel {
 namespace {

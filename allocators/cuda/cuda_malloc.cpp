@@ -9,8 +9,8 @@
 #include <map>
 #include <mutex>
 
-#include "allocators/backend_factories.hpp"
 #include "allocators/cuda/cuda_allocation_check.hpp"
+#include "allocators/cuda/cuda_backends.hpp"
 
 namespace memrel {
 namespace {

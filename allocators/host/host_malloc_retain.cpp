@@ -4,7 +4,7 @@
 // Release: malloc_trim(0), which returns the heap's free top and madvises free pages inside it.
 // Until then, freed memory stays resident: "del without empty_cache" on the host.
 // Usage: mallinfo2; device used is the resident set size.
-#include "allocators/backend_factories.hpp"
+#include "allocators/host/host_backends.hpp"
 #include "allocators/host/host_malloc_allocator.hpp"
 
 namespace memrel {

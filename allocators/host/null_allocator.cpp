@@ -5,7 +5,7 @@
 // Release: nothing. Usage: allocated = reserved = bytes live, counted here.
 #include <cstdlib>
 
-#include "allocators/backend_factories.hpp"
+#include "allocators/host/host_backends.hpp"
 
 namespace memrel {
 namespace {

@@ -107,8 +107,8 @@ class Parser {
       fail("name", "\"" + b.name + "\" is not a backend name (letters, digits, '-', '_', '.')");
     for (const auto& builtin : all_backends()) {
       if (builtin.name == b.name)
-        fail("name", "\"" + b.name + "\" is the name of a built-in backend (" +
-                         backend_kind_name(builtin.kind) + "): choose another");
+        fail("name", "\"" + b.name + "\" is the name of a built-in backend (" + builtin.family +
+                         "): choose another");
     }
     b.description = text(doc, "description", true);
     b.library = text(doc, "library", true);

@@ -16,6 +16,8 @@
 
 #include <cstring>
 
+#include "allocators/availability.hpp"
+
 #ifdef MEMREL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -126,15 +128,11 @@ PluggableSymbols load_pluggable_library(const BackendFile& b) {
   return s;
 }
 
-bool machine_runs_space(MemorySpace space) {
-  return space == MemorySpace::kHost || device_backend_availability().available;
-}
-
 std::unique_ptr<Allocator> make_pluggable_allocator(const BackendFile& backend) {
   return std::make_unique<PluggableAllocator>(backend);
 }
 
-BackendInfo pluggable_backend(const BackendFile& b) {
+BackendInfo pluggable_backend(const BackendFile& b, const std::string& family) {
   auto availability = [b]() -> Availability {
     if (b.space == MemorySpace::kDevice) {
       Availability device = device_backend_availability();
@@ -145,9 +143,10 @@ BackendInfo pluggable_backend(const BackendFile& b) {
     return {true, ""};
   };
   BackendInfo info{
-      b.name,  BackendKind::kPluggable, b.description, release_line(b),
-      b.space, b.environment,           availability,  [b] { return make_pluggable_allocator(b); }};
+      b.name,  family,        b.description, release_line(b),
+      b.space, b.environment, availability,  [b] { return make_pluggable_allocator(b); }};
   info.file = b.file;
+  info.check_loadable = [b] { load_pluggable_library(b); };
   return info;
 }
 

@@ -17,7 +17,7 @@
 #include <memory>
 
 #include "allocators/allocator.hpp"
-#include "allocators/backend_table.hpp"
+#include "allocators/backend_family.hpp"
 #include "allocators/pluggable/backend_file.hpp"
 
 namespace memrel {
@@ -46,16 +46,12 @@ struct PluggableSymbols {
 };
 PluggableSymbols load_pluggable_library(const BackendFile& backend);
 
-// Whether this machine can run cells of that memory space, the library aside: always for host
-// memory, with a CUDA device (seen through NVML, no context) for device memory.
-bool machine_runs_space(MemorySpace space);
-
 // In the cell: loads the library and wraps it in the Allocator interface.
 std::unique_ptr<Allocator> make_pluggable_allocator(const BackendFile& backend);
 
 // The backend table's row for a description file: its release line, environment, availability
 // (checked without loading anything: the library can be found, and a device for device space)
 // and factory.
-BackendInfo pluggable_backend(const BackendFile& backend);
+BackendInfo pluggable_backend(const BackendFile& backend, const std::string& family);
 
 }  // namespace memrel

@@ -36,7 +36,7 @@
 #include <rmm/mr/pool_memory_resource.hpp>
 #include <rmm/mr/statistics_resource_adaptor.hpp>
 
-#include "allocators/backend_factories.hpp"
+#include "allocators/rmm/rmm_backends.hpp"
 #include "platform/cuda_error.hpp"
 
 namespace memrel {

@@ -1,5 +1,5 @@
 // The RMM backends' factories in a build without RMM: they say so at run time.
-#include "allocators/backend_factories.hpp"
+#include "allocators/rmm/rmm_backends.hpp"
 
 namespace memrel {
 namespace {

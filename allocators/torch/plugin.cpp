@@ -26,6 +26,14 @@ MEMREL_TORCH_EXPORT memrel::Allocator* memrel_torch_make(const char* variant) {
   return new memrel::TorchCachingAllocator(*v);
 }
 
+// Runs a torch program on `allocator`, one that memrel_torch_make made: on torch's own caching
+// allocator, as configured by the variant. Throws what the program throws, as above.
+MEMREL_TORCH_EXPORT void memrel_torch_run_program_native(memrel::Allocator* allocator,
+                                                         const char* program, const char* args_json,
+                                                         memrel::ProgramContext* context) {
+  static_cast<memrel::TorchCachingAllocator*>(allocator)->run_program(program, args_json, *context);
+}
+
 // Runs a torch program with its tensors allocated by `backend`, a backend the cell made
 // (allocators/torch/torch_over_backend.hpp). Throws what the program throws, as above.
 MEMREL_TORCH_EXPORT void memrel_torch_run_program_over(memrel::Allocator* backend,

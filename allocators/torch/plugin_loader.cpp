@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "allocators/availability.hpp"
 #include "allocators/torch/variants.hpp"
 
 namespace memrel {
@@ -105,6 +106,12 @@ std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant) {
   return std::unique_ptr<Allocator>(make(variant.c_str()));
 }
 
+void run_torch_program_native(Allocator& torch_allocator, const std::string& name,
+                              const std::string& args_json, ProgramContext& context) {
+  auto run = plugin_symbol<RunOverFn>(load_plugin(), "memrel_torch_run_program_native");
+  run(&torch_allocator, name.c_str(), args_json.c_str(), &context);
+}
+
 void run_torch_program_on(Allocator& backend, const std::string& name, const std::string& args_json,
                           ProgramContext& context) {
   auto run = plugin_symbol<RunOverFn>(load_plugin(), "memrel_torch_run_program_over");
@@ -121,23 +128,6 @@ std::optional<std::string> loaded_torch_version() {
   if (version != nullptr && version() != nullptr) out = version();
   dlclose(handle);  // drops only the reference RTLD_NOLOAD added
   return out;
-}
-
-BackendInfo torch_backend(const TorchVariant& v) {
-  std::map<std::string, std::string> env;
-  if (*v.alloc_conf != '\0') {
-    env["PYTORCH_ALLOC_CONF"] = v.alloc_conf;
-    env["PYTORCH_CUDA_ALLOC_CONF"] = v.alloc_conf;
-  }
-  std::string name = v.name;
-  return {name,
-          BackendKind::kTorch,
-          v.description,
-          v.release,
-          MemorySpace::kDevice,
-          env,
-          torch_backend_availability,
-          [name] { return make_torch_allocator(name); }};
 }
 
 }  // namespace memrel

@@ -1,4 +1,4 @@
-// The torch-* backends as the backend table sees them: LibTorch lives in a plugin,
+// The torch family's side of the plugin boundary: LibTorch lives in a plugin,
 // libmemrel_torch.so (allocators/torch/), that only a cell process loads.
 //
 // Why a plugin: memrel must build and run where LibTorch is missing (CI, host-only machines),
@@ -12,15 +12,9 @@
 #include <optional>
 #include <string>
 
-#include "allocators/allocator.hpp"
-#include "allocators/backend_table.hpp"
-#include "allocators/torch/variants.hpp"
+#include "allocators/backend_family.hpp"
 
 namespace memrel {
-
-// The backend table's row for one variant of allocators/torch/variants.hpp: its environment,
-// availability and factory.
-BackendInfo torch_backend(const TorchVariant& variant);
 
 // Where the cell looks for the plugin: $MEMREL_TORCH_PLUGIN if set, else the path the build
 // wrote it to, else libmemrel_torch.so next to the memrel executable. Empty when none of these
@@ -35,6 +29,11 @@ Availability torch_backend_availability();
 // library that failed), std::runtime_error when the allocator does not run the variant's
 // configuration.
 std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant);
+
+// In the cell of a torch backend: runs torch program `name` on `torch_allocator`, one that
+// make_torch_allocator made (torch's own caching allocator).
+void run_torch_program_native(Allocator& torch_allocator, const std::string& name,
+                              const std::string& args_json, ProgramContext& context);
 
 // In the cell of a device backend that is not torch's (cuda-malloc, the pools, RMM, a backend
 // file): loads the plugin and runs torch program `name` with every tensor allocated by

@@ -2,7 +2,10 @@
 #include "allocators/torch/programs.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
+
+#include "allocators/torch/program_names.hpp"
 
 namespace memrel::torch_programs {
 namespace {
@@ -18,6 +21,19 @@ constexpr Program kPrograms[] = {
     {"to-host-then-delete", run_to_host_then_delete},
     {"seed-000", run_seed_000},
 };
+
+// The family announces kTorchProgramNames without loading the plugin: the two lists are one.
+constexpr bool names_match() {
+  if (std::size(kPrograms) != std::size(kTorchProgramNames)) return false;
+  for (std::size_t i = 0; i < std::size(kPrograms); ++i) {
+    const char* a = kPrograms[i].name;
+    const char* b = kTorchProgramNames[i];
+    while (*a != '\0' && *a == *b) ++a, ++b;
+    if (*a != *b) return false;
+  }
+  return true;
+}
+static_assert(names_match(), "kPrograms and program_names.hpp must list the same programs");
 
 std::string program_names() {
   std::string names;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "allocators/allocator.hpp"
+#include "allocators/framework_program.hpp"
 #include "allocators/torch/program_allocator.hpp"
 
 namespace memrel::torch_programs {

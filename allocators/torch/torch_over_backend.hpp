@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "allocators/allocator.hpp"
+#include "allocators/framework_program.hpp"
 
 namespace memrel {
 

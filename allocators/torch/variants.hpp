@@ -19,7 +19,7 @@ namespace memrel {
 
 // Bumped whenever allocator.hpp or the plugin's entry points change, so that a stale
 // libmemrel_torch.so is refused with a message instead of crashing through a changed vtable.
-constexpr int kTorchPluginAbi = 3;
+constexpr int kTorchPluginAbi = 4;
 
 struct TorchVariant {
   const char* name;         // the backend's name

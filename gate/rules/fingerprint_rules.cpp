@@ -11,8 +11,10 @@ std::string joined(const std::vector<std::string>& words) {
 
 std::string described(const std::optional<MachineFingerprint>& f) {
   if (!f) return "none recorded";
-  return "machine " + machine_id(*f) + " (" + f->gpu_model.value_or("no GPU") + "), memrel " +
-         f->memrel_commit + (f->torch_version ? ", torch " + *f->torch_version : "");
+  std::string out = "machine " + machine_id(*f) + " (" + f->gpu_model.value_or("no GPU") +
+                    "), memrel " + f->memrel_commit;
+  for (const auto& [runtime, version] : f->runtime_versions) out += ", " + runtime + " " + version;
+  return out;
 }
 
 bool is_machine_field(const std::string& field) {

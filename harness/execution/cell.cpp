@@ -12,8 +12,7 @@
 #include <thread>
 
 #include "allocators/allocator_environment.hpp"
-#include "allocators/torch/plugin_loader.hpp"
-#include "allocators/torch/variants.hpp"
+#include "allocators/backend_families.hpp"
 #include "harness/execution/elapsed.hpp"
 #include "harness/execution/trace_replay.hpp"
 #include "harness/results/metrics.hpp"
@@ -113,10 +112,10 @@ class CellRun : public ProgramContext {
     allocator_ = backend_.make();
     allocator_->synchronize();
     s.backend_init_ns = elapsed_ns(t);
-    // A torch backend has now loaded the plugin, which names LibTorch's version: the runner puts
-    // it in the run's machine fingerprint (the parent never loads LibTorch itself).
-    if (auto torch = loaded_torch_version(); torch && s.device.is_object())
-      s.device["torch_version"] = *torch;
+    // A backend may have loaded a runtime whose version only this process can tell: the runner
+    // puts it in the run's machine fingerprint (the parent loads no backend's library).
+    if (auto versions = loaded_runtime_versions(); !versions.empty() && s.device.is_object())
+      s.device["runtime_versions"] = versions;
     s.baseline_device_used = raw_used();
     s.baseline_host_rss = host_rss_bytes();
     s.backend_init_device_bytes = static_cast<std::int64_t>(s.baseline_device_used) -
@@ -210,27 +209,16 @@ class CellRun : public ProgramContext {
     result_.marks.back().at.reserved = peaks.reserved;
   }
 
-  // A torch program runs on torch's own caching allocator in a torch-* cell, and over the cell's
-  // backend (PyTorch's pluggable-allocator interface) in any other device cell; host backends
-  // cannot hold CUDA tensors.
+  // A program belongs to a family (its framework's), which decides how the framework's memory
+  // reaches this cell's backend, or that it cannot.
   void run_program(const ConcreteStep& step) {
-    if (backend_.kind == BackendKind::kTorch) {
-      const TorchVariant* v = find_torch_variant(backend_.name);
-      result_.program_allocator = {v ? v->allocator_name : "native", "torch"};
-      allocator_->run_program(step.program, step.args_json, *this);
-      return;
-    }
-    if (backend_.space != MemorySpace::kDevice) {
-      throw BackendUnavailable("torch program '" + step.program +
-                               "' makes CUDA tensors, which a host backend cannot hold");
-    }
-    result_.program_allocator = {"pluggable", "backend"};
-    try {
-      run_torch_program_on(*allocator_, step.program, step.args_json, *this);
-    } catch (const BackendUnavailable& e) {
-      throw BackendUnavailable("torch program '" + step.program + "' over " + backend_.name +
-                               " needs LibTorch: " + e.what());
-    }
+    const BackendFamily& family = program_family(step.program);
+    result_.program_allocator = to_record(family.program_placement(backend_, step.program));
+    family.run_program(backend_, *allocator_, step.program, step.args_json, *this);
+  }
+
+  static ProgramAllocatorRecord to_record(const ProgramPlacement& p) {
+    return {p.framework, p.allocator, p.cache_layer};
   }
 
   std::uint64_t raw_used() const { return device_ ? device_->used_bytes() : host_rss_bytes(); }

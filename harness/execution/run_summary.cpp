@@ -154,19 +154,4 @@ std::string run_summary(const std::vector<CellResult>& cells) {
   return out.str();
 }
 
-void RunProgress::cell_finished(const CellResult& cell) {
-  ++index_;
-  if (cell_worth_a_line(cell)) out_ << cell_line(cell, index_, total_) << std::endl;
-  CellResult summary;  // what backend_line reads; not the steps and series a cell may carry
-  summary.backend = cell.backend;
-  summary.status = cell.status;
-  summary.wall_ns = cell.wall_ns;
-  backend_cells_.push_back(std::move(summary));
-  if (backend_cells_.size() >= per_backend_) {
-    std::string line = backend_line(backend_cells_);
-    if (!line.empty()) out_ << "[" << index_ << "/" << total_ << "] " << line << std::endl;
-    backend_cells_.clear();
-  }
-}
-
 }  // namespace memrel

@@ -43,18 +43,4 @@ std::string format_group(const ReasonGroup& group);
 // The closing lines: the groups, then one row per backend (cells per status, wall time).
 std::string run_summary(const std::vector<CellResult>& cells);
 
-// Prints as the runner goes: cell_finished() after each cell, in backend-major order, with
-// cells_per_backend cells per backend.
-class RunProgress {
- public:
-  RunProgress(std::ostream& out, std::size_t total, std::size_t cells_per_backend)
-      : out_(out), total_(total), per_backend_(cells_per_backend) {}
-  void cell_finished(const CellResult& cell);
-
- private:
-  std::ostream& out_;
-  std::size_t total_, per_backend_, index_ = 0;
-  std::vector<CellResult> backend_cells_;  // the current backend's, for its line
-};
-
 }  // namespace memrel

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "allocators/backend_table.hpp"
+#include "harness/execution/cell_protocol.hpp"
 #include "harness/execution/run_journal.hpp"
 #include "harness/execution/run_summary.hpp"
 #include "harness/execution/shard.hpp"
@@ -75,15 +76,11 @@ std::map<std::string, std::string> child_environment(const RunOptions& options,
   return env;
 }
 
-// `memrel --backends-dir DIR cell --backend B ...`: the global option before the subcommand.
-std::vector<std::string> cell_command(const RunOptions& options, const std::string& backend) {
-  std::vector<std::string> args = {options.memrel_executable};
-  if (!options.backends_dir.empty()) {
-    args.push_back("--backends-dir");
-    args.push_back(options.backends_dir);
-  }
-  args.insert(args.end(), {"cell", "--backend", backend});
-  return args;
+CellRequest cell_request(const RunOptions& options, const std::string& backend) {
+  CellRequest request;
+  request.backend = backend;
+  request.backends_dir = options.backends_dir;
+  return request;
 }
 
 [[noreturn]] void throw_interrupted(int signal, const std::string& what) {
@@ -220,17 +217,20 @@ class Scheduler {
   };
 
   std::string original(const std::string& path) const {
-    auto it = options_.workload_originals.find(path);
-    return it == options_.workload_originals.end() ? path : it->second;
+    for (const RunWorkload& w : options_.workloads) {
+      if (w.path == path) return w.original;
+    }
+    return path;
   }
 
   ChildSpec spec_for(const MatrixCell& m, std::size_t slot) const {
     ChildSpec spec;
-    spec.args = cell_command(options_, m.backend_arg);
-    spec.args.insert(spec.args.end(),
-                     {"--workload", m.path, "--result-fd", "3", "--host-capacity",
-                      std::to_string(options_.cell.host_capacity_bytes), "--trace-scale",
-                      trace_scale_text(options_.cell.trace_scale_divisor)});
+    CellRequest request = cell_request(options_, m.backend_arg);
+    request.workload = m.path;
+    request.result_fd = cell_protocol::kResultDescriptor;
+    request.host_capacity = std::to_string(options_.cell.host_capacity_bytes);
+    request.trace_scale = trace_scale_text(options_.cell.trace_scale_divisor);
+    spec.args = cell_command_line(options_.memrel_executable, request);
     spec.environment = child_environment(options_, m.backend);
     if (!options_.gpus.empty()) {
       for (const auto& [k, v] : gpu_environment(options_.gpus[slot])) spec.environment[k] = v;
@@ -314,8 +314,9 @@ class Scheduler {
 std::string check_backend_process(const RunOptions& options, const std::string& backend_name) {
   const BackendInfo backend = resolve_backend(backend_name, options.backends_dir);
   ChildSpec spec;
-  spec.args = cell_command(options, backend_name);
-  spec.args.push_back("--check");
+  CellRequest request = cell_request(options, backend_name);
+  request.check = true;
+  spec.args = cell_command_line(options.memrel_executable, request);
   spec.environment = child_environment(options, backend);
   RunningChild child = start(spec, options.cell_timeout_s, false);
   std::optional<int> status;
@@ -346,10 +347,6 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
 }
 
 RunResults run_suite(const RunOptions& options, std::ostream& progress) {
-  auto original = [&](const std::string& path) {
-    auto it = options.workload_originals.find(path);
-    return it == options.workload_originals.end() ? path : it->second;
-  };
   nlohmann::json context = run_context();
   // What makes two runs the same run: a journal is continued only by its own.
   nlohmann::json run = {
@@ -361,18 +358,16 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
       {"trace_scale", trace_scale_text(options.cell.trace_scale_divisor)},
       {"cuda_module_loading",
        options.module_loading.empty() ? "default (unset)" : options.module_loading}};
-  std::vector<std::pair<std::string, std::string>> workloads;  // path, name
-  for (const auto& path : options.workload_paths) {
-    workloads.emplace_back(path, parse_workload_file(path).name);
+  for (const RunWorkload& w : options.workloads) {
     char digest[32];
     std::snprintf(digest, sizeof digest, "fnv1a64:%016llx",
-                  static_cast<unsigned long long>(content_digest(original(path))));
-    run["workloads"].push_back({{"file", original(path)}, {"digest", digest}});
+                  static_cast<unsigned long long>(content_digest(w.original)));
+    run["workloads"].push_back({{"file", w.original}, {"digest", digest}});
   }
   context["options"] = run;
   context["options"]["workloads"] = nlohmann::json::array();
-  for (const auto& path : options.workload_paths)
-    context["options"]["workloads"].push_back(original(path));
+  for (const RunWorkload& w : options.workloads)
+    context["options"]["workloads"].push_back(w.original);
   if (!options.gpus.empty()) {
     context["options"]["gpus"] = nlohmann::json::array();
     for (const auto& g : options.gpus) context["options"]["gpus"].push_back(g.index);
@@ -380,25 +375,35 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   // What each backend is and what its release does, so that a results file says it even for
   // backends that are not in memrel's table (backend files).
   context["backends"] = nlohmann::json::array();
+  std::vector<BackendInfo> backends;
+  for (const auto& backend_arg : options.backends)
+    backends.push_back(resolve_backend(backend_arg, options.backends_dir));
+  // The whole matrix once, as cell keys: a shard's cells are chosen from it, and its results
+  // record it so that `memrel merge` can check its files are the shards of one matrix.
+  std::vector<std::string> backend_names, workload_names;
+  for (const BackendInfo& b : backends) backend_names.push_back(b.name);
+  for (const RunWorkload& w : options.workloads) workload_names.push_back(w.name);
+  const std::vector<std::string> keys = cell_matrix(backend_names, workload_names);
+  std::optional<std::set<std::string>> only_cells;
+  if (options.shard) only_cells = shard_cells(keys, *options.shard);
   std::vector<MatrixCell> matrix;
-  for (const auto& backend_arg : options.backends) {
-    const BackendInfo backend = resolve_backend(backend_arg, options.backends_dir);
+  for (std::size_t i = 0; i < backends.size(); ++i) {
+    const BackendInfo& backend = backends[i];
     nlohmann::json described = {{"name", backend.name},
-                                {"kind", backend_kind_name(backend.kind)},
+                                {"kind", backend.family},
                                 {"space", memory_space_name(backend.space)},
                                 {"description", backend.description},
                                 {"release", backend.release}};
     if (!backend.file.empty()) described["file"] = backend.file;
     context["backends"].push_back(described);
     Availability availability = backend.availability();
-    for (const auto& [path, name] : workloads) {
-      // One shard's cells only (memrel run --shard K/N, harness/execution/shard.hpp).
-      if (options.only_cells && !options.only_cells->count(cell_key(backend.name, name))) continue;
-      matrix.push_back({backend_arg, backend, path, name, availability});
+    for (const RunWorkload& w : options.workloads) {
+      if (only_cells && !only_cells->count(cell_key(backend.name, w.name))) continue;
+      matrix.push_back({options.backends[i], backend, w.path, w.name, availability});
     }
   }
   // A shard's journal is of that shard: resuming it with another shard's cells is refused.
-  if (options.only_cells) {
+  if (only_cells) {
     run["only_cells"] = nlohmann::json::array();
     for (const auto& m : matrix) run["only_cells"].push_back(cell_key(m.backend.name, m.name));
   }
@@ -437,14 +442,18 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   results.context = context;
   for (auto& [index, cell] : done) results.cells.push_back(std::move(cell));
   results.context["finished"] = utc_now_iso8601();
-  // LibTorch's version, as the torch cells found it (harness/execution/cell.cpp): for the
-  // fingerprint.
+  if (options.shard) results.context["shard"] = shard_record(keys, *options.shard);
+  // The runtimes' versions, as the cells that loaded them found them (harness/execution/cell.cpp):
+  // for the fingerprint.
   for (const CellResult& cell : results.cells) {
     const nlohmann::json& device = cell.setup.device;
-    if (device.is_object() && device.contains("torch_version") &&
-        results.context.contains("fingerprint")) {
-      results.context["fingerprint"]["torch_version"] = device["torch_version"];
-      break;
+    if (!device.is_object() || !device.contains("runtime_versions") ||
+        !results.context.contains("fingerprint"))
+      continue;
+    for (const auto& [runtime, version] : device["runtime_versions"].items()) {
+      nlohmann::json& versions = results.context["fingerprint"]["runtime_versions"];
+      if (!versions.is_object()) versions = nlohmann::json::object();
+      if (!versions.contains(runtime)) versions[runtime] = version;
     }
   }
   return results;

@@ -21,10 +21,17 @@
 #include <vector>
 
 #include "harness/execution/cell.hpp"
+#include "harness/execution/shard.hpp"
 #include "harness/results/results.hpp"
 #include "platform/gpu_selection.hpp"
 
 namespace memrel {
+
+// A workload of the run, read once: the file its cells run, the file to name in the results (the
+// snapshot or RMM log a temporary trace was imported from; else the same file) and its name.
+struct RunWorkload {
+  std::string path, original, name;
+};
 
 struct RunOptions {
   std::string memrel_executable;  // the binary that provides `memrel cell`
@@ -32,21 +39,18 @@ struct RunOptions {
   // given the same string, and the backends folder, to resolve it again.
   std::vector<std::string> backends;
   std::string backends_dir;
-  std::vector<std::string> workload_paths;  // already validated
+  std::vector<RunWorkload> workloads;  // already validated, each read once
   std::uint64_t cell_timeout_s = 300;
   CellOptions cell;
   std::string module_loading;  // CUDA_MODULE_LOADING for every cell; empty leaves it unset
-  // The cells to run, as cell keys (harness/execution/shard.hpp), e.g. one shard's; unset: every
-  // cell.
-  std::optional<std::set<std::string>> only_cells;
+  // One shard's cells only (`memrel run --shard K/N`, harness/execution/shard.hpp); unset: all.
+  std::optional<Shard> shard;
 
   // Empty: one cell at a time, CUDA_VISIBLE_DEVICES left as it is. Else one cell per GPU.
   std::vector<GpuSlot> gpus;
   // Where finished cells are journaled (empty: nowhere), and whether to continue that journal.
   std::string journal_path;
   bool resume = false;
-  // A workload path to run -> the file to name in the results (temporary imported traces).
-  std::map<std::string, std::string> workload_originals;
 };
 
 // Loads a pluggable backend's library and resolves its symbols in a child process (`memrel
@@ -54,10 +58,10 @@ struct RunOptions {
 // one-line error ("FILE: library: cannot load ...", "FILE: symbol ... not found in ...").
 std::string check_backend_process(const RunOptions& options, const std::string& backend);
 
-// All cells (or only_cells), in backend-major order; on `progress`, a line per backend and per cell
-// worth reading (harness/execution/run_summary.hpp), as they end.
-// Throws ResultsError for a journal that is there without --resume, missing or of another run
-// with it; Interrupted (platform/interrupt.hpp) after a signal, once the running cells are ended.
+// All cells (or the shard's), in backend-major order; on `progress`, a line per backend and per
+// cell worth reading (harness/execution/run_summary.hpp), as they end. Throws ResultsError for a
+// journal that is there without --resume, missing or of another run with it; Interrupted
+// (platform/interrupt.hpp) after a signal, once the running cells are ended.
 RunResults run_suite(const RunOptions& options, std::ostream& progress);
 
 }  // namespace memrel

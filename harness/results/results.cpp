@@ -102,12 +102,13 @@ If<S, CellResult> visit_fields(S& s, V&& v) {
   v("releases", s.releases);
   v("metrics", s.metrics);
   v("trace", s.trace);                          // optional: absent for workload cells
-  v("program_allocator", s.program_allocator);  // optional: cells that ran a torch program
+  v("program_allocator", s.program_allocator);  // optional: cells that ran a program
   v("gpu", s.gpu);                              // optional: runs with --gpus only
 }
 template <class S, class V>
 If<S, ProgramAllocatorRecord> visit_fields(S& s, V&& v) {
-  v("torch_allocator", s.torch_allocator);
+  v("framework", s.framework);
+  v("allocator", s.allocator);
   v("cache_layer", s.cache_layer);
 }
 template <class S, class V>
@@ -170,6 +171,9 @@ bool field_may_be_absent(const T&, const char*) {
 bool field_may_be_absent(const CellResult&, const char* key) {
   return std::strcmp(key, "trace") == 0 || std::strcmp(key, "program_allocator") == 0 ||
          std::strcmp(key, "gpu") == 0;
+}
+bool field_may_be_absent(const ProgramAllocatorRecord&, const char* key) {
+  return std::strcmp(key, "framework") == 0 || std::strcmp(key, "allocator") == 0;
 }
 bool field_may_be_absent(const CellGpu&, const char* key) { return std::strcmp(key, "uuid") == 0; }
 bool field_may_be_absent(const TraceSeries&, const char*) { return true; }
@@ -410,15 +414,6 @@ RunResults read_run_file(const std::string& path) {
   nlohmann::json j = read_json_file(path);
   try {
     return run_from_json(j);
-  } catch (const ResultsError& e) {
-    throw ResultsError(path + ": " + e.what());
-  }
-}
-
-CellResult read_cell_file(const std::string& path) {
-  nlohmann::json j = read_json_file(path);
-  try {
-    return cell_from_json(j);
   } catch (const ResultsError& e) {
     throw ResultsError(path + ": " + e.what());
   }

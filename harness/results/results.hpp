@@ -99,12 +99,13 @@ struct CellMetrics {
   std::map<std::string, std::uint64_t> median_latency_ns;  // per op
 };
 
-// Which allocator layer a torch program's tensors came from (docs/torch.md); program cells only.
+// Which allocator layer a framework program's memory came from (docs/torch.md); program cells
+// only. The framework names the family whose program ran; the allocator is the framework's own
+// ("native", "cudaMallocAsync") or its pluggable interface over this cell's backend.
 struct ProgramAllocatorRecord {
-  // torch's allocator: "native" or "cudaMallocAsync" (a torch-* backend: torch's own caching
-  // allocator), or "pluggable" (PyTorch's CUDAPluggableAllocator over this cell's backend).
-  std::string torch_allocator;
-  std::string cache_layer;  // who holds freed blocks for reuse: "torch" or "backend"
+  std::string framework;    // empty in files written before the families (one framework then)
+  std::string allocator;    // likewise empty there: they named it "<framework>_allocator"
+  std::string cache_layer;  // who holds freed blocks for reuse: the framework or "backend"
 };
 
 // The GPU a cell was pinned to (`memrel run --gpus`): NVML's index and UUID (null for a fake
@@ -125,7 +126,7 @@ struct CellResult {
   std::vector<ReleaseRecord> releases;
   CellMetrics metrics;
   std::optional<TraceReplay> trace;                         // trace cells only (docs/traces.md)
-  std::optional<ProgramAllocatorRecord> program_allocator;  // cells that ran a torch program
+  std::optional<ProgramAllocatorRecord> program_allocator;  // cells that ran a program
   std::optional<CellGpu> gpu;                               // runs with --gpus only
 };
 
@@ -150,6 +151,5 @@ nlohmann::json read_json_file(const std::string& path);
 
 // Throws ResultsError naming the file.
 RunResults read_run_file(const std::string& path);
-CellResult read_cell_file(const std::string& path);
 
 }  // namespace memrel

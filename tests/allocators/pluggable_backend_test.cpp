@@ -253,7 +253,7 @@ TEST_F(PluggableBackend, WrongTypeExitsTwo) {
 TEST_F(PluggableBackend, ANameOfABuiltInBackendExitsTwo) {
   EXPECT_EQ(rejected("clash.json", host_example_file("host-malloc")),
             dir_.file("clash.json") +
-                ": name: \"host-malloc\" is the name of a built-in backend (builtin): choose "
+                ": name: \"host-malloc\" is the name of a built-in backend (host): choose "
                 "another");
 }
 

@@ -33,7 +33,7 @@ std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 class TorchBackends : public ::testing::Test {
  protected:
   void SetUp() override {
-    Availability a = find_backend("torch-native").availability();
+    Availability a = resolve_backend("torch-native", "").availability();
     if (!a.available) GTEST_SKIP() << "torch backends cannot run here: " << a.reason;
   }
 
@@ -43,7 +43,7 @@ class TorchBackends : public ::testing::Test {
                   const std::string& extra_env = "", bool with_backend_env = true) {
     std::string env = "env -u PYTORCH_ALLOC_CONF -u PYTORCH_CUDA_ALLOC_CONF";
     if (with_backend_env) {
-      for (const auto& [k, v] : find_backend(backend).cell_environment)
+      for (const auto& [k, v] : resolve_backend(backend, "").cell_environment)
         env += " " + k + "='" + v + "'";
     }
     env += " " + extra_env;
@@ -287,7 +287,7 @@ TEST_F(TorchBackends, LinearStackNoGradPeaksBelowGrad) {
 TEST_F(TorchBackends, ProgramsOverCudaMallocGiveMemoryBackAtDel) {
   CellResult c = ok_cell("cuda-malloc", "torch-seed-000");
   ASSERT_TRUE(c.program_allocator.has_value());
-  EXPECT_EQ(c.program_allocator->torch_allocator, "pluggable");
+  EXPECT_EQ(c.program_allocator->allocator, "pluggable");
   EXPECT_EQ(c.program_allocator->cache_layer, "backend");
   const std::uint64_t t = 377487360;
   EXPECT_GE(*at(c, "single:after-alloc").allocated, t);
@@ -302,7 +302,7 @@ TEST_F(TorchBackends, ProgramsOverCudaMallocGiveMemoryBackAtDel) {
 }
 
 TEST_F(TorchBackends, ProgramsOverRmmPoolKeepThePoolAfterEmptyCache) {
-  Availability a = find_backend("rmm-pool").availability();
+  Availability a = resolve_backend("rmm-pool", "").availability();
   if (!a.available) GTEST_SKIP() << "rmm-pool cannot run here: " << a.reason;
   CellResult c = ok_cell("rmm-pool", "torch-seed-000");
   ASSERT_TRUE(c.program_allocator.has_value());

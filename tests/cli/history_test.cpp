@@ -28,7 +28,7 @@ std::string bench_json(int night, const std::vector<std::pair<std::string, doubl
                                 {"cpu_model", "Test CPU"},
                                 {"host", "ci-1"},
                                 {"memrel_commit", commit},
-                                {"torch_version", nullptr}};
+                                {"runtime_versions", nlohmann::json::object()}};
   char date[32];
   std::snprintf(date, sizeof date, "2026-11-%02dT02:00:00Z", night);
   nlohmann::json j = {{"context", {{"date", date}, {"memrel_fingerprint", fingerprint.dump()}}},

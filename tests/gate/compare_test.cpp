@@ -314,11 +314,15 @@ struct Bench {
 // One machine as memrel_bench records it (a JSON string in the context): both sides of most
 // tests below ran there, so their latencies may gate.
 json fingerprint(const std::string& gpu_uuid, const std::string& commit) {
-  return {{"gpu_model", "NVIDIA H200"},     {"gpu_uuid", gpu_uuid},
-          {"driver_version", "580.159.04"}, {"cuda_driver_version", 13000},
-          {"cuda_runtime_version", 13000},  {"cpu_model", "AMD EPYC 9654"},
-          {"host", "gpu-node-1"},           {"memrel_commit", commit},
-          {"torch_version", nullptr}};
+  return {{"gpu_model", "NVIDIA H200"},
+          {"gpu_uuid", gpu_uuid},
+          {"driver_version", "580.159.04"},
+          {"cuda_driver_version", 13000},
+          {"cuda_runtime_version", 13000},
+          {"cpu_model", "AMD EPYC 9654"},
+          {"host", "gpu-node-1"},
+          {"memrel_commit", commit},
+          {"runtime_versions", nlohmann::json::object()}};
 }
 const json kSameMachine = fingerprint("GPU-aaaa", "abc123");
 

@@ -65,21 +65,5 @@ TEST(RunSummaryTest, UnavailableCellsAreGroupedByReasonLargestFirst) {
   EXPECT_NE(summary.find("\nhost-malloc "), std::string::npos) << summary;
 }
 
-TEST(RunSummaryTest, ProgressPrintsABackendLineAndOnlyTheCellsWorthReading) {
-  std::ostringstream out;
-  RunProgress progress(out, 6, 3);
-  progress.cell_finished(cell("host-malloc", "w1", "ok"));
-  progress.cell_finished(cell("host-malloc", "w2", "oom", "out of memory allocating 4096 bytes"));
-  progress.cell_finished(cell("host-malloc", "w3", "ok"));
-  for (const char* w : {"w1", "w2", "w3"})
-    progress.cell_finished(cell("cuda-malloc", w, "unavailable", "no GPU"));
-  std::string text = out.str();
-  EXPECT_EQ(count(text, "\n"), 2u)
-      << text;  // the oom cell, the host-malloc line; cuda-malloc silent
-  EXPECT_NE(text.find("[2/6] host-malloc"), std::string::npos) << text;
-  EXPECT_NE(text.find("[3/6] host-malloc: 3 cells: 2 ok, 1 oom"), std::string::npos) << text;
-  EXPECT_EQ(text.find("cuda-malloc"), std::string::npos) << text;
-}
-
 }  // namespace
 }  // namespace memrel

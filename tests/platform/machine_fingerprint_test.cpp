@@ -18,7 +18,7 @@ MachineFingerprint h200(const std::string& uuid) {
   f.cpu_model = "AMD EPYC 9654";
   f.host = "node-1";
   f.memrel_commit = "abc123";
-  f.torch_version = "2.11.0";
+  f.runtime_versions = {{"torch", "2.11.0"}};
   return f;
 }
 
@@ -27,7 +27,7 @@ TEST(MachineFingerprint, ThisMachineNamesItsCpuAndTheCommitMemrelWasBuiltFrom) {
   EXPECT_FALSE(f.cpu_model.empty());
   EXPECT_FALSE(f.host.empty());
   EXPECT_FALSE(f.memrel_commit.empty());
-  EXPECT_FALSE(f.torch_version) << "only a process that loaded the torch plugin can tell it";
+  EXPECT_TRUE(f.runtime_versions.empty()) << "only a process that loaded a runtime can tell it";
   if (!f.gpu_model) {
     EXPECT_FALSE(f.gpu_uuid) << "a UUID without a model";
   }
@@ -52,10 +52,20 @@ TEST(MachineFingerprint, AnotherGpuOfTheSameModelIsAnotherMachine) {
 TEST(MachineFingerprint, OtherCodeOnTheSameMachineKeepsTheMachineId) {
   MachineFingerprint a = h200("GPU-1"), b = h200("GPU-1");
   b.memrel_commit = "def456";
-  b.torch_version = "2.12.0";
+  b.runtime_versions["torch"] = "2.12.0";
   EXPECT_EQ(memrel::machine_id(a), memrel::machine_id(b));
   b.driver_version = "590.1";
   EXPECT_NE(memrel::machine_id(a), memrel::machine_id(b));
+}
+
+TEST(MachineFingerprint, AnOlderFilesRuntimeVersionFieldIsReadAsARuntimeVersion) {
+  nlohmann::json j = memrel::to_json(h200("GPU-1"));
+  j.erase("runtime_versions");
+  j["torch_version"] = "2.11.0";
+  j["cuda_runtime_version"] = 13000;  // a field of the machine, not a runtime of a backend
+  MachineFingerprint f = memrel::fingerprint_from_json(j);
+  EXPECT_EQ(f.runtime_versions, (std::map<std::string, std::string>{{"torch", "2.11.0"}}));
+  EXPECT_EQ(f.cuda_runtime_version, 13000);
 }
 
 TEST(MachineFingerprint, AFieldOfTheWrongTypeIsNamed) {

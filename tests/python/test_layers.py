@@ -146,3 +146,68 @@ def test_the_harness_check_catches_results_including_execution(tmp_path):
         '#include "harness/execution/cell.hpp"\n')
     assert harness_violations(tmp_path) == [
         'harness/results/x.hpp:1: harness/results includes "harness/execution/cell.hpp"']
+
+
+# Backend families own their knowledge (allocators/backend_family.hpp): outside allocators/ no
+# source includes a family's folder, and the harness, platform and gate name no family in code
+# (comments may: a trace recorded from PyTorch is still PyTorch's).
+FAMILY_WORDS = re.compile(r"(?<![a-z])(torch|rmm|pluggable|BackendKind)(?![a-z])", re.IGNORECASE)
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def families(root):
+    """The family folders of allocators/, each with its <name>_family.cpp."""
+    return sorted(p.parent.name for p in (root / "allocators").glob("*/*_family.cpp"))
+
+
+def family_leaks(root):
+    """Every place outside allocators/ that reaches into a family, as 'FILE:LINE: why'."""
+    found = []
+    names = families(root)
+    for layer in ALLOWED:
+        if layer == "allocators":
+            continue
+        for path in sorted((root / layer).rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
+                continue
+            relative = path.relative_to(root)
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for match in INCLUDE.finditer(text):
+                parts = match.group(2).split("/")
+                if parts[0] == "allocators" and len(parts) > 2 and parts[1] in names:
+                    line = text.count("\n", 0, match.start()) + 1
+                    found.append(f'{relative}:{line}: includes "{match.group(2)}" of the '
+                                 f"{parts[1]} family")
+            if layer in ("harness", "platform", "gate"):
+                code = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+                for match in FAMILY_WORDS.finditer(code):
+                    line = code.count("\n", 0, match.start()) + 1
+                    found.append(f"{relative}:{line}: names the family word '{match.group(1)}'")
+    return found
+
+
+def test_every_family_is_a_folder_and_nothing_outside_allocators_names_one():
+    assert set(families(ROOT)) >= {"cuda", "host", "rmm", "torch", "pluggable"}
+    assert family_leaks(ROOT) == []
+
+
+@pytest.mark.parametrize("layer,text", [
+    ("harness", '#include "allocators/torch/variants.hpp"\n'),
+    ("cli", '#include "allocators/pluggable/backend_file.hpp"\n'),
+    ("harness", 'int x = 1;\nif (b.family == "torch") {}\n'),
+    ("platform", "std::optional<std::string> torch_version;\n"),
+    ("gate", "auto k = BackendKind::kRmm;\n"),
+])
+def test_the_family_check_catches_a_leak(tmp_path, layer, text):
+    for family in ("torch", "pluggable", "rmm"):
+        (tmp_path / "allocators" / family).mkdir(parents=True)
+        (tmp_path / "allocators" / family / f"{family}_family.cpp").write_text("")
+    (tmp_path / layer).mkdir()
+    (tmp_path / layer / "x.cpp").write_text(text)
+    assert family_leaks(tmp_path), text
+
+
+def test_the_family_check_lets_comments_name_a_framework(tmp_path):
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "x.cpp").write_text("// a PyTorch snapshot, an RMM log\nint x;\n")
+    assert family_leaks(tmp_path) == []

@@ -1,0 +1,106 @@
+// A backend family: the backends of one library (CUDA's runtime, glibc, RMM, LibTorch, a user's
+// shared library named by a backend file) and everything memrel knows about that library: which
+// backends it offers, whether they can run here, the environment their process needs, the
+// framework programs it runs and the versions of the runtimes it loaded.
+//
+// The harness and the results model never name a family: they ask the families through this
+// interface (allocators/backend_families.hpp lists them). Adding a family is one folder under
+// allocators/ with a class implementing this, and one line in backend_families.cpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocators/allocator.hpp"
+#include "allocators/framework_program.hpp"
+
+namespace memrel {
+
+struct Availability {
+  bool available = false;
+  std::string reason;  // why not, when unavailable
+};
+
+const char* memory_space_name(MemorySpace space);
+
+// One backend as the runner, the cells and `memrel list` see it.
+struct BackendInfo {
+  std::string name;
+  std::string family;       // the family's name (BackendFamily::name), e.g. "cuda", "torch"
+  std::string description;  // what it wraps, one line
+  std::string release;      // what release() does for it, one line
+  MemorySpace space = MemorySpace::kDevice;
+  // Environment the cell process must start with, because the allocator reads it once when its
+  // library loads (PyTorch's allocator settings). The runner sets these before exec.
+  std::map<std::string, std::string> cell_environment;
+  // Checked in the parent process, which must not create a CUDA context: looks for a driver and
+  // a device through NVML, never through the CUDA runtime.
+  std::function<Availability()> availability;
+  // Called inside the cell process only.
+  std::function<std::unique_ptr<Allocator>()> make;
+  // The backend file it comes from; empty for compiled backends.
+  std::string file = "";
+  // Loads what make() would load and resolves its symbols without making an allocator, in a
+  // child process before any cell (`memrel cell --check`): throws one line naming the file when
+  // it cannot. Empty when there is nothing to check ahead (compiled backends).
+  std::function<void()> check_loadable = nullptr;
+};
+
+// A backend file of the backends folder as a family read it.
+struct BackendFileEntry {
+  std::string file;
+  std::string family;                  // the family that reads it
+  std::optional<BackendInfo> backend;  // empty when the file is invalid
+  std::string error;                   // one line naming the file and the key, when invalid
+};
+
+class BackendFamily {
+ public:
+  virtual ~BackendFamily() = default;
+
+  virtual std::string name() const = 0;
+
+  // The backends compiled into memrel, in the order `memrel list` shows them.
+  virtual std::vector<BackendInfo> backends() const = 0;
+
+  // A backend this family makes from something other than its compiled names: a backend file
+  // named by `name_or_file` (a name of a file in `backends_dir`, or a path). Empty: not this
+  // family's. Throws (one line naming the file and the key) for a file of its that is invalid.
+  virtual std::optional<BackendInfo> resolve(const std::string& name_or_file,
+                                             const std::string& backends_dir) const {
+    (void)name_or_file;
+    (void)backends_dir;
+    return std::nullopt;
+  }
+
+  // Every backend file of `backends_dir` that this family reads, valid or not.
+  virtual std::vector<BackendFileEntry> backend_files(const std::string& backends_dir) const {
+    (void)backends_dir;
+    return {};
+  }
+
+  // The framework programs this family runs (workload steps {"program": NAME}).
+  virtual std::vector<std::string> programs() const { return {}; }
+
+  // Which allocator layer one of programs() would take its memory from in a cell of `backend`
+  // (of any family). Throws BackendUnavailable where that backend cannot serve the framework
+  // (a host backend and CUDA tensors).
+  virtual ProgramPlacement program_placement(const BackendInfo& backend,
+                                             const std::string& program) const;
+
+  // Runs one of programs() in a cell of `backend`, its memory coming from `allocator`, the
+  // cell's. Throws BackendUnavailable where the framework cannot be loaded.
+  virtual void run_program(const BackendInfo& backend, Allocator& allocator,
+                           const std::string& program, const std::string& args_json,
+                           ProgramContext& context) const;
+
+  // The versions of the runtimes this family has loaded in this process (a cell process, after
+  // make()), e.g. {"torch": "2.11.0"}, for the machine fingerprint. Never loads anything.
+  virtual std::map<std::string, std::string> loaded_runtime_versions() const { return {}; }
+};
+
+}  // namespace memrel

@@ -1,0 +1,83 @@
+#include "harness/execution/cell_protocol.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "allocators/backend_table.hpp"
+#include "harness/execution/cell.hpp"
+#include "harness/workload/trace_plan.hpp"
+#include "harness/workload/workload.hpp"
+#include "platform/atomic_file.hpp"
+#include "platform/byte_size.hpp"
+#include "platform/child_process.hpp"
+
+namespace memrel {
+namespace {
+
+// The runner's way: an anonymous file it opened, read back once this process has exited.
+void write_to_fd(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw std::runtime_error(std::string(cell_protocol::kResultFd) + " " + std::to_string(fd) +
+                               ": write failed (" + std::strerror(errno) + ")");
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> cell_command_line(const std::string& executable, const CellRequest& r) {
+  namespace p = cell_protocol;
+  std::vector<std::string> args = {executable};
+  if (!r.backends_dir.empty()) args.insert(args.end(), {p::kBackendsDir, r.backends_dir});
+  args.insert(args.end(), {p::kSubcommand, p::kBackend, r.backend});
+  if (r.check) {
+    args.push_back(p::kCheck);
+    return args;
+  }
+  args.insert(args.end(), {p::kWorkload, r.workload});
+  if (r.result_fd >= 0)
+    args.insert(args.end(), {p::kResultFd, std::to_string(r.result_fd)});
+  else
+    args.insert(args.end(), {p::kOut, r.out});
+  args.insert(args.end(), {p::kHostCapacity, r.host_capacity, p::kTraceScale, r.trace_scale});
+  return args;
+}
+
+void serve_cell(const CellRequest& r) {
+  // Started by the runner (a group of its own): whatever this cell starts ends with it, also
+  // when the runner dies (the parent-death signal is SIGTERM).
+  end_own_group_on_sigterm();
+  BackendInfo backend = resolve_backend(r.backend, r.backends_dir);
+  if (r.check) {
+    // What `memrel run` asks of a child before any cell: a backend file's library must load and
+    // export its symbols, else it is unusable input (exit 2, one line). Checked wherever the
+    // cells could run (without a device, a device backend's cells are unavailable anyway). A
+    // real cell loads it later, in make(), after its CUDA context: backend init includes it.
+    if (backend.check_loadable && machine_runs_space(backend.space)) backend.check_loadable();
+    return;
+  }
+  if (r.workload.empty() || (r.out.empty() && r.result_fd < 0))
+    throw std::invalid_argument(std::string("cell: ") + cell_protocol::kWorkload + " and " +
+                                cell_protocol::kOut + " (or " + cell_protocol::kResultFd +
+                                ") are required (unless " + cell_protocol::kCheck + ")");
+  Workload w = parse_workload_file(r.workload);
+  CellOptions options;
+  options.host_capacity_bytes =
+      parse_byte_size(r.host_capacity, cell_protocol::kHostCapacity, kMaxRequestBytes);
+  options.trace_scale_divisor = parse_trace_scale(r.trace_scale);
+  CellResult result = run_cell(backend, w, options);
+  std::string text = to_json(result).dump(1) + "\n";
+  if (r.result_fd >= 0)
+    write_to_fd(r.result_fd, text);
+  else
+    write_file_atomically(r.out, text);
+}
+
+}  // namespace memrel

@@ -1,0 +1,51 @@
+// How the runner and a cell process talk, both ends in one place: the command line the runner
+// execs (`memrel [--backends-dir DIR] cell --backend B --workload W --result-fd 3 ...`), what the
+// cell process does with it, and how it hands its result back. cli/cell_command.cpp only maps
+// these options onto the command line parser.
+//
+// Why a process per cell: a forked CUDA process is unusable, each cell gets a clean context, and
+// allocator settings read once at library load (PyTorch's) can differ between cells.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memrel {
+
+// The cell subcommand's name and options.
+namespace cell_protocol {
+inline constexpr const char* kSubcommand = "cell";
+inline constexpr const char* kBackendsDir = "--backends-dir";  // memrel's, before the subcommand
+inline constexpr const char* kBackend = "--backend";
+inline constexpr const char* kWorkload = "--workload";
+inline constexpr const char* kOut = "--out";
+inline constexpr const char* kResultFd = "--result-fd";
+inline constexpr const char* kHostCapacity = "--host-capacity";
+inline constexpr const char* kTraceScale = "--trace-scale";
+inline constexpr const char* kCheck = "--check";
+// The runner hands the cell an anonymous file as this descriptor for its result.
+inline constexpr int kResultDescriptor = 3;
+}  // namespace cell_protocol
+
+struct CellRequest {
+  std::string backend;  // a compiled backend's name, a backend file's name or its path
+  std::string backends_dir;
+  std::string workload;  // the workload or trace file
+  std::string host_capacity = "1GiB";
+  std::string trace_scale = "auto";
+  std::string out;     // where the result goes: a file (by hand), or
+  int result_fd = -1;  // a descriptor the runner opened (its way)
+  // Only load the backend's library and resolve its symbols (backend files); run nothing.
+  bool check = false;
+};
+
+// The runner's end: the whole command line, `executable` first.
+std::vector<std::string> cell_command_line(const std::string& executable,
+                                           const CellRequest& request);
+
+// The cell's end, in the process the runner started: whatever it starts ends with it, the
+// backend is resolved again here (the parent loads no backend's library), and the result is
+// written whole. Throws std::invalid_argument for an unusable request (one line).
+void serve_cell(const CellRequest& request);
+
+}  // namespace memrel
