@@ -69,9 +69,10 @@ Findings freed_memory_can_be_allocated_again(Allocator& a, UsageAccounting usage
 // reported, reserved >= allocated at every point.
 Findings usage_follows_each_block(Allocator& a, UsageAccounting usage);
 
-// allocate(0) has a defined outcome: a block (null allowed for 0 bytes only: cudaMalloc(0) and
-// RMM give null) that deallocate takes back, leaving usage as it was, or OutOfMemory carrying 0.
-// `observed` says which. The allocator is usable afterwards.
+// allocate(0) has a defined outcome: a block that deallocate takes back, leaving usage as it
+// was, or OutOfMemory carrying 0. The block may be null for 0 bytes only (as C's malloc(0) may;
+// RMM's resources and PyTorch's raw_alloc give null for 0). `observed` says which. The allocator
+// is usable afterwards.
 Findings zero_byte_request_has_a_defined_outcome(Allocator& a, UsageAccounting usage);
 
 // allocate(kHugeRequest) throws OutOfMemory carrying the request's size, nothing else; usage is
