@@ -287,9 +287,15 @@ Findings huge_request_throws_out_of_memory(Allocator& a, UsageAccounting usage) 
 
 Findings release_is_idempotent(Allocator& a, UsageAccounting usage) {
   Findings f;
-  // Nothing allocated yet: releasing an empty allocator is callable.
+  // Nothing allocated yet: releasing an empty allocator is callable, and idempotent too.
   a.release();
+  const Usage empty_once = a.usage();
   a.release();
+  const Usage empty_twice = a.usage();
+  if (usage != UsageAccounting::kNotComparable && !usage_equal(empty_once, empty_twice)) {
+    f.violations.push_back("with nothing ever allocated, a second release() changed usage: " +
+                           usage_text(empty_once) + ", then " + usage_text(empty_twice));
+  }
 
   std::vector<Block> blocks;
   for (std::size_t s : request_sizes()) {
