@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "allocators/backend_table.hpp"
-#include "allocators/pluggable/backend_file.hpp"
+#include "cli/backend_listing.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/workload/workload.hpp"
 #include "harness/workload/workload_files.hpp"
@@ -28,55 +28,8 @@ std::string padded(const std::string& s, std::size_t width) {
   return s + std::string(width - std::min(width - 1, s.size()), ' ');
 }
 
-nlohmann::json backend_entry(const BackendInfo& b) {
-  Availability a = b.availability();
-  nlohmann::json entry = {{"name", b.name},
-                          {"kind", backend_kind_name(b.kind)},
-                          {"description", b.description},
-                          {"release", b.release},
-                          {"space", memory_space_name(b.space)},
-                          {"available", a.available},
-                          {"reason", a.reason},
-                          {"valid", true}};
-  if (b.kind == BackendKind::kPluggable) entry["file"] = b.file;
-  return entry;
-}
-
-// Every backend: the compiled table, then the backends folder's files, invalid ones with their
-// error, as an invalid workload is.
-nlohmann::json backend_listing(const GlobalOptions& global) {
-  nlohmann::json backends = nlohmann::json::array();
-  for (const auto& b : all_backends()) backends.push_back(backend_entry(b));
-  std::vector<std::string> names;
-  for (const auto& path : folder_backend_files(global.backends_dir)) {
-    std::string error;
-    try {
-      BackendInfo b = backend_from_file(path);
-      if (std::find(names.begin(), names.end(), b.name) != names.end()) {
-        error = BackendFileError(path, "name",
-                                 "\"" + b.name + "\" is listed twice in " + global.backends_dir)
-                    .what();
-      } else {
-        names.push_back(b.name);
-        backends.push_back(backend_entry(b));
-        continue;
-      }
-    } catch (const BackendFileError& e) {
-      error = e.what();
-    }
-    backends.push_back({{"name", fs::path(path).stem().string()},
-                        {"kind", backend_kind_name(BackendKind::kPluggable)},
-                        {"file", path},
-                        {"available", false},
-                        {"reason", error},
-                        {"valid", false},
-                        {"error", error}});
-  }
-  return backends;
-}
-
 nlohmann::json listing(const GlobalOptions& global) {
-  nlohmann::json out = {{"backends", backend_listing(global)},
+  nlohmann::json out = {{"backends", backend_listing(global.backends_dir)},
                         {"workloads", nlohmann::json::array()}};
   const std::string& workloads_dir = global.workloads_dir;
   for (const auto& path : all_workload_files(workloads_dir)) {
@@ -96,11 +49,8 @@ nlohmann::json listing(const GlobalOptions& global) {
 
 int run_list(const ListArgs& args, const GlobalOptions& global) {
   if (args.available_backends) {
-    // Compiled backends and the folder's valid files that can run here: memrel_bench takes both.
-    for (const auto& b : backend_listing(global)) {
-      if (b["valid"] == true && b["available"] == true)
-        std::cout << b["name"].get<std::string>() << "\n";
-    }
+    for (const std::string& name : available_backend_names(global.backends_dir))
+      std::cout << name << "\n";
     return 0;
   }
   if (args.markdown) {
