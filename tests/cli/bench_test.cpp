@@ -267,6 +267,25 @@ TEST_F(BenchCommand, ATimeoutEndsTheBackendAndWhatItStarted) {
   EXPECT_TRUE(gone) << "pid " << grandchild << " outlived its timeout";
 }
 
+TEST_F(BenchCommand, SigtermEndsTheRunningBenchmarkAndExits143) {
+  const std::string pid_file = dir.file("stub-pid");
+  const std::string stub =
+      write_stub(dir, "#!/usr/bin/env bash\necho $$ >\"" + pid_file + ".tmp\"\nmv \"" + pid_file +
+                          ".tmp\" \"" + pid_file + "\"\nsleep 300\n");
+  // memrel in the background of a shell that sends it SIGTERM once the stub has started.
+  auto r = run_command(
+      "{ " +
+      memrel_command("bench --bench '" + stub + "' -b host-malloc -b null -o '" + out + "'") +
+      " & m=$!; for i in $(seq 1000); do [ -f '" + pid_file +
+      "' ] && break; sleep 0.01; done; kill -TERM $m; wait $m; echo \"exit=$?\"; }");
+  EXPECT_NE(r.output.find("exit=143"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("interrupted by SIGTERM: 1 running memrel_bench ended"),
+            std::string::npos)
+      << r.output;
+  const pid_t stub_pid = std::stoi(read_text(pid_file));
+  EXPECT_NE(kill(stub_pid, 0), 0) << "the stub (pid " << stub_pid << ") outlived memrel bench";
+}
+
 TEST_F(BenchCommand, BadInputExits2WithOneLineBeforeAnythingRuns) {
   struct Case {
     std::string args, environment, names;
