@@ -116,8 +116,6 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   if (a.backends.empty()) a.backends = available_backend_names(global.backends_dir);
   if (a.out.empty())
     a.out = std::string(MEMREL_SOURCE_DIR) + "/results/runs/bench-" + utc_now_iso8601();
-  make_folder("-o", a.out);
-  if (!a.logs.empty()) make_folder("--logs", a.logs);
   // Each backend resolved here, so that a typo costs nothing and two backends cannot write one
   // file; memrel_bench resolves the same string again in its own process.
   std::vector<BenchJob> jobs;
@@ -138,6 +136,8 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
           (fs::path(a.logs) / ("bench-" + file_name_piece(backend.name) + ".log")).string();
     jobs.push_back(job);
   }
+  make_folder("-o", a.out);
+  if (!a.logs.empty()) make_folder("--logs", a.logs);
 
   std::vector<BenchOutcome> outcomes = run_bench_jobs(command, jobs, gpus, print_outcome);
   std::size_t ok = 0, unavailable = 0, failed = 0;

@@ -304,6 +304,7 @@ TEST_F(BenchCommand, BadInputExits2WithOneLineBeforeAnythingRuns) {
     EXPECT_EQ(r.exit_code, 2) << c.args << ": " << stderr_text();
     EXPECT_NE(stderr_text().find(c.names), std::string::npos) << c.args << ": " << stderr_text();
     EXPECT_FALSE(fs::exists(calls)) << c.args << ": memrel_bench ran";
+    EXPECT_FALSE(fs::exists(out)) << c.args << ": the output folder was made";
   }
   auto missing = run_command(
       memrel_command("bench -b host-malloc --bench /nonexistent/memrel_bench -o '" + out + "'"));
