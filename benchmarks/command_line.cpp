@@ -38,6 +38,22 @@ std::string min_time_flag(double seconds) {
 #endif
 }
 
+// A whole day of timed work per repetition is a typo, not a plan.
+constexpr double kMaxMinTimeSeconds = 86400;
+
+double parse_min_time(const std::string& text) {
+  const std::string usage = "--min-time: '" + text +
+                            "' is not a number of seconds above 0 and up to " +
+                            std::to_string(static_cast<int>(kMaxMinTimeSeconds));
+  if (text.empty() || text.find_first_not_of("0123456789.eE-+") != std::string::npos)
+    throw UsageError(usage);
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !(seconds > 0) || seconds > kMaxMinTimeSeconds)
+    throw UsageError(usage);
+  return seconds;
+}
+
 }  // namespace
 
 std::string default_backends_dir() {
@@ -62,6 +78,12 @@ BenchCommandLine parse_command_line(int argc, char** argv) {
       command_line.backends_dir = argv[++i];
     } else if (starts_with(argument, "--backends-dir=")) {
       command_line.backends_dir = argument.substr(std::string("--backends-dir=").size());
+    } else if (argument == "--min-time") {
+      if (i + 1 == argc) throw UsageError("--min-time needs a number of seconds");
+      command_line.min_time_seconds = parse_min_time(argv[++i]);
+    } else if (starts_with(argument, "--min-time=")) {
+      command_line.min_time_seconds =
+          parse_min_time(argument.substr(std::string("--min-time=").size()));
     } else if (argument == "--quick") {
       command_line.quick = true;
     } else if (argument == "--list-backends") {
@@ -79,7 +101,9 @@ std::vector<std::string> google_benchmark_arguments(const std::string& program,
                                                     const BenchCommandLine& command_line,
                                                     const MeasurementPlan& plan) {
   std::vector<std::string> arguments = {program};
-  if (!user_chose(command_line, "benchmark_min_time")) {
+  if (command_line.min_time_seconds > 0) {
+    arguments.push_back(min_time_flag(command_line.min_time_seconds));
+  } else if (!user_chose(command_line, "benchmark_min_time")) {
     arguments.push_back(min_time_flag(plan.min_time_seconds));
   }
   if (!user_chose(command_line, "benchmark_repetitions")) {

@@ -22,20 +22,24 @@ struct BenchCommandLine {
   std::string backend;  // a compiled backend's name, a backend file's name or its path
   std::string backends_dir = default_backends_dir();
   bool quick = false;
+  // --min-time SECONDS: Google Benchmark's minimum time, written in the form this build's Google
+  // Benchmark reads (with or without the unit), so that a caller need not know which; 0: unset.
+  double min_time_seconds = 0;
   bool help = false;
   bool list_backends = false;
   // Everything that is not memrel_bench's, in order, for Google Benchmark to parse (and refuse).
   std::vector<std::string> benchmark_arguments;
 };
 
-// --backend NAME or --backend=NAME, --backends-dir DIR, --quick, --list-backends, --help or -h.
-// Throws UsageError.
+// --backend NAME or --backend=NAME, --backends-dir DIR, --quick, --min-time SECONDS,
+// --list-backends, --help or -h. Throws UsageError.
 BenchCommandLine parse_command_line(int argc, char** argv);
 
-// The argv for benchmark::Initialize: the program, then memrel's minimum time and repetitions
-// unless the user chose their own (by flag or by Google Benchmark's BENCHMARK_MIN_TIME /
-// BENCHMARK_REPETITIONS variables), then the user's arguments. Set as flags rather than through
-// Benchmark::MinTime(), which would add "/min_time:0.010" to every name.
+// The argv for benchmark::Initialize: the program, then --min-time's minimum time, else memrel's
+// own unless the user chose one, and memrel's repetitions unless the user chose their own (by flag
+// or by Google Benchmark's BENCHMARK_MIN_TIME / BENCHMARK_REPETITIONS variables), then the user's
+// arguments. Set as flags rather than through Benchmark::MinTime(), which would add
+// "/min_time:0.010" to every name.
 std::vector<std::string> google_benchmark_arguments(const std::string& program,
                                                     const BenchCommandLine& command_line,
                                                     const MeasurementPlan& plan);

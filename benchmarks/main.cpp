@@ -35,7 +35,8 @@ constexpr const char* kBenchFormat = "memrel.bench/1";
 
 void print_help() {
   std::cout
-      << "Usage: memrel_bench --backend NAME|FILE [--backends-dir DIR] [--quick] [Google Benchmark "
+      << "Usage: memrel_bench --backend NAME|FILE [--backends-dir DIR] [--quick] [--min-time S] "
+         "[Google Benchmark "
          "options]\n"
          "\n"
          "Latency benchmarks of one memrel backend: pair, alloc, free (warm and cold), release\n"
@@ -51,6 +52,8 @@ void print_help() {
       << default_backends_dir()
       << ")\n"
          "  --quick          4 sizes and a short churn (CI on host backends: under 30 s)\n"
+         "  --min-time S     Google Benchmark's minimum time per repetition, in seconds, in the\n"
+         "                   form this build's Google Benchmark reads\n"
          "  --list-backends  print every backend's name, one a line, and exit\n"
          "  --help, -h       this text, then Google Benchmark's options\n"
          "\n"

@@ -3,31 +3,28 @@
 // rules: latency by the rank test over the rounds, bytes exactly as ever (docs/ab.md). The way
 // to gate latency on a fleet where every night may get another machine: both sides meet the same
 // machine, the same hour and the same drift.
-#include <fcntl.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <csignal>
-#include <cstring>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <sstream>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
+#include "allocators/backend_table.hpp"
 #include "cli/comparison_outputs.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "gate/compare.hpp"
 #include "gate/read/interleaved_rounds.hpp"
 #include "gate/rules/tolerances.hpp"
+#include "harness/execution/bench_launcher.hpp"
 #include "platform/atomic_file.hpp"
+#include "platform/executable_path.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/run_context.hpp"
 
 #ifndef MEMREL_SOURCE_DIR
@@ -62,25 +59,10 @@ struct AbArgs {
   CompareOptions options;
 };
 
-std::string executable_dir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? "." : exe.parent_path().string();
-}
-
-// memrel_bench where the build puts it (build/benchmarks/), else beside memrel.
-std::string default_bench() {
-  for (const std::string& candidate :
-       {executable_dir() + "/benchmarks/memrel_bench", executable_dir() + "/memrel_bench"}) {
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 void check_side(Side& side) {
   const std::string option = "--" + side.role + "-bench";
   if (side.bench.empty()) {
-    side.bench = default_bench();
+    side.bench = bench_beside_executable();
     if (side.bench.empty())
       throw std::invalid_argument(option + ": no memrel_bench beside " + executable_dir() +
                                   " (built without Google Benchmark?); name one");
@@ -94,59 +76,14 @@ void check_side(Side& side) {
   }
 }
 
-struct BenchRun {
-  int exit_code = 0;  // the process's, or 128 + signal
-  std::string log;    // its stdout and stderr
-};
-
-// One memrel_bench process, its output into `log_path`. It dies with memrel (PDEATHSIG).
-BenchRun run_bench(const Side& side, const std::string& backend, const AbArgs& a,
-                   const std::string& json_path, const std::string& log_path) {
-  std::vector<std::string> words = {side.bench, "--backend", backend};
-  if (a.quick) words.push_back("--quick");
-  words.push_back("--benchmark_out=" + json_path);
-  words.push_back("--benchmark_out_format=json");
-  words.insert(words.end(), a.bench_args.begin(), a.bench_args.end());
-  std::cout.flush();
-  std::cerr.flush();
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(exit_code::kInternalError);
-    int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (log >= 0) {
-      dup2(log, STDOUT_FILENO);
-      dup2(log, STDERR_FILENO);
-    }
-    for (const std::string& setting : side.environment) {
-      std::size_t eq = setting.find('=');
-      setenv(setting.substr(0, eq).c_str(), setting.substr(eq + 1).c_str(), 1);
-    }
-    std::vector<char*> argv;
-    for (auto& w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], std::strerror(errno));
-    _exit(exit_code::kInternalError);
+// The side's NAME=VALUE settings (checked by check_side) as the child's environment.
+std::map<std::string, std::string> environment_of(const Side& side) {
+  std::map<std::string, std::string> env;
+  for (const std::string& setting : side.environment) {
+    const std::size_t eq = setting.find('=');
+    env[setting.substr(0, eq)] = setting.substr(eq + 1);
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  BenchRun r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(log_path);
-  std::stringstream text;
-  text << in.rdbuf();
-  r.log = text.str();
-  return r;
-}
-
-std::string last_line(std::string text) {
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  std::size_t nl = text.rfind('\n');
-  return nl == std::string::npos ? text : text.substr(nl + 1);
+  return env;
 }
 
 nlohmann::json ab_context(const Side& side, const std::string& backend, const AbArgs& a) {
@@ -159,64 +96,103 @@ nlohmann::json ab_context(const Side& side, const std::string& backend, const Ab
           {"bench_args", a.bench_args}};
 }
 
-int run_ab(AbArgs& a) {
+// What one side runs: its memrel_bench with the options both sides share.
+BenchCommand command_of(const Side& side, const AbArgs& a, const GlobalOptions& global) {
+  BenchCommand command;
+  command.bench = side.bench;
+  command.backends_dir = global.backends_dir;
+  command.quick = a.quick;
+  command.bench_args = a.bench_args;
+  return command;
+}
+
+// A backend as given (a name, a name in the backends folder, or a file's path) and its name.
+struct GivenBackend {
+  std::string given, name;
+};
+
+GivenBackend resolved(const std::string& given, const GlobalOptions& global) {
+  return {given, resolve_backend(given, global.backends_dir).name};
+}
+
+int run_ab(AbArgs& a, const GlobalOptions& global) {
+  // From here on SIGINT and SIGTERM are requests: the launcher ends the running memrel_bench.
+  InterruptRequests interrupts;
   check_side(a.reference);
   check_side(a.candidate);
   if (a.backends.empty()) throw std::invalid_argument("--backend: name at least one");
   if (!a.candidate.backend.empty() && a.backends.size() != 1)
     throw std::invalid_argument("--candidate-backend: compares against exactly one --backend");
+  // Every backend resolved before the first round, so that a typo costs nothing; the files are
+  // named after the backends' names, never their paths.
+  std::vector<GivenBackend> backends;
+  for (const std::string& given : a.backends) backends.push_back(resolved(given, global));
+  std::optional<GivenBackend> candidate_backend;
+  if (!a.candidate.backend.empty()) candidate_backend = resolved(a.candidate.backend, global);
   if (a.out.empty())
     a.out = std::string(MEMREL_SOURCE_DIR) + "/results/runs/ab-" + utc_now_iso8601();
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
   fs::create_directories(rounds_dir, ec);
   if (ec) throw std::invalid_argument("--out " + a.out + ": " + ec.message());
+  const std::map<const Side*, BenchCommand> commands = {
+      {&a.reference, command_of(a.reference, a, global)},
+      {&a.candidate, command_of(a.candidate, a, global)}};
 
   std::cout << "memrel ab: " << a.rounds << " rounds, interleaved, into " << a.out << "\n";
   std::vector<std::string> unavailable;
   std::size_t compared = 0;
-  for (const std::string& backend : a.backends) {
+  for (const GivenBackend& backend : backends) {
     std::map<std::string, std::vector<BenchmarkRun>> runs;  // role -> one per round
     bool ran = true;
     for (int round = 1; round <= a.rounds && ran; ++round) {
       for (const Side* side : {&a.reference, &a.candidate}) {
-        const std::string name = side->backend.empty() ? backend : side->backend;
-        const std::string stem =
-            rounds_dir + "/" + side->role + "-" + backend + "-" + std::to_string(round);
-        std::remove((stem + ".json").c_str());
-        BenchRun r = run_bench(*side, name, a, stem + ".json", stem + ".log");
-        if (r.exit_code == 2)
-          throw std::invalid_argument(side->bench + " --backend " + name + ": " + last_line(r.log));
-        if (r.exit_code != 0) {
-          std::cerr << "memrel ab: the " << side->role << " " << name << " failed in round "
-                    << round << " (exit " << r.exit_code << "): " << last_line(r.log) << " ("
-                    << stem << ".log)\n";
+        const GivenBackend& runs_here =
+            side == &a.candidate && candidate_backend ? *candidate_backend : backend;
+        const std::string stem = rounds_dir + "/" + side->role + "-" +
+                                 file_name_piece(backend.name) + "-" + std::to_string(round);
+        BenchJob job;
+        job.backend = runs_here.given;
+        job.name = runs_here.name;
+        job.json_path = stem + ".json";
+        job.log_path = stem + ".log";
+        job.environment = environment_of(*side);
+        // A usage error (exit 2) is thrown as one: the same for every round.
+        const BenchOutcome r = run_bench_job(commands.at(side), job);
+        if (r.status == BenchStatus::kFailed || r.status == BenchStatus::kCrashed ||
+            r.status == BenchStatus::kTimeout) {
+          const int exit = r.status == BenchStatus::kCrashed ? 128 + r.exit_code : r.exit_code;
+          std::cerr << "memrel ab: the " << side->role << " " << job.name << " failed in round "
+                    << round << " ("
+                    << (r.status == BenchStatus::kTimeout ? "timeout"
+                                                          : "exit " + std::to_string(exit))
+                    << "): " << r.last_line << " (" << job.log_path << ")\n";
           return exit_code::kRegression;
         }
-        if (!fs::exists(stem + ".json")) {  // unavailable: memrel_bench says why on stderr
+        if (r.status == BenchStatus::kUnavailable) {  // memrel_bench says why
           if (round > 1 || side != &a.reference) {
             // The reference ran here, so the candidate's side is what cannot run.
-            std::cerr << "memrel ab: the " << side->role << " " << name
-                      << " wrote no results in round " << round << ": " << last_line(r.log) << " ("
-                      << stem << ".log)\n";
+            std::cerr << "memrel ab: the " << side->role << " " << job.name
+                      << " wrote no results in round " << round << ": " << r.last_line << " ("
+                      << job.log_path << ")\n";
             return exit_code::kRegression;
           }
-          unavailable.push_back(backend + ": " + last_line(r.log));
+          unavailable.push_back(backend.name + ": " + r.last_line);
           ran = false;
           break;
         }
-        runs[side->role].push_back(read_benchmark_file(stem + ".json"));
+        runs[side->role].push_back(read_benchmark_file(job.json_path));
       }
-      std::cout << "  " << backend << ": round " << round << " of " << a.rounds << " done\n"
+      std::cout << "  " << backend.name << ": round " << round << " of " << a.rounds << " done\n"
                 << std::flush;
     }
     if (!ran) continue;
-    const std::string rename_from = a.candidate.backend;
+    const std::string rename_from = candidate_backend ? candidate_backend->name : "";
     for (const Side* side : {&a.reference, &a.candidate}) {
-      nlohmann::json merged = merge_rounds(runs[side->role], ab_context(*side, backend, a),
-                                           side == &a.candidate ? rename_from : "", backend);
+      nlohmann::json merged = merge_rounds(runs[side->role], ab_context(*side, backend.name, a),
+                                           side == &a.candidate ? rename_from : "", backend.name);
       fs::create_directories(a.out + "/" + side->role);
-      write_file_atomically(a.out + "/" + side->role + "/bench-" + backend + ".json",
+      write_file_atomically(a.out + "/" + side->role + "/" + bench_file_name(backend.name),
                             merged.dump(1) + "\n");
     }
     ++compared;
@@ -233,13 +209,13 @@ int run_ab(AbArgs& a) {
 
 }  // namespace
 
-RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions&) {
+RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   auto args = std::make_shared<AbArgs>();
   AbArgs& a = *args;
   sub.footer(kAbExitCodes);
   sub.add_option("--backend,-b", a.backends,
-                 "Backend to benchmark on both sides (repeatable): a built-in name or a backend "
-                 "file")
+                 "Backend to benchmark on both sides (repeatable): a built-in name, the name of a "
+                 "backend file in --backends-dir, or a backend file's path")
       ->required();
   sub.add_option("--candidate-backend", a.candidate.backend,
                  "The candidate runs this backend instead (e.g. another backend file); its "
@@ -275,7 +251,7 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("--alpha", a.options.alpha, "Significance level of the Mann-Whitney U test")
       ->capture_default_str()
       ->check(CLI::Range(1e-9, 0.5));
-  return [args] { return run_ab(*args); };
+  return [args, &global] { return run_ab(*args, global); };
 }
 
 }  // namespace memrel::cli

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "allocators/backend_table.hpp"
+#include "cli/backend_listing.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/workload/workload.hpp"
 #include "harness/workload/workload_files.hpp"
@@ -27,50 +28,8 @@ std::string padded(const std::string& s, std::size_t width) {
   return s + std::string(width - std::min(width - 1, s.size()), ' ');
 }
 
-nlohmann::json backend_entry(const BackendInfo& b) {
-  Availability a = b.availability();
-  nlohmann::json entry = {{"name", b.name},
-                          {"kind", b.family},
-                          {"description", b.description},
-                          {"release", b.release},
-                          {"space", memory_space_name(b.space)},
-                          {"available", a.available},
-                          {"reason", a.reason},
-                          {"valid", true}};
-  if (!b.file.empty()) entry["file"] = b.file;
-  return entry;
-}
-
-// Every backend: the compiled table, then the backends folder's files, invalid ones with their
-// error, as an invalid workload is.
-nlohmann::json backend_listing(const GlobalOptions& global) {
-  nlohmann::json backends = nlohmann::json::array();
-  for (const auto& b : all_backends()) backends.push_back(backend_entry(b));
-  std::vector<std::string> names;
-  for (const BackendFileEntry& e : folder_backend_entries(global.backends_dir)) {
-    std::string error = e.error;
-    if (e.backend) {
-      if (std::find(names.begin(), names.end(), e.backend->name) == names.end()) {
-        names.push_back(e.backend->name);
-        backends.push_back(backend_entry(*e.backend));
-        continue;
-      }
-      error =
-          e.file + ": name: \"" + e.backend->name + "\" is listed twice in " + global.backends_dir;
-    }
-    backends.push_back({{"name", fs::path(e.file).stem().string()},
-                        {"kind", e.family},
-                        {"file", e.file},
-                        {"available", false},
-                        {"reason", error},
-                        {"valid", false},
-                        {"error", error}});
-  }
-  return backends;
-}
-
 nlohmann::json listing(const GlobalOptions& global) {
-  nlohmann::json out = {{"backends", backend_listing(global)},
+  nlohmann::json out = {{"backends", backend_listing(global.backends_dir)},
                         {"workloads", nlohmann::json::array()}};
   const std::string& workloads_dir = global.workloads_dir;
   for (const auto& path : all_workload_files(workloads_dir)) {
@@ -90,11 +49,8 @@ nlohmann::json listing(const GlobalOptions& global) {
 
 int run_list(const ListArgs& args, const GlobalOptions& global) {
   if (args.available_backends) {
-    // Compiled backends and the folder's valid files that can run here: memrel_bench takes both.
-    for (const auto& b : backend_listing(global)) {
-      if (b["valid"] == true && b["available"] == true)
-        std::cout << b["name"].get<std::string>() << "\n";
-    }
+    for (const std::string& name : available_backend_names(global.backends_dir))
+      std::cout << name << "\n";
     return 0;
   }
   if (args.markdown) {

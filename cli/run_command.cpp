@@ -23,6 +23,7 @@
 #include "harness/workload/workload_files.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
+#include "platform/executable_path.hpp"
 #include "platform/gpu_selection.hpp"
 #include "platform/interrupt.hpp"
 
@@ -83,10 +84,11 @@ void check_output(const std::string& out) {
   unlink(probe.c_str());
 }
 
+// The binary that provides `memrel cell`: this one; "memrel" (found on PATH) if the kernel does
+// not say.
 std::string self_executable() {
-  std::error_code ec;
-  fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? "memrel" : p.string();
+  const std::string path = executable_path();
+  return path.empty() ? "memrel" : path;
 }
 
 void throw_if_interrupted(const std::string& when) {

@@ -20,6 +20,7 @@ RunSubcommand attach_validate(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_compare(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_ab(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_history(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_report(CLI::App& app, const GlobalOptions& global);
@@ -36,6 +37,10 @@ const std::vector<Subcommand>& subcommands() {
       {"cell", "Run one cell in this process (the runner's child; for debugging)", attach_cell},
       {"compare", "Compare a run with a baseline: the regression gate (exit 1 on a regression)",
        attach_compare},
+      {"bench",
+       "Latency benchmarks (memrel_bench) of a set of backends, one process each, one JSON file "
+       "per backend",
+       attach_bench},
       {"ab",
        "A reference and a candidate benchmarked interleaved on this machine: the latency gate "
        "for a fleet (exit 1 on a regression)",

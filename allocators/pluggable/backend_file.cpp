@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "allocators/backend_table.hpp"
+#include "platform/executable_path.hpp"
 #include "platform/input_rules.hpp"
 
 namespace fs = std::filesystem;
@@ -190,12 +191,6 @@ BackendFile parse_backend_file(const std::string& file) {
     throw BackendFileError(file, e.place(), e.message());
   }
   return parse_backend_text(text, file);
-}
-
-std::string executable_dir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
 }
 
 std::vector<std::string> memrel_dirs() {

@@ -56,11 +56,8 @@ struct BackendFile {
 BackendFile parse_backend_text(const std::string& text, const std::string& file);
 BackendFile parse_backend_file(const std::string& file);
 
-// The folder of the running executable (/proc/self/exe), where the build puts the in-tree
-// example libraries; empty if unknown.
-std::string executable_dir();
-
-// Where a bare library name is looked for first: executable_dir(), then the build folder that
+// Where a bare library name is looked for first: executable_dir() (platform/executable_path.hpp,
+// where the build puts the in-tree example libraries), then the build folder that
 // holds memrel and the examples (memrel_bench runs from its benchmarks/ subfolder).
 std::vector<std::string> memrel_dirs();
 

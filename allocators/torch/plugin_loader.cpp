@@ -11,6 +11,7 @@
 
 #include "allocators/availability.hpp"
 #include "allocators/torch/variants.hpp"
+#include "platform/executable_path.hpp"
 
 namespace memrel {
 namespace {
@@ -20,15 +21,6 @@ constexpr const char* kPluginFile = "libmemrel_torch.so";
 bool is_file(const std::string& path) {
   struct stat st {};
   return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string executable_dir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  std::string exe(buf, static_cast<std::size_t>(n));
-  std::size_t slash = exe.rfind('/');
-  return slash == std::string::npos ? "" : exe.substr(0, slash);
 }
 
 // The plugin's entry points (allocators/torch/plugin.cpp).

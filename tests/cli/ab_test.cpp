@@ -21,12 +21,27 @@ const std::string kBench =
 
 // The shared 2-core CI machine moves whole processes by tens of percent; a 50% minimum change
 // keeps that out of an A/A verdict, and the slowed candidate is slower by far more.
-std::string ab(const TempDir& dir, const std::string& extra) {
+std::string ab(const TempDir& dir, const std::string& extra,
+               const std::string& backend = "pluggable-host-example") {
   return memrel_command(
-      "ab -b pluggable-host-example --quick --rounds 5 --latency-min-change 0.5 "
+      "ab -b '" + backend +
+      "' --quick --rounds 5 --latency-min-change 0.5 "
       "'--bench-arg=--benchmark_filter=^pair/pluggable-host-example/warm/(512|32768)/' "
       "--out '" +
       dir.file("ab") + "' " + extra);
+}
+
+// The files of an A/A run of the host example, named after its backend's name.
+void expect_round_and_merged_files(const TempDir& dir) {
+  for (const char* side : {"reference", "candidate"}) {
+    for (int round = 1; round <= 5; ++round) {
+      EXPECT_TRUE(std::filesystem::exists(dir.file("ab/rounds/" + std::string(side) +
+                                                   "-pluggable-host-example-" +
+                                                   std::to_string(round) + ".json")));
+    }
+    EXPECT_TRUE(std::filesystem::exists(
+        dir.file("ab/" + std::string(side) + "/bench-pluggable-host-example.json")));
+  }
 }
 
 class AbCommand : public ::testing::Test {
@@ -46,15 +61,41 @@ TEST_F(AbCommand, AHostBackendAgainstItselfPasses) {
             std::string::npos)
       << r.output;
   // Five rounds a side, interleaved, each a process of its own; the merged files beside them.
-  for (const char* side : {"reference", "candidate"}) {
-    for (int round = 1; round <= 5; ++round) {
-      EXPECT_TRUE(std::filesystem::exists(dir.file("ab/rounds/" + std::string(side) +
-                                                   "-pluggable-host-example-" +
-                                                   std::to_string(round) + ".json")));
-    }
-    EXPECT_TRUE(std::filesystem::exists(
-        dir.file("ab/" + std::string(side) + "/bench-pluggable-host-example.json")));
-  }
+  expect_round_and_merged_files(dir);
+}
+
+// docs/ab.md promises backend files by path as well as by name: the files are named after the
+// backend's name, not the path (which once made "invalid file name").
+TEST_F(AbCommand, ABackendFileGivenByPathWorks) {
+  TempDir dir;
+  auto r = run_command(
+      ab(dir, "",
+         std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends/pluggable-host-example.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("pair/pluggable-host-example/warm/512/manual_time · real_time"),
+            std::string::npos)
+      << r.output;
+  expect_round_and_merged_files(dir);
+}
+
+// A backend file found by name in --backends-dir: memrel_bench must be told the folder too.
+TEST_F(AbCommand, ABackendFileOfTheBackendsFolderIsFoundByMemrelBench) {
+  TempDir dir;
+  std::string file = memrel::testing::read_text(std::string(MEMREL_SOURCE_DIR) +
+                                                "/benchmarks/backends/pluggable-host-example.json");
+  const std::string from = "\"name\": \"pluggable-host-example\"";
+  ASSERT_NE(file.find(from), std::string::npos);
+  file.replace(file.find(from), from.size(), "\"name\": \"folder-host-example\"");
+  std::filesystem::create_directories(dir.file("backends"));
+  memrel::testing::write_text(dir.file("backends/folder-host-example.json"), file);
+  auto r = run_command(memrel_command(
+      "--backends-dir '" + dir.file("backends") +
+      "' ab -b folder-host-example --quick --rounds 5 --latency-min-change 0.5 "
+      "'--bench-arg=--benchmark_filter=^pair/folder-host-example/warm/512/' --out '" +
+      dir.file("ab") + "'"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("ab/reference/bench-folder-host-example.json")))
+      << r.output;
 }
 
 TEST_F(AbCommand, ASlowerCandidateFailsNamingTheFigures) {

@@ -1,7 +1,8 @@
 """scripts/lib/common.sh, the bash functions the entry scripts share, run through bash with stub
-executables (a fake memrel, memrel_bench, python and nvidia-smi in a temp folder): the gate
-options per baseline, the benchmark loop, the LibTorch lookup, and a check that the scripts call
-the library instead of writing their own copies again.
+executables (a fake memrel, python and nvidia-smi in a temp folder): the gate options per
+baseline, the LibTorch lookup, and checks that the scripts call the library instead of writing
+their own copies again, and run the latency benchmarks through `memrel bench` (tested in
+tests/cli/bench_test.cpp) with no loop over memrel_bench and no GPU-list parser of their own.
 
 Run from the repository root: python3 -m pytest -q tests/python/test_scripts_lib.py
 """
@@ -68,7 +69,8 @@ def test_sourcing_defines_the_functions_and_runs_nothing(tmp_path):
     assert not trace.exists(), f"sourcing ran {trace.read_text()!r}"
     defined = set(r.stdout.split())
     assert {"memrel_torch_prefix", "memrel_cmake_prefix_path", "memrel_default_baseline",
-            "memrel_gate_options", "memrel_run_benchmarks", "memrel_bench_args"} <= defined
+            "memrel_gate_options", "memrel_gpus_option", "memrel_bench_args"} <= defined
+    assert not {"memrel_run_benchmarks", "_memrel_gpu_indices", "_memrel_bench_one"} & defined
 
 
 # ------------------------------------------------------------------------------ gate options
@@ -107,163 +109,7 @@ def test_gate_options_needs_a_baseline():
     assert r.returncode == 2 and "usage" in r.stderr and r.stdout == ""
 
 
-# -------------------------------------------------------------------------- benchmark loop
-
-BENCH_STUB = r"""#!/usr/bin/env bash
-# Records its arguments (one call a line, fields separated by \x1f), writes --benchmark_out,
-# exits 3 for the backend "broken" (after writing its file, as a failed benchmark does) and
-# writes nothing for "absent" (an unavailable backend).
-printf '%s\x1f' "$@" >>"$CALLS"; printf '\n' >>"$CALLS"
-backend="" out=""
-while (($#)); do
-  case $1 in
-    --backend) backend=$2; shift ;;
-    --benchmark_out=*) out=${1#--benchmark_out=} ;;
-  esac
-  shift
-done
-echo "stub stdout $backend"
-echo "stub stderr $backend" >&2
-[[ $backend == absent ]] && exit 1
-echo '{"benchmarks": []}' >"$out"
-[[ $backend == broken ]] && exit 3
-exit 0
-"""
-
-MEMREL_STUB = r"""#!/usr/bin/env bash
-echo "memrel $*" >>"$MEMREL_CALLS"
-[[ "$*" == "list --available-backends" ]] || exit 2
-printf '%s\n' $LISTED
-"""
-
-
-@pytest.fixture
-def bin_dir(tmp_path):
-    b = tmp_path / "build"
-    write_exe(b / "benchmarks" / "memrel_bench", BENCH_STUB)
-    write_exe(b / "memrel", MEMREL_STUB)
-    return b
-
-
-def run_loop(tmp_path, bin_dir, *args, listed="alpha broken gamma", log=True):
-    out, logs = tmp_path / "out", tmp_path / "logs"
-    calls, memrel_calls = tmp_path / "calls", tmp_path / "memrel-calls"
-    env = {"CALLS": str(calls), "MEMREL_CALLS": str(memrel_calls), "LISTED": listed}
-    r = bash('memrel_run_benchmarks "$@"\necho "went on"', bin_dir, out, logs if log else "",
-             *args, env=env)
-    recorded = [line.rstrip("\x1f").split("\x1f") for line in calls.read_text().splitlines()] \
-        if calls.exists() else []
-    listings = memrel_calls.read_text().splitlines() if memrel_calls.exists() else []
-    return r, recorded, listings, out, logs
-
-
-def expected_call(out, backend, quick=False):
-    return ["--backend", backend, *(["--quick"] if quick else []),
-            f"--benchmark_out={out}/bench-{backend}.json", "--benchmark_out_format=json"]
-
-
-def test_loop_runs_every_listed_backend_and_goes_on_past_a_failure(tmp_path, bin_dir):
-    r, calls, listings, out, logs = run_loop(tmp_path, bin_dir)
-    assert r.returncode == 0, r.stderr
-    assert listings == ["memrel list --available-backends"]
-    assert calls == [expected_call(out, b) for b in ("alpha", "broken", "gamma")]
-    lines = r.stdout.splitlines()
-    assert lines[-1] == "went on"
-    assert [re.fullmatch(r"bench (\S+): \d+ s", line).group(1) for line in lines[:-1]] == \
-        ["alpha", "broken", "gamma"]
-    assert "bench broken: rc 3" in r.stderr.splitlines()
-    assert "rc" not in r.stderr.replace("bench broken: rc 3", "")
-    assert sorted(p.name for p in out.iterdir()) == ["bench-alpha.json", "bench-broken.json",
-                                                     "bench-gamma.json"]
-    for b in ("alpha", "broken", "gamma"):
-        assert (logs / f"bench-{b}.log").read_text() == f"stub stdout {b}\nstub stderr {b}\n"
-
-
-def test_loop_quick_and_given_backends(tmp_path, bin_dir):
-    r, calls, listings, out, _ = run_loop(tmp_path, bin_dir, "--quick", "--", "zeta", "alpha")
-    assert r.returncode == 0, r.stderr
-    assert listings == [], "memrel list ran although the backends were given"
-    assert calls == [expected_call(out, "zeta", quick=True), expected_call(out, "alpha", quick=True)]
-
-
-def test_loop_with_an_empty_backend_list_runs_nothing(tmp_path, bin_dir):
-    # scripts/nightly with a baseline that holds no bench-*.json
-    r, calls, listings, _, _ = run_loop(tmp_path, bin_dir, "--")
-    assert r.returncode == 0, r.stderr
-    assert calls == [] and listings == []
-    assert r.stdout == "went on\n"
-
-
-def test_loop_without_a_log_dir_prints_only_progress(tmp_path, bin_dir):
-    r, calls, _, out, logs = run_loop(tmp_path, bin_dir, "--", "alpha", "absent", log=False)
-    assert r.returncode == 0, r.stderr
-    assert calls == [expected_call(out, "alpha"), expected_call(out, "absent")]
-    assert not logs.exists()
-    assert re.fullmatch(r"bench alpha: \d+ s\nbench absent: \d+ s\nwent on\n", r.stdout), r.stdout
-    # memrel_bench's stderr still reaches the caller's, as in the scripts before the library
-    assert "stub stderr alpha" in r.stderr and "bench absent: rc 1" in r.stderr
-    assert [p.name for p in out.iterdir()] == ["bench-alpha.json"]
-
-
-def test_loop_without_memrel_bench_says_why_and_runs_nothing(tmp_path, bin_dir):
-    (bin_dir / "benchmarks" / "memrel_bench").unlink()
-    r, calls, listings, _, _ = run_loop(tmp_path, bin_dir)
-    assert r.returncode == 0
-    assert calls == [] and listings == []
-    assert r.stdout == "went on\n"
-    assert len(r.stderr.splitlines()) == 1 and "not built" in r.stderr
-
-
-MEETING_BENCH_STUB = r"""#!/usr/bin/env bash
-# Records "BACKEND GPU" and waits (10 s at most) until two stubs have started: one at a time,
-# none would get past this. Fails if another stub holds its GPU.
-backend="" out=""
-while (($#)); do
-  case $1 in
-    --backend) backend=$2; shift ;;
-    --benchmark_out=*) out=${1#--benchmark_out=} ;;
-  esac
-  shift
-done
-mkdir "$MEET/busy-$CUDA_VISIBLE_DEVICES" 2>/dev/null || { echo "two on GPU $CUDA_VISIBLE_DEVICES" >&2; exit 9; }
-echo "$backend $CUDA_VISIBLE_DEVICES $CUDA_DEVICE_ORDER" >"$MEET/arrived-$backend"
-n=$(ls "$MEET" | grep -c '^arrived-')
-target=$(( (n + 1) / 2 * 2 ))
-for _ in $(seq 200); do
-  (( $(ls "$MEET" | grep -c '^arrived-') >= target )) && break
-  sleep 0.05
-done
-rmdir "$MEET/busy-$CUDA_VISIBLE_DEVICES"
-(( $(ls "$MEET" | grep -c '^arrived-') >= target )) || exit 7
-echo '{"benchmarks": []}' >"$out"
-"""
-
-
-def test_loop_with_gpus_runs_one_backend_per_gpu_at_once(tmp_path, bin_dir):
-    write_exe(bin_dir / "benchmarks" / "memrel_bench", MEETING_BENCH_STUB)
-    meet = tmp_path / "meet"
-    meet.mkdir()
-    out = tmp_path / "out"
-    r = bash('memrel_run_benchmarks "$@"', bin_dir, out, "", "--gpus", "1,2", "--", "a", "b", "c", "d",
-             env={"MEET": str(meet), "MEMREL_FAKE_GPUS": "3"})
-    assert r.returncode == 0, r.stderr
-    assert r.stderr == ""
-    ended = sorted(re.fullmatch(r"bench (\S+): \d+ s \(gpu (\d)\)", line).groups() for line in r.stdout.splitlines())
-    assert [b for b, _ in ended] == ["a", "b", "c", "d"]
-    seen = sorted((meet / f"arrived-{b}").read_text().split() for b in "abcd")
-    assert {gpu for _, gpu, _ in seen} == {"1", "2"}
-    assert all(order == "PCI_BUS_ID" for _, _, order in seen)
-    assert [(b, g) for b, g, _ in seen] == ended  # each said where it ran
-    assert sorted(p.name for p in out.iterdir()) == [f"bench-{b}.json" for b in "abcd"]
-
-
-@pytest.mark.parametrize("gpus", ["3", "1,1", "x", "all-ish"])
-def test_loop_refuses_a_gpu_that_is_not_there(tmp_path, bin_dir, gpus):
-    r = bash('memrel_run_benchmarks "$@"', bin_dir, tmp_path / "out", "", "--gpus", gpus, "--", "a",
-             env={"MEMREL_FAKE_GPUS": "2"})
-    assert r.returncode == 2 and "no such GPU" in r.stderr
-    assert not (tmp_path / "out").exists()
-
+# ------------------------------------------------------------------------------ GPU option
 
 @pytest.mark.parametrize("value, expected", [("", []), ("all", ["--gpus", "all"]),
                                              ("0,2", ["--gpus", "0,2"])])
@@ -397,11 +243,64 @@ def test_scripts_source_the_library(script):
 ALLOWED = {"torch.utils.cmake_prefix_path": {"install-torch"}}
 
 
-@pytest.mark.parametrize("needle", ['memrel_bench" --backend', "torch.utils.cmake_prefix_path"])
-def test_no_script_writes_its_own_copy(needle):
+def test_no_script_writes_its_own_copy_of_the_torch_lookup():
+    needle = "torch.utils.cmake_prefix_path"
     found = {rel for rel in script_files() if needle in read_script(rel)}
     assert "lib/common.sh" in found, "the library itself lost it: the test would prove nothing"
     assert found - {"lib/common.sh"} - ALLOWED.get(needle, set()) == set()
+
+
+# What a bash benchmark loop or GPU scheduler needs: memrel_bench started by the script itself
+# (a path ending in memrel_bench followed by an argument), nvidia-smi asked for the GPU indices,
+# or CUDA_VISIBLE_DEVICES set by hand (printing its value is fine). `memrel bench` does all of it (platform/gpu_selection).
+OWN_BENCH_LAUNCH = [
+    re.compile(r'memrel_bench["\']?\s+(--|"\$)'),
+    re.compile(r"--query-gpu=index"),
+    re.compile(r"CUDA_VISIBLE_DEVICES=(?!\$\{?CUDA_VISIBLE_DEVICES)"),  # set, not printed
+    re.compile(r"memrel_run_benchmarks"),
+]
+
+
+def test_the_patterns_catch_the_old_loop():
+    # The loop as scripts/lib/common.sh had it, so that a pattern that never matches fails here.
+    old = [
+        '"${pin[@]}" "$bin_dir/benchmarks/memrel_bench" --backend "$backend" "$@" \\',
+        "mapfile -t all < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr -d ' ')",
+        'pin=(env "CUDA_VISIBLE_DEVICES=$gpu" CUDA_DEVICE_ORDER=PCI_BUS_ID)',
+        'memrel_run_benchmarks "$bin" "$out" "$out/logs" "${quick[@]}" "${gpus_option[@]}"',
+    ]
+    for pattern, line in zip(OWN_BENCH_LAUNCH, old):
+        assert pattern.search(line), pattern.pattern
+
+
+def shell_scripts():
+    """The scripts written in a shell (by their first line), and the library."""
+    return sorted(rel for rel in script_files()
+                  if rel == "lib/common.sh" or re.match(r"#!.*\b(ba)?sh\b", read_script(rel)))
+
+
+def test_the_shell_scripts_are_found():
+    assert {"lib/common.sh", "suite", "nightly", "gpu-check", "build"} <= set(shell_scripts())
+
+
+@pytest.mark.parametrize("script", shell_scripts())
+def test_no_script_launches_memrel_bench_or_picks_gpus_itself(script):
+    code = code_lines(script)
+    found = [p.pattern for p in OWN_BENCH_LAUNCH if p.search(code)]
+    assert found == [], f"scripts/{script} runs the benchmarks or picks GPUs itself: {found}"
+
+
+@pytest.mark.parametrize("script", ["suite", "nightly", "gpu-check"])
+def test_the_scripts_run_the_benchmarks_through_memrel_bench(script):
+    assert re.search(r'"\$bin/memrel" bench ', code_lines(script)), \
+        f"scripts/{script} does not run the latency benchmarks with memrel bench"
+
+
+def test_gpu_check_builds_through_scripts_build():
+    code = code_lines("gpu-check")
+    assert "scripts/build gpu" in code
+    assert not re.search(r"^\s*(if\s+)?cmake\s+(-S|--build)", code, re.M), \
+        "scripts/gpu-check configures or builds with its own cmake lines"
 
 
 @pytest.mark.parametrize("args,what", [

@@ -1,0 +1,21 @@
+// Every backend memrel could run, with whether it can run here: the compiled table, then the
+// backend files of the backends folder (an invalid one with its error, as an invalid workload
+// is). `memrel list` prints it; `memrel bench` runs, by default, the backends it says are
+// available (the names `memrel list --available-backends` prints).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace memrel::cli {
+
+// One object per backend: name, kind, available, reason, valid; description, release and space
+// for a valid one, file for a backend file, error for an invalid one.
+nlohmann::json backend_listing(const std::string& backends_dir);
+
+// The names of the valid backends that can run here, in the listing's order: compiled ones and
+// the folder's files, which memrel_bench takes by name.
+std::vector<std::string> available_backend_names(const std::string& backends_dir);
+
+}  // namespace memrel::cli

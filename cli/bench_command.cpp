@@ -1,0 +1,196 @@
+// `memrel bench`: the latency benchmarks (memrel_bench, docs/benchmarks.md) of a set of backends,
+// one process per backend, one after another or one per GPU at a time, one Google Benchmark JSON
+// file per backend named after the backend (bench-<name>.json). The one way the scripts run
+// them (scripts/suite, nightly, gpu-check). Every name and option is checked before the first
+// process starts.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "allocators/backend_table.hpp"
+#include "cli/backend_listing.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/subcommand.hpp"
+#include "harness/execution/bench_launcher.hpp"
+#include "platform/executable_path.hpp"
+#include "platform/gpu_selection.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/run_context.hpp"
+
+#ifndef MEMREL_SOURCE_DIR
+#define MEMREL_SOURCE_DIR "."
+#endif
+
+namespace fs = std::filesystem;
+
+namespace memrel::cli {
+namespace {
+
+// A backend's benchmarks beyond this are a typo, not a plan: a day, as a cell's timeout.
+constexpr std::uint64_t kMaxBenchTimeoutS = 86400;
+
+constexpr const char* kBenchExitCodes =
+    "Exit codes: 0 every backend's file written, or the backend cannot run here (a line on "
+    "stderr says why); 2 unusable input (bad option, unknown backend, no memrel_bench), nothing "
+    "run; 3 a backend's benchmarks failed, crashed or timed out (the others still ran); 130 or "
+    "143 interrupted by SIGINT or SIGTERM (the running benchmarks ended).";
+
+struct BenchArgs {
+  std::vector<std::string> backends;
+  std::string out, logs, gpus, filter, bench;
+  double min_time = 0;
+  bool quick = false;
+  std::vector<std::string> bench_args;
+  std::uint64_t timeout_s = kDefaultBenchTimeoutS;
+};
+
+std::string make_folder(const std::string& option, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw std::invalid_argument(option + " " + dir + ": cannot create the folder" +
+                                (ec ? " (" + ec.message() + ")" : ""));
+  return dir;
+}
+
+std::string seconds_text(double seconds) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(seconds < 10 ? 1 : 0) << seconds;
+  return s.str();
+}
+
+// One line per backend as it ends: its time on stdout (the scripts' progress), what went wrong
+// on stderr.
+void print_outcome(const BenchJob& job, const BenchOutcome& o) {
+  const std::string gpu = o.gpu ? " (gpu " + std::to_string(*o.gpu) + ")" : "";
+  std::cout << "bench " << job.name << ": " << seconds_text(o.seconds) << " s" << gpu << std::endl;
+  const std::string log = job.log_path.empty() ? "" : " (" + job.log_path + ")";
+  switch (o.status) {
+    case BenchStatus::kOk:
+      break;
+    case BenchStatus::kUnavailable:
+      std::cerr << "bench " << job.name << ": unavailable here: " << o.last_line << std::endl;
+      break;
+    case BenchStatus::kFailed:
+      std::cerr << "bench " << job.name << ": rc " << o.exit_code << ": " << o.last_line << log
+                << std::endl;
+      break;
+    case BenchStatus::kCrashed:
+      std::cerr << "bench " << job.name << ": rc " << 128 + o.exit_code << " (killed by "
+                << signal_name(o.exit_code) << "): " << o.last_line << log << std::endl;
+      break;
+    case BenchStatus::kTimeout:
+      std::cerr << "bench " << job.name << ": rc timeout: " << o.last_line << log << std::endl;
+      break;
+  }
+}
+
+int run_bench(BenchArgs& a, const GlobalOptions& global) {
+  // From here on SIGINT and SIGTERM are requests: the launcher ends the running benchmarks.
+  InterruptRequests interrupts;
+  BenchCommand command;
+  command.bench = a.bench.empty() ? bench_beside_executable() : a.bench;
+  if (command.bench.empty())
+    throw std::invalid_argument("no memrel_bench beside " + executable_dir() +
+                                " (built without Google Benchmark?); name one with --bench");
+  if (access(command.bench.c_str(), X_OK) != 0)
+    throw std::invalid_argument("--bench " + command.bench + ": not an executable file");
+  command.backends_dir = global.backends_dir;
+  command.quick = a.quick;
+  command.timeout_s = a.timeout_s;
+  if (!a.filter.empty()) command.bench_args.push_back("--benchmark_filter=" + a.filter);
+  if (a.min_time > 0) {
+    std::ostringstream value;
+    value << a.min_time;
+    command.bench_args.push_back("--min-time=" + value.str());
+  }
+  command.bench_args.insert(command.bench_args.end(), a.bench_args.begin(), a.bench_args.end());
+  std::vector<GpuSlot> gpus;
+  if (!a.gpus.empty()) gpus = select_gpus(a.gpus);
+
+  if (a.backends.empty()) a.backends = available_backend_names(global.backends_dir);
+  if (a.out.empty())
+    a.out = std::string(MEMREL_SOURCE_DIR) + "/results/runs/bench-" + utc_now_iso8601();
+  // Each backend resolved here, so that a typo costs nothing and two backends cannot write one
+  // file; memrel_bench resolves the same string again in its own process.
+  std::vector<BenchJob> jobs;
+  std::map<std::string, std::string> file_owner;  // file name -> the backend given for it
+  for (const std::string& given : a.backends) {
+    const BackendInfo backend = resolve_backend(given, global.backends_dir);
+    const std::string file = bench_file_name(backend.name);
+    auto [it, fresh] = file_owner.emplace(file, given);
+    if (!fresh)
+      throw std::invalid_argument("-b " + given + ": backend " + backend.name +
+                                  " is already given (as " + it->second + ")");
+    BenchJob job;
+    job.backend = given;
+    job.name = backend.name;
+    job.json_path = (fs::path(a.out) / file).string();
+    if (!a.logs.empty())
+      job.log_path =
+          (fs::path(a.logs) / ("bench-" + file_name_piece(backend.name) + ".log")).string();
+    jobs.push_back(job);
+  }
+  make_folder("-o", a.out);
+  if (!a.logs.empty()) make_folder("--logs", a.logs);
+
+  std::vector<BenchOutcome> outcomes = run_bench_jobs(command, jobs, gpus, print_outcome);
+  std::size_t ok = 0, unavailable = 0, failed = 0;
+  for (const BenchOutcome& o : outcomes) {
+    ok += o.status == BenchStatus::kOk;
+    unavailable += o.status == BenchStatus::kUnavailable;
+    failed += o.status != BenchStatus::kOk && o.status != BenchStatus::kUnavailable;
+  }
+  std::cerr << "memrel bench: " << jobs.size() << " backend(s): " << ok << " ok, " << unavailable
+            << " unavailable here, " << failed << " failed, crashed or timed out; files in "
+            << a.out << std::endl;
+  return failed ? exit_code::kCellFailed : exit_code::kSuccess;
+}
+
+}  // namespace
+
+RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global) {
+  auto a = std::make_shared<BenchArgs>();
+  app.footer(kBenchExitCodes);
+  app.add_option(
+         "-b,--backend", a->backends,
+         "Backends: names, names of backend files in --backends-dir, or backend file paths; "
+         "repeat or comma-separate (default: every backend that can run here, as memrel "
+         "list --available-backends prints them)")
+      ->delimiter(',');
+  app.add_option("-o,--out", a->out,
+                 "Folder for the files, one per backend: bench-<backend name>.json (default: "
+                 "results/runs/bench-<UTC time>)");
+  app.add_option("--logs", a->logs,
+                 "Folder for each memrel_bench's stdout and stderr, bench-<backend name>.log "
+                 "(default: not kept; a failure's last line is printed)");
+  app.add_flag("--quick", a->quick, "memrel_bench --quick: 4 sizes and a short churn");
+  app.add_option("--filter", a->filter,
+                 "Only the benchmarks whose names match this regular expression "
+                 "(--benchmark_filter), e.g. '^pair/'");
+  app.add_option("--min-time", a->min_time,
+                 "Google Benchmark's minimum time per repetition, in seconds (default: "
+                 "memrel_bench's, docs/benchmarks.md)")
+      ->check(CLI::Range(1e-6, 86400.0));
+  app.add_option("--bench-arg", a->bench_args,
+                 "An argument for every memrel_bench (repeatable), e.g. "
+                 "--bench-arg=--benchmark_repetitions=9");
+  app.add_option("--gpus", a->gpus,
+                 "One backend per GPU at a time, each seeing only its GPU: all, or nvidia-smi "
+                 "indices like 0,2 (default: one at a time, GPUs as they are)");
+  app.add_option("--timeout", a->timeout_s,
+                 "Seconds before a backend's memrel_bench is killed, with everything it started")
+      ->capture_default_str()
+      ->check(CLI::Range(static_cast<std::uint64_t>(1), kMaxBenchTimeoutS));
+  app.add_option("--bench", a->bench,
+                 "The memrel_bench to run (default: the one this memrel was built with, beside "
+                 "it)");
+  return [a, &global] { return run_bench(*a, global); };
+}
+
+}  // namespace memrel::cli

@@ -1,0 +1,232 @@
+#include "harness/execution/bench_launcher.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "platform/child_process.hpp"
+#include "platform/executable_path.hpp"
+#include "platform/interrupt.hpp"
+
+namespace memrel {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often the launcher looks at its children, their deadlines and the signals it was sent: the
+// runner's interval (harness/execution/runner.cpp).
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
+
+// memrel_bench's exit code for a bad option or an unknown backend (docs/benchmarks.md).
+constexpr int kBenchUsageExit = 2;
+
+// An open file descriptor, closed when it goes out of scope.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Fd& operator=(Fd&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+struct Running {
+  std::size_t index = 0;
+  pid_t pid = 0;
+  Fd output;  // its stdout and stderr
+  Clock::time_point start, deadline;
+};
+
+// The log file named by the job, else an anonymous one. Close-on-exec: the child gets it as its
+// stdout and stderr only.
+Fd open_output(const BenchJob& job) {
+  if (job.log_path.empty()) return Fd(anonymous_file());
+  int fd = open(job.log_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::invalid_argument(job.log_path + ": cannot write the log of " + job.name + " (" +
+                                std::strerror(errno) + ")");
+  return Fd(fd);
+}
+
+std::string last_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  std::size_t nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+// The wait status once the child has exited; empty while it runs. What it started and left in its
+// group ends with it, as a cell's does.
+std::optional<int> exited(const Running& r) {
+  int status = 0;
+  pid_t done = waitpid(r.pid, &status, WNOHANG);
+  if (done == r.pid) {
+    kill(-r.pid, SIGKILL);
+    return status;
+  }
+  if (done < 0 && errno != EINTR) return 0;  // not ours any more: nothing to wait for
+  return std::nullopt;
+}
+
+BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool timed_out,
+                        std::uint64_t timeout_s) {
+  BenchOutcome o;
+  o.seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
+  o.last_line = last_line(read_whole_fd(r.output.get()));
+  if (timed_out) {
+    o.status = BenchStatus::kTimeout;
+    o.last_line = "killed after the timeout of " + std::to_string(timeout_s) + " s";
+  } else if (WIFSIGNALED(status)) {
+    o.status = BenchStatus::kCrashed;
+    o.exit_code = WTERMSIG(status);
+  } else if (WEXITSTATUS(status) != 0) {
+    o.status = BenchStatus::kFailed;
+    o.exit_code = WEXITSTATUS(status);
+  } else {
+    o.status =
+        access(job.json_path.c_str(), F_OK) == 0 ? BenchStatus::kOk : BenchStatus::kUnavailable;
+  }
+  return o;
+}
+
+void end_all(std::vector<std::optional<Running>>& running) {
+  for (auto& r : running) {
+    if (r) kill_child_group(r->pid);
+    r.reset();
+  }
+}
+
+// run_bench_jobs' loop: starts jobs into free slots, collects the ended ones, until all are done.
+std::vector<BenchOutcome> schedule(
+    const BenchCommand& command, const std::vector<BenchJob>& jobs,
+    const std::vector<GpuSlot>& gpus,
+    const std::function<void(const BenchJob&, const BenchOutcome&)>& on_done,
+    std::vector<std::optional<Running>>& running) {
+  std::vector<BenchOutcome> outcomes(jobs.size());
+  const std::size_t slots = running.size();
+  std::size_t next = 0;
+  while (true) {
+    if (int signal = InterruptRequests::received()) {
+      std::size_t ended = 0;
+      for (const auto& r : running) ended += r.has_value();
+      // run_bench_jobs ends them as this leaves.
+      throw Interrupted(signal, "interrupted by " + signal_name(signal) + ": " +
+                                    std::to_string(ended) + " running memrel_bench ended");
+    }
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+      if (running[slot] || next >= jobs.size()) continue;
+      const BenchJob& job = jobs[next];
+      std::remove(job.json_path.c_str());  // a file left from before would read as this run's
+      Running r;
+      r.index = next++;
+      r.output = open_output(job);
+      ChildSpec spec;
+      spec.args = bench_arguments(command, job);
+      spec.environment = job.environment;
+      if (!gpus.empty()) {
+        for (const auto& [k, v] : gpu_environment(gpus[slot])) spec.environment[k] = v;
+      }
+      spec.stdout_fd = r.output.get();
+      spec.stderr_fd = r.output.get();
+      r.start = Clock::now();
+      r.deadline = r.start + std::chrono::seconds(command.timeout_s);
+      r.pid = start_child(spec);
+      running[slot] = std::move(r);
+    }
+    bool any = false;
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+      if (!running[slot]) continue;
+      any = true;
+      Running& r = *running[slot];
+      std::optional<int> status = exited(r);
+      const bool timed_out = !status && Clock::now() > r.deadline;
+      if (timed_out) status = kill_child_group(r.pid);
+      if (!status) continue;
+      const BenchJob& job = jobs[r.index];
+      BenchOutcome o = outcome_of(job, r, *status, timed_out, command.timeout_s);
+      if (!gpus.empty()) o.gpu = gpus[slot].index;
+      const std::size_t index = r.index;
+      running[slot].reset();
+      if (o.status == BenchStatus::kFailed && o.exit_code == kBenchUsageExit) {
+        throw std::invalid_argument(command.bench + " --backend " + job.backend + ": " +
+                                    o.last_line);
+      }
+      outcomes[index] = o;
+      if (on_done) on_done(job, o);
+    }
+    if (!any && next >= jobs.size()) return outcomes;
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+}  // namespace
+
+std::string file_name_piece(const std::string& backend_name) {
+  std::string piece = backend_name.empty() ? "_" : backend_name;
+  for (char& c : piece) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '_' || c == '.';
+    if (!plain) c = '_';
+  }
+  return piece;
+}
+
+std::string bench_file_name(const std::string& backend_name) {
+  return "bench-" + file_name_piece(backend_name) + ".json";
+}
+
+std::string bench_beside_executable() {
+  const std::string dir = executable_dir();
+  if (dir.empty()) return "";
+  for (const std::string& candidate : {dir + "/benchmarks/memrel_bench", dir + "/memrel_bench"}) {
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+std::vector<std::string> bench_arguments(const BenchCommand& command, const BenchJob& job) {
+  std::vector<std::string> args = {command.bench};
+  if (!command.backends_dir.empty())
+    args.insert(args.end(), {"--backends-dir", command.backends_dir});
+  args.insert(args.end(), {"--backend", job.backend});
+  if (command.quick) args.push_back("--quick");
+  args.push_back("--benchmark_out=" + job.json_path);
+  args.push_back("--benchmark_out_format=json");
+  args.insert(args.end(), command.bench_args.begin(), command.bench_args.end());
+  return args;
+}
+
+std::vector<BenchOutcome> run_bench_jobs(
+    const BenchCommand& command, const std::vector<BenchJob>& jobs,
+    const std::vector<GpuSlot>& gpus,
+    const std::function<void(const BenchJob&, const BenchOutcome&)>& on_done) {
+  std::vector<std::optional<Running>> running(gpus.empty() ? 1 : gpus.size());
+  try {
+    return schedule(command, jobs, gpus, on_done, running);
+  } catch (...) {
+    end_all(running);  // no memrel_bench outlives a launch that failed or was interrupted
+    throw;
+  }
+}
+
+BenchOutcome run_bench_job(const BenchCommand& command, const BenchJob& job) {
+  return run_bench_jobs(command, {job}, {}, nullptr).front();
+}
+
+}  // namespace memrel

@@ -1,0 +1,92 @@
+// Launches memrel_bench, the latency benchmarks (benchmarks/main.cpp): one process per backend,
+// one after another, or with GPUs one per GPU at a time, each seeing only its GPU. The one way
+// memrel starts it: `memrel bench` runs a set of backends, `memrel ab` one process per round.
+//
+// The scheduling is the runner's (harness/execution/runner.hpp): children in process groups of
+// their own (platform/child_process), looked at every few milliseconds, a child and its group
+// killed at its timeout, and on SIGINT or SIGTERM every running one ended before Interrupted is
+// thrown. All children are started by the calling thread: the parent-death signal follows the
+// thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "platform/gpu_selection.hpp"
+
+namespace memrel {
+
+// A backend's benchmarks beyond this are stuck, not slow: the whole set of every backend is meant
+// to take minutes on the H200 (docs/benchmarks.md, "Measurement rules").
+constexpr std::uint64_t kDefaultBenchTimeoutS = 1800;
+
+// What every process of one launch shares.
+struct BenchCommand {
+  std::string bench;         // memrel_bench's path
+  std::string backends_dir;  // passed as --backends-dir; empty: memrel_bench's own default
+  bool quick = false;
+  std::vector<std::string> bench_args;  // passed on as they are, after memrel's own
+  std::uint64_t timeout_s = kDefaultBenchTimeoutS;
+};
+
+// One memrel_bench process: one backend's benchmarks into one Google Benchmark JSON file.
+struct BenchJob {
+  std::string backend;    // as memrel_bench --backend takes it: a name or a backend file's path
+  std::string name;       // the backend's name, for lines and errors
+  std::string json_path;  // --benchmark_out; an old file there is removed first
+  std::string log_path;   // its stdout and stderr; empty: an anonymous file, gone afterwards
+  std::map<std::string, std::string> environment;  // added to ours (and to the GPU's)
+};
+
+enum class BenchStatus {
+  kOk,           // exited 0 and wrote its JSON file
+  kUnavailable,  // exited 0 without a file: the backend cannot run here (memrel_bench says why)
+  kFailed,       // exited non-zero: a benchmark or the backend's start failed
+  kCrashed,      // killed by a signal
+  kTimeout,      // killed at the timeout, with its process group
+};
+
+struct BenchOutcome {
+  BenchStatus status = BenchStatus::kOk;
+  int exit_code = 0;            // kFailed: the exit code; kCrashed: the signal
+  std::string last_line;        // the last line of its output: why, when it did not run or failed
+  double seconds = 0;           // wall time
+  std::optional<unsigned> gpu;  // the GPU index it was pinned to
+};
+
+// "bench-<name>.json": the file of a backend's benchmarks, named from the backend's name (never
+// from a path), every character but letters, digits, '-', '_' and '.' replaced by '_', so that it
+// is one plain file name in the folder: the name the scripts, the gate's folder pairing and the
+// report expect (docs/benchmarks.md).
+std::string bench_file_name(const std::string& backend_name);
+
+// `name` as one piece of a file name: bench_file_name's rule without its prefix and suffix.
+std::string file_name_piece(const std::string& backend_name);
+
+// The memrel_bench next to this executable: in its benchmarks/ subfolder (the build's layout),
+// else in the same folder (an installation); empty when there is none.
+std::string bench_beside_executable();
+
+// The argv of a job's process: memrel_bench, --backends-dir, --backend, --quick, the JSON output,
+// then bench_args.
+std::vector<std::string> bench_arguments(const BenchCommand& command, const BenchJob& job);
+
+// Every job, in order, one at a time with `gpus` empty (CUDA_VISIBLE_DEVICES as it is), else one
+// per GPU at a time, each pinned to its GPU (gpu_environment). `on_done` is called as each ends
+// (with GPUs, in the order they end). A memrel_bench that exits 2 (a usage error, the same for
+// every backend) ends the running ones and throws std::invalid_argument with its last line;
+// SIGINT or SIGTERM (while an InterruptRequests exists) ends them and throws Interrupted.
+// Returns the outcomes in the jobs' order.
+std::vector<BenchOutcome> run_bench_jobs(
+    const BenchCommand& command, const std::vector<BenchJob>& jobs,
+    const std::vector<GpuSlot>& gpus,
+    const std::function<void(const BenchJob&, const BenchOutcome&)>& on_done);
+
+// One job, as run_bench_jobs runs it without GPUs.
+BenchOutcome run_bench_job(const BenchCommand& command, const BenchJob& job);
+
+}  // namespace memrel
