@@ -6,7 +6,9 @@ Benchmark JSON from memrel_bench and the Markdown verdict of `memrel compare`. U
 are described in docs/report.md; the command line is `python3 -m memrel_report --help`.
 
 Modules, one concept each:
+  input_rules  the rules every input file is read by, and InputError (one line: FILE: what)
   load      read and validate the input files (clear, one-line errors)
+  gbench    the memrel gbench reading rule: Google Benchmark JSON to series
   prepare   pure functions from what was read to what is drawn or tabulated (tested directly)
   units     bytes -> MiB, ns -> µs, and their text forms
   tables    the report's tables as rows of text
