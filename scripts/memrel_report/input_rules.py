@@ -1,7 +1,7 @@
 """The input rules of every file the report reads (docs/inputs.md), the same as the C++ tools'
-(platform/input_rules.cpp), and the error that names an unusable file. Below load.py and
-gbench.py, which both read by these rules and raise this error: neither imports the other for
-them (they did, each the other: an import loop).
+(platform/input_rules.cpp), and the error that names an unusable file. Below load.py, gbench.py
+and gate_verdict.py, which all read by these rules and raise this error: none imports another for
+them.
 
 Every problem raises InputError whose text is one line, "FILE: what", which the command line
 prints as "memrel report: FILE: what" before exiting with 2.

@@ -1,11 +1,10 @@
-"""Reading and validating the report's inputs.
+"""Reading and validating the report's results and benchmark inputs.
 
-Three kinds of file come in:
+Two kinds of file come in here (the gate's verdicts, `--baseline-verdict`, are gate_verdict.py's):
   * results (`memrel.results/1`, docs/results-schema.md): refused unless the schema matches and
     every field the report uses has the documented type, so a plot never guesses;
   * Google Benchmark JSON from memrel_bench (`--bench`): its own schema, `benchmarks[]`, read by
-    the memrel gbench reading rule (gbench.py);
-  * the Markdown verdict of `memrel compare` (`--baseline-verdict`): text, shown as given.
+    the memrel gbench reading rule (gbench.py).
 
 Every problem raises InputError (input_rules.py) whose text is one line, "FILE: what", which the
 command line prints as "memrel report: FILE: what" before exiting with 2.
@@ -15,12 +14,11 @@ import json
 from dataclasses import dataclass, field
 
 from . import CELL_SCHEMA, SCHEMA, gbench
-from .input_rules import (MAX_EXACT_INTEGER, MAX_JSON_BYTES, MAX_VERDICT_BYTES, InputError, read_json,
-                          read_text)
+from .input_rules import MAX_EXACT_INTEGER, MAX_JSON_BYTES, InputError, read_json
 from .units import TIME_UNIT_NS
 
 __all__ = ["InputError", "MAX_JSON_BYTES", "STATUSES", "Run", "Cell", "BenchFile", "load_results",
-           "collect_cells", "load_bench", "load_verdict"]
+           "collect_cells", "load_bench"]
 
 # Statuses a cell may have (docs/results-schema.md). Anything else is refused: a reader that
 # does not know a status cannot say whether its figures mean anything.
@@ -254,7 +252,3 @@ def load_bench(path):
     gbench.read_series(doc, path)  # the rule's own checks; the ones above give the same verdict
     return BenchFile(path=path, context=context, entries=doc["benchmarks"])
 
-
-def load_verdict(path):
-    """The Markdown that `memrel compare` printed; must be non-empty text."""
-    return read_text(path, MAX_VERDICT_BYTES)
