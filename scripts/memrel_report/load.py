@@ -1,10 +1,11 @@
 """Reading and validating the report's results and benchmark inputs.
 
 Two kinds of file come in here (the gate's verdicts, `--baseline-verdict`, are gate_verdict.py's):
-  * results (`memrel.results/1`, docs/results-schema.md): refused unless the schema matches and
-    every field the report uses has the documented type, so a plot never guesses;
+  * results (`memrel.results/1`, docs/results-schema.md, docs/schemas/results.schema.json):
+    refused unless the schema matches and every field the report uses has the documented type,
+    so a plot never guesses;
   * Google Benchmark JSON from memrel_bench (`--bench`): its own schema, `benchmarks[]`, read by
-    the memrel gbench reading rule (gbench.py).
+    the memrel gbench reading rule (gbench.py; docs/schemas/benchmark.schema.json).
 
 Every problem raises InputError (input_rules.py) whose text is one line, "FILE: what", which the
 command line prints as "memrel report: FILE: what" before exiting with 2.
@@ -20,8 +21,9 @@ from .units import TIME_UNIT_NS
 __all__ = ["InputError", "MAX_JSON_BYTES", "STATUSES", "Run", "Cell", "BenchFile", "load_results",
            "collect_cells", "load_bench"]
 
-# Statuses a cell may have (docs/results-schema.md). Anything else is refused: a reader that
-# does not know a status cannot say whether its figures mean anything.
+# Statuses a cell may have: the enum of docs/schemas/results.schema.json, which a test holds this
+# list and the C++ reader's (cell_statuses(), harness/results/cell_status.hpp) to. Anything else
+# is refused: a reader that does not know a status cannot say whether its figures mean anything.
 STATUSES = ("ok", "oom", "unavailable", "crashed", "timeout", "error")
 
 
@@ -90,6 +92,8 @@ _KINDS = {
     "obj": (lambda v: isinstance(v, dict), "an object"),
     "obj?": (lambda v: v is None or isinstance(v, dict), "an object or null"),
     "list": (lambda v: isinstance(v, list), "an array"),
+    "str?": (lambda v: v is None or isinstance(v, str), "a string or null"),
+    "any": (lambda v: True, "any value"),
 }
 
 
@@ -110,10 +114,17 @@ def _describe(v):
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+# Every field docs/schemas/results.schema.json requires, with its type: the report refuses what
+# the schema and the C++ reader refuse (tests/data/formats/results/, test_formats.py).
 _SNAPSHOT = {"requested": "uint", "allocated": "uint?", "reserved": "uint?", "device_used": "uint",
-             "device_used_delta": "int", "host_rss": "uint"}
-_SETUP = {"memory_space": "str", "process_used_after_context": "uint?",
-          "backend_init_process_bytes": "int?", "baseline_device_used": "uint"}
+             "device_used_delta": "int", "process_used": "uint?", "host_rss": "uint"}
+_SETUP = {"memory_space": "str", "context_create_ns": "uint?", "device_used_before_context": "uint?",
+          "device_used_after_context": "uint?", "process_used_after_context": "uint?",
+          "backend_init_ns": "uint", "backend_init_device_bytes": "int",
+          "backend_init_process_bytes": "int?", "baseline_device_used": "uint",
+          "baseline_host_rss": "uint", "capacity_bytes": "uint", "process_probe_note": "str",
+          "device": "any", "environment": "obj"}
+_RELEASE_EFFECT = {"step": "uint", "releasable": "uint", "returned": "int", "effectiveness": "num?"}
 _METRICS = {"peak_requested": "uint", "peak_allocated": "uint?", "peak_reserved": "uint?",
             "peak_device_used_delta": "int", "max_overhead_bytes": "int?",
             "overhead_ratio": "num?", "utilization": "num?", "release_effectiveness": "num?",
@@ -151,27 +162,41 @@ def _check_cell(cell, where):
     _check(cell, where, {"schema": "str"})
     if cell["schema"] != CELL_SCHEMA:
         raise _Bad(f'{where}.schema: "{cell["schema"]}" is not "{CELL_SCHEMA}"')
-    _check(cell, where, {"backend": "str", "workload": "str", "status": "str", "reason": "str",
-                         "setup": "obj", "marks": "list", "steps": "list", "releases": "list",
-                         "metrics": "obj"})
+    _check(cell, where, {"backend": "str", "workload": "str", "workload_source": "str", "status": "str",
+                         "reason": "str", "wall_ns": "uint", "setup": "obj", "marks": "list",
+                         "steps": "list", "releases": "list", "metrics": "obj"})
     if cell["status"] not in STATUSES:
         raise _Bad(f'{where}.status: "{cell["status"]}" is none of {", ".join(STATUSES)}')
     _check(cell["setup"], f"{where}.setup", _SETUP)
+    _check(cell["setup"]["environment"], f"{where}.setup.environment",
+           {name: "str" for name in cell["setup"]["environment"]})
     for i, mark in enumerate(cell["marks"]):
         w = f"{where}.marks[{i}]"
         _check(mark, w, {"label": "str", "step": "uint", "at": "obj"})
-        _check(mark["at"], f"{w}.at", dict(_SNAPSHOT, process_used="uint?"))
+        _check(mark["at"], f"{w}.at", _SNAPSHOT)
     for i, step in enumerate(cell["steps"]):
         w = f"{where}.steps[{i}]"
-        _check(step, w, {"op": "str", "bytes": "uint", "latency_ns": "uint", "outcome": "str",
-                         "after": "obj"})
+        _check(step, w, {"op": "str", "id": "str", "location": "str", "bytes": "uint", "latency_ns": "uint",
+                         "outcome": "str", "after": "obj"})
         _check(step["after"], f"{w}.after", _SNAPSHOT)
     for i, rel in enumerate(cell["releases"]):
-        _check(rel, f"{where}.releases[{i}]", {"step": "uint", "latency_ns": "uint"})
+        w = f"{where}.releases[{i}]"
+        _check(rel, w, {"step": "uint", "latency_ns": "uint", "before": "obj", "after": "obj"})
+        _check(rel["before"], f"{w}.before", _SNAPSHOT)
+        _check(rel["after"], f"{w}.after", _SNAPSHOT)
     if cell.get("trace") is not None:
         _check_trace(cell["trace"], f"{where}.trace")
+    if cell.get("program_allocator") is not None:
+        _check(cell["program_allocator"], f"{where}.program_allocator",
+               {"torch_allocator": "str", "cache_layer": "str"})
+    if cell.get("gpu") is not None:
+        gpu = cell["gpu"]
+        _check(gpu, f"{where}.gpu", {"index": "uint"})
+        _check(gpu, f"{where}.gpu", {"uuid": "str?"} if "uuid" in gpu else {})
     metrics = cell["metrics"]
     _check(metrics, f"{where}.metrics", _METRICS)
+    for i, effect in enumerate(metrics["releases"]):
+        _check(effect, f"{where}.metrics.releases[{i}]", _RELEASE_EFFECT)
     for op, value in metrics["median_latency_ns"].items():
         if not _is_uint(value):
             raise _Bad(f"{where}.metrics.median_latency_ns.{op}: expected an integer from 0 to 2^53, "
@@ -233,7 +258,11 @@ def load_bench(path):
         hint = " (this is a memrel results file: pass it without --bench)" if (
             isinstance(doc, dict) and doc.get("schema") == SCHEMA) else ""
         raise InputError(path, f'not Google Benchmark JSON (no "benchmarks" array){hint}')
-    context = doc.get("context", {})
+    # Google Benchmark always writes its context; the gate refuses a file without one, and so
+    # does the report (docs/schemas/benchmark.schema.json).
+    if "context" not in doc:
+        raise InputError(path, 'missing "context" object')
+    context = doc["context"]
     if not isinstance(context, dict):
         raise InputError(path, f"context: expected an object, got {_describe(context)}")
     try:
