@@ -171,6 +171,27 @@ def test_compare_json_validates_and_says_what_the_markdown_says(tmp_path, baseli
     assert f"Summary: {compared} compared, {doc['summary']['counts']['REGRESSION']} regressions, " in md
 
 
+@needs_memrel
+def test_ab_json_validates_and_carries_the_rank_tests_p_value(tmp_path):
+    bench = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
+    if not os.access(bench, os.X_OK):
+        pytest.skip(f"{bench} is not built (no Google Benchmark at configure time)")
+    js = tmp_path / "ab.json"
+    # The candidate slowed by 200 µs a call: 5 rounds against 5, all apart, p = 1/126.
+    r = subprocess.run([MEMREL, "ab", "-b", "pluggable-host-example", "--quick", "--rounds", "5",
+                        "--latency-min-change", "0.5",
+                        "--bench-arg=--benchmark_filter=^pair/pluggable-host-example/warm/512/",
+                        "--candidate-env", "MEMREL_TEST_HOST_EXAMPLE_DELAY_US=200",
+                        "--out", str(tmp_path / "ab"), "--json", str(js)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr[-2000:]
+    doc = read_json(js)
+    assert schema_errors("gate-verdicts", doc) == []
+    [latency] = [row for f in doc["files"] for row in f["rows"] if row["metric"] == "real_time"]
+    assert latency["verdict"] == "REGRESSION" and latency["p_value"] == pytest.approx(1 / 126)
+    assert doc["summary"]["counts"]["REGRESSION"] == 1 and doc["summary"]["exit_code"] == 1
+
+
 # --- one list of statuses, one of verdicts ------------------------------------------------------
 
 def test_the_python_status_list_is_the_schemas():
