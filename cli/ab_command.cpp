@@ -55,7 +55,7 @@ struct AbArgs {
   int rounds = 5;
   bool quick = false;
   std::vector<std::string> bench_args;
-  std::string out, markdown, junit, summary;
+  std::string out, markdown, junit, summary, json;
   CompareOptions options;
 };
 
@@ -204,7 +204,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   CompareOptions options = a.options;
   options.interleaved = true;
   Report report = compare_paths(a.out + "/reference", a.out + "/candidate", options);
-  return print_and_write(report, options, {a.markdown, a.junit, a.summary});
+  return print_and_write(report, options, {a.markdown, a.junit, a.summary, a.json});
 }
 
 }  // namespace
@@ -244,6 +244,7 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--markdown", a.markdown, "Also write the table to this file (atomically)");
   sub.add_option("--junit", a.junit, "Also write JUnit XML (as memrel compare --junit)");
   sub.add_option("--summary", a.summary, "Also write a one-screen Markdown summary");
+  sub.add_option("--json", a.json, "Also write the verdicts as data (as memrel compare --json)");
   sub.add_option("--latency-min-change", a.options.latency_min_change,
                  "Smallest relative change of the median latency that can fail")
       ->capture_default_str()

@@ -16,7 +16,7 @@ constexpr const char* kCompareExitCodes =
     "file against a folder, different GPUs without --allow-different-device, bad option).";
 
 struct CompareArgs {
-  std::string baseline, current, markdown, junit, summary, byte_tolerance;
+  std::string baseline, current, markdown, junit, summary, json, byte_tolerance;
   CompareOptions options;
 };
 
@@ -24,7 +24,7 @@ int run_compare(const CompareArgs& a) {
   CompareOptions options = a.options;
   if (!a.byte_tolerance.empty()) options.byte_tolerance = parse_byte_tolerance(a.byte_tolerance);
   Report report = compare_paths(a.baseline, a.current, options);
-  return print_and_write(report, options, {a.markdown, a.junit, a.summary});
+  return print_and_write(report, options, {a.markdown, a.junit, a.summary, a.json});
 }
 
 }  // namespace
@@ -47,6 +47,9 @@ RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions&) {
                  "failures for regressions and missing figures");
   sub.add_option("--summary", a.summary,
                  "Also write a one-screen Markdown summary (for a CI step summary)");
+  sub.add_option("--json", a.json,
+                 "Also write the verdicts as data: every row and the summary "
+                 "(memrel.gate-verdicts/1, docs/schemas/gate-verdicts.schema.json)");
   sub.add_option(
       "--byte-tolerance", a.byte_tolerance,
       "One tolerance for every byte figure instead of the defaults: a size (0, 4096, 2MiB), "

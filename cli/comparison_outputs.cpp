@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "gate/print/json.hpp"
 #include "gate/print/junit.hpp"
 #include "gate/print/markdown.hpp"
 #include "gate/print/summary.hpp"
@@ -17,11 +18,13 @@ int print_and_write(const Report& report, const CompareOptions& options,
   std::cout << markdown << std::flush;
   const std::pair<const std::string*, std::string> files[] = {{&outputs.markdown, "--markdown"},
                                                               {&outputs.junit, "--junit"},
-                                                              {&outputs.summary, "--summary"}};
+                                                              {&outputs.summary, "--summary"},
+                                                              {&outputs.json, "--json"}};
   for (const auto& [path, option] : files) {
     if (path->empty()) continue;
     std::string content = option == "--markdown" ? markdown
                           : option == "--junit"  ? to_junit_xml(report)
+                          : option == "--json"   ? to_verdict_json_text(report, options)
                                                  : to_summary_markdown(report);
     try {
       write_file_atomically(*path, content);

@@ -1,5 +1,5 @@
 // What `memrel compare` and `memrel ab` print and write for one comparison: the Markdown table
-// on stdout, and each of --markdown, --junit and --summary written whole or not at all.
+// on stdout, and each of --markdown, --junit, --summary and --json written whole or not at all.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 namespace memrel::cli {
 
 struct ComparisonOutputs {
-  std::string markdown, junit, summary;  // paths; empty: not asked for
+  std::string markdown, junit, summary, json;  // paths; empty: not asked for
 };
 
 // Prints the Markdown table and writes the asked-for files atomically. Throws

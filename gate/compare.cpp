@@ -52,10 +52,10 @@ FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& giv
     fc.baseline_path = pair.names.baseline_path;
     fc.current_path = pair.names.current_path;
     if (pair.baseline)
-      add_row(fc.rows, name, "file", "present", "absent", "not produced by this run",
-              Verdict::kMissing);
+      add_row(fc.rows, name, "file", "present", "absent", "", Verdict::kMissing,
+              "not produced by this run");
     else
-      add_row(fc.rows, name, "file", "absent", "present", "not in the baseline", Verdict::kNew);
+      add_row(fc.rows, name, "file", "absent", "present", "", Verdict::kNew, "not in the baseline");
     return fc;
   }
   const InputFile& b = *pair.baseline;
@@ -78,7 +78,7 @@ FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& giv
     // Only reached when the difference is allowed or one side records no GPU at all.
     std::vector<Row> rows;
     add_row(rows, "file", "GPU", b.gpu.value_or("none recorded"), c.gpu.value_or("none recorded"),
-            "different device: figures may differ for that reason", Verdict::kInfo);
+            "", Verdict::kInfo, "different device: figures may differ for that reason");
     fc.rows.insert(fc.rows.begin(), rows.begin(), rows.end());
   }
   fc.title = name;

@@ -24,10 +24,20 @@ const char* verdict_name(Verdict v) {
   return "?";
 }
 
+const std::vector<const char*>& verdict_names() {
+  static const std::vector<const char*> names = {
+      verdict_name(Verdict::kOk),         verdict_name(Verdict::kImproved),
+      verdict_name(Verdict::kRegression), verdict_name(Verdict::kInfo),
+      verdict_name(Verdict::kMissing),    verdict_name(Verdict::kNew),
+      verdict_name(Verdict::kSkipped)};
+  return names;
+}
+
 void add_row(std::vector<Row>& rows, const std::string& subject, const std::string& metric,
-             std::string baseline, std::string current, std::string change, Verdict verdict) {
-  rows.push_back(
-      {subject, metric, std::move(baseline), std::move(current), std::move(change), verdict});
+             std::string baseline, std::string current, std::string change, Verdict verdict,
+             std::string reason, std::optional<double> p_value) {
+  rows.push_back({subject, metric, std::move(baseline), std::move(current), std::move(change),
+                  p_value, std::move(reason), verdict});
 }
 
 Summary Report::summary() const {

@@ -16,16 +16,28 @@ enum class Verdict { kOk, kImproved, kRegression, kInfo, kMissing, kNew, kSkippe
 // "ok", "improved", "REGRESSION", "info", "missing", "new", "skipped": the table's words.
 const char* verdict_name(Verdict v);
 
+// The words of every verdict, in the order of the enum: the verdict JSON's enum
+// (docs/schemas/gate-verdicts.schema.json) lists the same, and a test holds the two together.
+const std::vector<const char*>& verdict_names();
+
 struct Row {
   std::string subject;  // "backend/workload", a benchmark name, or a file name
   std::string metric;
-  std::string baseline, current, change;
+  std::string baseline, current;
+  std::string change;  // the difference itself ("+4096 (+1.1%)", "+12.5%"); empty when none
+  // Latency figures that went through the rank test: its p-value (before the false discovery
+  // rate); every other row has none.
+  std::optional<double> p_value;
+  // Why the verdict is what it is where the figures alone do not say ("within 2.0 MiB", "not
+  // gated (...)", "stopped running"); empty otherwise.
+  std::string reason;
   Verdict verdict = Verdict::kOk;
 };
 
 // Rows are only ever appended through this, so every rule builds them the same way.
 void add_row(std::vector<Row>& rows, const std::string& subject, const std::string& metric,
-             std::string baseline, std::string current, std::string change, Verdict verdict);
+             std::string baseline, std::string current, std::string change, Verdict verdict,
+             std::string reason = "", std::optional<double> p_value = std::nullopt);
 
 // One baseline file against its current counterpart (or against nothing, when one is absent).
 struct FileComparison {

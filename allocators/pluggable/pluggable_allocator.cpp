@@ -15,6 +15,7 @@
 #include <link.h>
 
 #include <cstring>
+#include <new>
 
 #include "allocators/availability.hpp"
 
@@ -47,7 +48,15 @@ class PluggableAllocator : public Allocator {
       : backend_(backend), fn_(load_pluggable_library(backend)) {}
 
   void* allocate(std::size_t bytes) override {
-    void* p = fn_.alloc(static_cast<ssize_t>(bytes), kDevice, nullptr);
+    void* p = nullptr;
+    try {
+      p = fn_.alloc(static_cast<ssize_t>(bytes), kDevice, nullptr);
+    } catch (const std::bad_alloc& e) {
+      // C++ libraries behind the C interface throw rather than return NULL: RMM's own torch
+      // allocator throws rmm::out_of_memory (a std::bad_alloc), as PyTorch lets it (seen on
+      // the H200 with a 1 PiB request; the conformance suite, tests/allocators).
+      throw OutOfMemory(bytes, backend_.alloc + " threw: " + e.what());
+    }
     if (p == nullptr) throw OutOfMemory(bytes, backend_.alloc + " returned NULL");
     return p;
   }

@@ -154,6 +154,10 @@ void* TorchCachingAllocator::allocate(std::size_t bytes) {
 }
 
 void TorchCachingAllocator::deallocate(void* p, std::size_t) {
+  // raw_alloc(0) gives nullptr, which the native allocator's raw_delete ignores and the
+  // cudaMallocAsync one refuses with an internal assert (torch 2.11, seen on the H200 through the
+  // conformance suite): nothing was allocated, so nothing is freed.
+  if (p == nullptr) return;
   try {
     cca::raw_delete(p);
   } catch (const c10::Error& e) {

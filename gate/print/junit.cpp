@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "gate/print/change_column.hpp"
+
 namespace memrel {
 namespace {
 
@@ -39,8 +41,9 @@ std::string xml(const std::string& s) {
 bool fails(Verdict v) { return v == Verdict::kRegression || v == Verdict::kMissing; }
 
 std::string describe(const Row& r) {
+  const std::string change = change_column(r);
   return "baseline " + r.baseline + "; current " + r.current +
-         (r.change.empty() ? "" : "; change " + r.change) + " (" + verdict_name(r.verdict) + ")";
+         (change.empty() ? "" : "; change " + change) + " (" + verdict_name(r.verdict) + ")";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "gate/format.hpp"
+#include "gate/print/change_column.hpp"
 
 namespace memrel {
 
@@ -40,7 +41,7 @@ std::string to_markdown(const Report& report, const CompareOptions& options) {
         verdict = "**" + verdict + "**";
       out << "| " << format::markdown_cell(r.subject + " · " + r.metric) << " | "
           << format::markdown_cell(r.baseline) << " | " << format::markdown_cell(r.current) << " | "
-          << format::markdown_cell(r.change) << " | " << verdict << " |\n";
+          << format::markdown_cell(change_column(r)) << " | " << verdict << " |\n";
     }
   }
   out << "\nSummary: " << s.compared << " compared, " << s.regressions << " regressions, "

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "gate/format.hpp"
+#include "gate/print/change_column.hpp"
 
 namespace memrel {
 
@@ -29,7 +30,8 @@ std::string to_summary_markdown(const Report& report, std::size_t max_rows) {
       out << "| " << format::markdown_cell(f.title) << " | "
           << format::markdown_cell(r.subject + " · " + r.metric) << " | "
           << format::markdown_cell(r.baseline) << " | " << format::markdown_cell(r.current) << " | "
-          << format::markdown_cell(r.change) << " | **" << verdict_name(r.verdict) << "** |\n";
+          << format::markdown_cell(change_column(r)) << " | **" << verdict_name(r.verdict)
+          << "** |\n";
     }
   }
   if (failing > listed) out << "\n… and " << failing - listed << " more in the full table.\n";

@@ -39,9 +39,10 @@ void compare_bytes(std::vector<Row>& rows, const std::string& subject, const std
     v = Verdict::kRegression;
   else if (static_cast<double>(-diff) > allowed)
     v = Verdict::kImproved;
-  std::string change = format::byte_change(diff, *base);
-  if (diff != 0 && v == Verdict::kOk) change += ", within " + format::tolerance(allowed);
-  add_row(rows, subject, metric, format::bytes(*base), format::bytes(*cur), change, v);
+  std::string reason;
+  if (diff != 0 && v == Verdict::kOk) reason = "within " + format::tolerance(allowed);
+  add_row(rows, subject, metric, format::bytes(*base), format::bytes(*cur),
+          format::byte_change(diff, *base), v, reason);
 }
 
 void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
@@ -53,12 +54,13 @@ void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
   if (base && !cur) {
     // Undefined means nothing was releasable at any release step: the workload or the backend
     // changed so that the gate can no longer see how well release works.
-    add_row(rows, subject, metric, format::ratio(base), "undefined",
-            "now undefined (nothing releasable)", Verdict::kRegression);
+    add_row(rows, subject, metric, format::ratio(base), "undefined", "", Verdict::kRegression,
+            "now undefined (nothing releasable)");
     return;
   }
   if (!base) {
-    add_row(rows, subject, metric, "undefined", format::ratio(cur), "now defined", Verdict::kInfo);
+    add_row(rows, subject, metric, "undefined", format::ratio(cur), "", Verdict::kInfo,
+            "now defined");
     return;
   }
   double diff = *cur - *base;
@@ -70,11 +72,10 @@ void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
   if (allowed >= 1.0) {
     // Fewer bytes were releasable than the bytes themselves may move: the ratio says nothing.
     add_row(rows, subject, metric, format::ratio(base), format::ratio(cur),
-            format::printf_string("%+.4f", diff) +
-                "; not judged: " + format::bytes(static_cast<std::int64_t>(releasable)) +
+            format::printf_string("%+.4f", diff), Verdict::kInfo,
+            "not judged: " + format::bytes(static_cast<std::int64_t>(releasable)) +
                 " releasable is within the observed tolerance (" +
-                format::tolerance(static_cast<double>(observed.absolute)) + ")",
-            Verdict::kInfo);
+                format::tolerance(static_cast<double>(observed.absolute)) + ")");
     return;
   }
   Verdict v = Verdict::kOk;
@@ -83,13 +84,14 @@ void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
   else if (diff > allowed)
     v = Verdict::kImproved;
   std::string change = diff == 0 ? "0" : format::printf_string("%+.4f", diff);
+  std::string reason;
   if (diff != 0 && v == Verdict::kOk) {
-    change += format::printf_string(", within %.2f", allowed);
+    reason = format::printf_string("within %.2f", allowed);
     if (allowed > kEffectivenessTolerance)
-      change += " (" + format::tolerance(static_cast<double>(observed.absolute)) + " of " +
+      reason += " (" + format::tolerance(static_cast<double>(observed.absolute)) + " of " +
                 format::bytes(static_cast<std::int64_t>(releasable)) + " releasable)";
   }
-  add_row(rows, subject, metric, format::ratio(base), format::ratio(cur), change, v);
+  add_row(rows, subject, metric, format::ratio(base), format::ratio(cur), change, v, reason);
 }
 
 }  // namespace memrel

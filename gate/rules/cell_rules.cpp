@@ -106,20 +106,20 @@ void compare_cell(std::vector<Row>& rows, const CellResult& b, const CellResult&
   const std::string subject = b.backend + "/" + b.workload;
   if (b.status != "ok" || c.status != "ok") {
     Verdict v;
-    std::string change;
+    std::string reason;
     if (b.status == c.status) {
       // Unavailable on both (no GPU here): nothing ran to compare. Failing the same way as the
       // baseline is not new, but is shown.
       v = b.status == "unavailable" ? Verdict::kSkipped : Verdict::kInfo;
-      change = "unchanged; metrics not compared";
+      reason = "unchanged; metrics not compared";
     } else if (c.status == "ok") {
       v = Verdict::kImproved;
-      change = "runs now; metrics not compared (baseline has none)";
+      reason = "runs now; metrics not compared (baseline has none)";
     } else {
       v = Verdict::kRegression;
-      change = "metrics not compared";
+      reason = "metrics not compared";
     }
-    add_row(rows, subject, "status", status_text(b), status_text(c), change, v);
+    add_row(rows, subject, "status", status_text(b), status_text(c), "", v, reason);
     return;
   }
   add_row(rows, subject, "status", "ok", "ok", "", Verdict::kOk);
@@ -165,8 +165,8 @@ FileComparison compare_runs(const RunResults& baseline, const RunResults& curren
         compare_cell(out.rows, *b, *c, options);
       },
       [&](const std::string& key, const Cell& b) {
-        add_row(out.rows, key, "cell", status_text(*b), "absent", "stopped running",
-                Verdict::kMissing);
+        add_row(out.rows, key, "cell", status_text(*b), "absent", "", Verdict::kMissing,
+                "stopped running");
       },
       [&](const std::string& key, const Cell& c) {
         add_row(out.rows, key, "cell", "absent", status_text(*c), "", Verdict::kNew);

@@ -40,8 +40,8 @@ LatencyStanding latency_standing(const std::optional<MachineFingerprint>& baseli
   if (!baseline || !current) {
     s.why_not = std::string(!baseline ? "the baseline" : "this run") +
                 " records no machine fingerprint: latency is information only";
-    add_row(rows, "file", "machine fingerprint", described(baseline), described(current), s.why_not,
-            Verdict::kInfo);
+    add_row(rows, "file", "machine fingerprint", described(baseline), described(current), "",
+            Verdict::kInfo, s.why_not);
   } else {
     std::vector<std::string> machine, software;
     for (const auto& field : fingerprint_differences(*baseline, *current))
@@ -49,14 +49,14 @@ LatencyStanding latency_standing(const std::optional<MachineFingerprint>& baseli
     if (!machine.empty()) {
       s.why_not = "another machine (" + joined(machine) +
                   "): latency is information only; gate it with memrel ab";
-      add_row(rows, "file", "machine fingerprint", described(baseline), described(current),
-              "another machine (" + joined(machine) + "): latency reported, not gated",
-              Verdict::kInfo);
+      add_row(rows, "file", "machine fingerprint", described(baseline), described(current), "",
+              Verdict::kInfo,
+              "another machine (" + joined(machine) + "): latency reported, not gated");
     } else {
       s.may_gate = true;
       if (!software.empty())
-        add_row(rows, "file", "machine fingerprint", described(baseline), described(current),
-                "same machine, other " + joined(software) + ": latency gated", Verdict::kInfo);
+        add_row(rows, "file", "machine fingerprint", described(baseline), described(current), "",
+                Verdict::kInfo, "same machine, other " + joined(software) + ": latency gated");
     }
   }
   if (!rows.empty()) s.row = rows.front();

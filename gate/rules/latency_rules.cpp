@@ -63,8 +63,8 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
   const std::optional<double>& fb = b.figure_ns;
   const std::optional<double>& fc = c.figure_ns;
   if (!fb || !fc) {
-    add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), "no time to compare",
-            Verdict::kInfo);
+    add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), "", Verdict::kInfo,
+            "no time to compare");
     return;
   }
   const double drift = options.machine_drift;
@@ -81,22 +81,22 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
                                 " and " + std::to_string(c.real_time_ns.size()) +
                                 "; the test needs " + std::to_string(kMinRepetitions) +
                                 " a side): not tested";
-    add_row(rows, b.name, metric, describe_figure(b), describe_figure(c),
-            (change_text.empty() ? "" : change_text + "; ") + why, Verdict::kInfo);
+    add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), change_text,
+            Verdict::kInfo, why);
     return;
   }
   std::vector<double> expected = b.real_time_ns;  // the baseline as this machine would run it
   for (double& t : expected) t *= drift;
   MannWhitneyResult test = mann_whitney_u(expected, c.real_time_ns);
   bool large = std::fabs(change) > options.latency_min_change;
-  std::string text = change_text + ", " + format::p_value(test.p_value);
   if (!options.gate_latency) {
-    add_row(rows, b.name, metric, describe_figure(b), describe_figure(c),
-            text + "; not gated (" + options.latency_not_gated_because + ")", Verdict::kInfo);
+    add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), change_text,
+            Verdict::kInfo, "not gated (" + options.latency_not_gated_because + ")", test.p_value);
     return;
   }
   tests.push_back({rows.size(), test.p_value, change, large});
-  add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), text, Verdict::kOk);
+  add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), change_text, Verdict::kOk,
+          "", test.p_value);
 }
 
 // A file holds tens to hundreds of timed figures, each tested at alpha: between two runs of the
@@ -122,13 +122,13 @@ void apply_false_discovery_rate(std::vector<Row>& rows, const std::vector<Pendin
     if (significant && t.large) {
       row.verdict = t.change > 0 ? Verdict::kRegression : Verdict::kImproved;
     } else if (t.large && t.p_value < options.alpha) {
-      row.change += " (not significant over the file's " + std::to_string(tests.size()) +
-                    format::printf_string(" tests at false discovery rate %.3g)", options.alpha);
+      row.reason = "not significant over the file's " + std::to_string(tests.size()) +
+                   format::printf_string(" tests at false discovery rate %.3g", options.alpha);
     } else if (t.large) {
-      row.change += format::printf_string(" (not significant at alpha %.3g)", options.alpha);
+      row.reason = format::printf_string("not significant at alpha %.3g", options.alpha);
     } else if (significant) {
-      row.change += format::printf_string(" (significant, within the %.0f%% minimum change)",
-                                          100 * options.latency_min_change);
+      row.reason = format::printf_string("significant, within the %.0f%% minimum change",
+                                         100 * options.latency_min_change);
     }
   }
 }
@@ -146,7 +146,7 @@ void compare_series(std::vector<Row>& rows, const BenchmarkSeries& b, const Benc
     std::string cs = c.skipped.empty() ? "ran" : "skipped: " + c.skipped;
     Verdict v = !c.skipped.empty() ? (b.skipped.empty() ? Verdict::kRegression : Verdict::kSkipped)
                                    : Verdict::kImproved;
-    add_row(rows, b.name, "status", bs, cs, "not compared", v);
+    add_row(rows, b.name, "status", bs, cs, "", v, "not compared");
     return;
   }
   compare_latency(rows, b, c, options, tests);
@@ -178,8 +178,8 @@ FileComparison compare_benchmark_runs(const BenchmarkRun& baseline, const Benchm
         compare_series(out.rows, *b, *c, host, options, tests);
       },
       [&](const std::string& key, const Series& b) {
-        add_row(out.rows, key, "benchmark", describe_figure(*b), "absent", "stopped running",
-                Verdict::kMissing);
+        add_row(out.rows, key, "benchmark", describe_figure(*b), "absent", "", Verdict::kMissing,
+                "stopped running");
       },
       [&](const std::string& key, const Series& c) {
         add_row(out.rows, key, "benchmark", "absent", describe_figure(*c), "", Verdict::kNew);

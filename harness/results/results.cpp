@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 #include <utility>
 
+#include "harness/results/cell_status.hpp"
 #include "platform/input_rules.hpp"
 
 namespace memrel {
@@ -357,6 +359,14 @@ void expect_schema(const nlohmann::json& j, const char* schema) {
   }
 }
 
+void expect_known_status(const CellResult& cell) {
+  const auto& known = cell_statuses();
+  if (std::find(known.begin(), known.end(), cell.status) != known.end()) return;
+  std::string list;
+  for (const auto& s : known) list += (list.empty() ? "" : ", ") + s;
+  bad("status", nlohmann::json(cell.status).dump() + " is none of " + list);
+}
+
 }  // namespace
 
 nlohmann::json to_json(const CellResult& cell) {
@@ -370,6 +380,7 @@ CellResult cell_from_json(const nlohmann::json& j) {
   CellResult cell;
   try {
     read_value(j, cell, "");
+    expect_known_status(cell);
   } catch (const ResultsError& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());
   }

@@ -2,11 +2,15 @@
 CSV/JSON downloads, report.md for CI) from results files.
 
 Reads the documented `memrel.results/1` format (docs/results-schema.md) and, optionally, Google
-Benchmark JSON from memrel_bench and the Markdown verdict of `memrel compare`. Usage and the plots
-are described in docs/report.md; the command line is `python3 -m memrel_report --help`.
+Benchmark JSON from memrel_bench and the verdicts of `memrel compare --json`
+(`memrel.gate-verdicts/1`). Usage and the plots are described in docs/report.md; the command line
+is `python3 -m memrel_report --help`.
 
 Modules, one concept each:
-  load      read and validate the input files (clear, one-line errors)
+  input_rules  the rules every input file is read by, and InputError (one line: FILE: what)
+  load      read and validate the results and benchmark files
+  gbench    the memrel gbench reading rule: Google Benchmark JSON to series
+  gate_verdict  read the gate's verdicts (memrel compare --json)
   prepare   pure functions from what was read to what is drawn or tabulated (tested directly)
   units     bytes -> MiB, ns -> µs, and their text forms
   tables    the report's tables as rows of text
@@ -18,7 +22,6 @@ Modules, one concept each:
   layout    colour-blind-safe palette, line styles, the check that no labels touch
   downloads the numbers beside the pictures: CSV and JSON in data/
   document  the report as blocks, rendered to Markdown and to HTML
-  mdlite    the small Markdown subset the gate verdict uses, to HTML
   report    builds the report: the pages, the plots (in worker processes), HTML and Markdown
   folder    writes the folder whole: a temporary folder renamed over the old one
 """

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 
-from . import folder, load, prepare
+from . import folder, gate_verdict, load, prepare
 
 # report (and with it matplotlib, half a second to import) is imported once the inputs have
 # been read: an unusable file is refused at once.
@@ -29,8 +29,8 @@ def parser():
                    help="report folder to write (replaced whole if it holds an earlier report)")
     p.add_argument("--bench", action="append", default=[], metavar="BENCH.json",
                    help="Google Benchmark JSON from memrel_bench, for the latency plot (repeatable)")
-    p.add_argument("--baseline-verdict", metavar="FILE.md",
-                   help="the Markdown memrel compare printed, shown as the gate verdict")
+    p.add_argument("--baseline-verdict", metavar="FILE.json",
+                   help="the verdicts memrel compare --json wrote, shown as the gate verdict")
     p.add_argument("--timeline", action="append", metavar="BACKEND/WORKLOAD",
                    help="draw the memory timeline of this cell only (repeatable; default: every cell)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
@@ -49,7 +49,7 @@ def main(argv=None):
         if not cells:
             raise load.InputError(args.results[0], "no cells in any results file: nothing to report")
         bench = [load.load_bench(path) for path in args.bench]
-        verdict = load.load_verdict(args.baseline_verdict) if args.baseline_verdict else None
+        verdict = gate_verdict.load_verdict(args.baseline_verdict) if args.baseline_verdict else None
         try:
             prepare.select_timelines(cells, args.timeline)
         except ValueError as e:
@@ -57,8 +57,7 @@ def main(argv=None):
         folder.check(args.out)
         from . import report
 
-        inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict,
-                               verdict_path=args.baseline_verdict, timelines=args.timeline,
+        inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict, timelines=args.timeline,
                                jobs=args.jobs or report.default_jobs())
         out, items = report.write(inputs, args.out)
     except load.InputError as e:

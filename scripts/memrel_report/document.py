@@ -5,8 +5,6 @@ fetched from the network). One model, two outputs, so the two files never disagr
 import html
 from dataclasses import dataclass, field
 
-from . import mdlite
-
 
 @dataclass
 class Heading:
@@ -77,13 +75,6 @@ class Note:
     text: str
 
 
-@dataclass
-class Markdown:
-    """Markdown given from outside (the gate verdict): verbatim in report.md, converted for HTML."""
-
-    text: str
-
-
 def _anchor(text):
     return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
 
@@ -129,8 +120,6 @@ def to_markdown(title, blocks):
             out.append("")
         elif isinstance(b, Image):
             out += [f"![{b.plot.title}]({b.plot.png})", "", f"[SVG]({b.plot.svg})", ""]
-        elif isinstance(b, Markdown):
-            out += [mdlite.demote_headings(b.text).rstrip(), ""]
         else:
             raise TypeError(f"unknown block {b!r}")
     return "\n".join(out).rstrip() + "\n"
@@ -154,7 +143,6 @@ tr:nth-child(even) td { background: #fafafa; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.85em; color: #555; }
 code { background: #f3f3f3; padding: 0 0.2em; }
-.verdict { border-left: 4px solid #999; padding-left: 1em; }
 nav.site { font-size: 0.92em; border-bottom: 1px solid #ddd; padding-bottom: 0.4em; }
 nav.site a { margin-right: 1.1em; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 0.6em 1.4em; }
@@ -232,8 +220,6 @@ def to_html(title, blocks, site_nav=None, contents=True):
             out.append(f'<div class="scroll"><table{anchor}>' + "\n".join(rows) + "</table></div>")
         elif isinstance(b, Image):
             out.append(_html_figure(b.plot))
-        elif isinstance(b, Markdown):
-            out.append(f'<div class="verdict">{mdlite.to_html(b.text)}</div>')
         else:
             raise TypeError(f"unknown block {b!r}")
     out += ["</body>", "</html>"]

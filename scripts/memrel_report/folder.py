@@ -9,7 +9,7 @@ is empty or an earlier report (it holds MARKER): `--out ~` must not delete a hom
 import os
 import shutil
 
-from .load import InputError
+from .input_rules import InputError
 
 MARKER = ".memrel-report"
 

@@ -51,7 +51,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .load import InputError
+from .input_rules import InputError
 from .units import TIME_UNIT_NS
 
 RULE = "memrel.gbench-reading/1"
@@ -263,7 +263,7 @@ def _series(name, group, path):
 
 def read_series(doc, path):
     """The series of a Google Benchmark JSON document (parsed), by the rule above. `path` names
-    the file in errors: raises load.InputError(path, what) for input the rule refuses."""
+    the file in errors: raises input_rules.InputError(path, what) for input the rule refuses."""
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise InputError(path, 'not Google Benchmark JSON (no "benchmarks" array)')
     groups = {}

@@ -1,37 +1,30 @@
-"""Reading and validating the report's inputs.
+"""Reading and validating the report's results and benchmark inputs.
 
-Three kinds of file come in:
-  * results (`memrel.results/1`, docs/results-schema.md): refused unless the schema matches and
-    every field the report uses has the documented type, so a plot never guesses;
-  * Google Benchmark JSON from memrel_bench (`--bench`): its own schema, `benchmarks[]`;
-  * the Markdown verdict of `memrel compare` (`--baseline-verdict`): text, shown as given.
+Two kinds of file come in here (the gate's verdicts, `--baseline-verdict`, are gate_verdict.py's):
+  * results (`memrel.results/1`, docs/results-schema.md, docs/schemas/results.schema.json):
+    refused unless the schema matches and every field the report uses has the documented type,
+    so a plot never guesses;
+  * Google Benchmark JSON from memrel_bench (`--bench`): its own schema, `benchmarks[]`, read by
+    the memrel gbench reading rule (gbench.py; docs/schemas/benchmark.schema.json).
 
-Every problem raises InputError whose text is one line, "FILE: what", which the command line
-prints as "memrel report: FILE: what" before exiting with 2.
+Every problem raises InputError (input_rules.py) whose text is one line, "FILE: what", which the
+command line prints as "memrel report: FILE: what" before exiting with 2.
 """
 
 import json
-import math
-import os
-import stat
 from dataclasses import dataclass, field
 
-from . import CELL_SCHEMA, SCHEMA
+from . import CELL_SCHEMA, SCHEMA, gbench
+from .input_rules import MAX_EXACT_INTEGER, MAX_JSON_BYTES, InputError, read_json
 from .units import TIME_UNIT_NS
 
-# Statuses a cell may have (docs/results-schema.md). Anything else is refused: a reader that
-# does not know a status cannot say whether its figures mean anything.
+__all__ = ["InputError", "MAX_JSON_BYTES", "STATUSES", "Run", "Cell", "BenchFile", "load_results",
+           "collect_cells", "load_bench"]
+
+# Statuses a cell may have: the enum of docs/schemas/results.schema.json, which a test holds this
+# list and the C++ reader's (cell_statuses(), harness/results/cell_status.hpp) to. Anything else
+# is refused: a reader that does not know a status cannot say whether its figures mean anything.
 STATUSES = ("ok", "oom", "unavailable", "crashed", "timeout", "error")
-
-
-class InputError(Exception):
-    """An unusable input file. str() is one line: 'FILE: what'."""
-
-    def __init__(self, path, what):
-        what = " ".join(str(what).split())  # one line, whatever the cause said
-        super().__init__(f"{path}: {what}")
-        self.path = path
-        self.what = what
 
 
 @dataclass(frozen=True)
@@ -70,118 +63,6 @@ class BenchFile:
     entries: list
 
 
-# --- reading ----------------------------------------------------------------------------------
-
-# The input rules of docs/inputs.md, the same as the C++ tools' (platform/input_rules.cpp): a
-# regular file, opened without blocking, under a cap; JSON with no key twice in one object, no
-# NaN or Infinity, no number a double cannot hold; integers within 2^53.
-MAX_JSON_BYTES = 128 << 20      # results and Google Benchmark files (kMaxResultsFileBytes)
-MAX_VERDICT_BYTES = 16 << 20    # the Markdown of memrel compare
-MAX_EXACT_INTEGER = 1 << 53
-
-_FILE_TYPES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-               (stat.S_ISSOCK, "a socket"))
-
-
-def _read_bytes(path, cap):
-    """The file's bytes: refused unless a regular file of at most `cap` bytes. O_NONBLOCK: a FIFO
-    with no writer would otherwise block the open forever."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except OSError as e:
-        raise InputError(path, f"cannot read ({e.strerror or e})") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _FILE_TYPES if test(st.st_mode)), "not a regular file")
-            raise InputError(path, f"{kind}, not a regular file: an input must be a regular file")
-        if st.st_size > cap:
-            raise InputError(path, f"{st.st_size} bytes, more than the {cap >> 20} MiB an input "
-                                   "of this kind may have (docs/inputs.md)")
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "rb") as f:
-        try:
-            return f.read(cap + 1)
-        except OSError as e:
-            raise InputError(path, f"cannot read ({e.strerror or e})") from None
-
-
-def _read_text(path, cap=MAX_VERDICT_BYTES):
-    data = _read_bytes(path, cap)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(path, f"not UTF-8 text (byte {e.start})") from None
-    if not text.strip():
-        raise InputError(path, "empty file")
-    return text
-
-
-class _Ambiguous(Exception):
-    pass
-
-
-def _unique_keys(pairs):
-    seen = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise _Ambiguous(key)
-        seen.add(key)
-    return dict(pairs)
-
-
-def _refuse_constant(name):
-    raise _Ambiguous(f"{name} is not JSON")
-
-
-def _finite_float(text):
-    value = float(text)
-    if math.isinf(value):
-        raise _Ambiguous(f"number overflow parsing '{text}'")
-    return value
-
-
-def _duplicate_place(text):
-    """The JSON pointer of the first object holding a key twice (only on the error path)."""
-    doc = json.loads(text, object_pairs_hook=lambda pairs: ("pairs", pairs))
-
-    def walk(v, place):
-        if isinstance(v, tuple) and v[:1] == ("pairs",):
-            keys = [k for k, _ in v[1]]
-            if len(set(keys)) != len(keys):
-                return place or "/"
-            for k, item in v[1]:
-                found = walk(item, f"{place}/{k.replace('~', '~0').replace('/', '~1')}")
-                if found:
-                    return found
-        elif isinstance(v, list):
-            for i, item in enumerate(v):
-                found = walk(item, f"{place}/{i}")
-                if found:
-                    return found
-        return None
-
-    return walk(doc, "")
-
-
-def _read_json(path):
-    text = _read_text(path, MAX_JSON_BYTES)
-    try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant,
-                          parse_float=_finite_float)
-    except json.JSONDecodeError as e:
-        raise InputError(path, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    except _Ambiguous as e:
-        what = str(e)
-        if what.endswith("is not JSON") or what.startswith("number overflow"):
-            raise InputError(path, what) from None
-        raise InputError(path, f'{_duplicate_place(text)}: key "{what}" appears twice in one '
-                               "object: ambiguous, refused") from None
-
-
 # --- type checks, each naming where in the document it failed ----------------------------------
 
 class _Bad(Exception):
@@ -211,6 +92,8 @@ _KINDS = {
     "obj": (lambda v: isinstance(v, dict), "an object"),
     "obj?": (lambda v: v is None or isinstance(v, dict), "an object or null"),
     "list": (lambda v: isinstance(v, list), "an array"),
+    "str?": (lambda v: v is None or isinstance(v, str), "a string or null"),
+    "any": (lambda v: True, "any value"),
 }
 
 
@@ -231,10 +114,17 @@ def _describe(v):
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+# Every field docs/schemas/results.schema.json requires, with its type: the report refuses what
+# the schema and the C++ reader refuse (tests/data/formats/results/, test_formats.py).
 _SNAPSHOT = {"requested": "uint", "allocated": "uint?", "reserved": "uint?", "device_used": "uint",
-             "device_used_delta": "int", "host_rss": "uint"}
-_SETUP = {"memory_space": "str", "process_used_after_context": "uint?",
-          "backend_init_process_bytes": "int?", "baseline_device_used": "uint"}
+             "device_used_delta": "int", "process_used": "uint?", "host_rss": "uint"}
+_SETUP = {"memory_space": "str", "context_create_ns": "uint?", "device_used_before_context": "uint?",
+          "device_used_after_context": "uint?", "process_used_after_context": "uint?",
+          "backend_init_ns": "uint", "backend_init_device_bytes": "int",
+          "backend_init_process_bytes": "int?", "baseline_device_used": "uint",
+          "baseline_host_rss": "uint", "capacity_bytes": "uint", "process_probe_note": "str",
+          "device": "any", "environment": "obj"}
+_RELEASE_EFFECT = {"step": "uint", "releasable": "uint", "returned": "int", "effectiveness": "num?"}
 _METRICS = {"peak_requested": "uint", "peak_allocated": "uint?", "peak_reserved": "uint?",
             "peak_device_used_delta": "int", "max_overhead_bytes": "int?",
             "overhead_ratio": "num?", "utilization": "num?", "release_effectiveness": "num?",
@@ -272,27 +162,41 @@ def _check_cell(cell, where):
     _check(cell, where, {"schema": "str"})
     if cell["schema"] != CELL_SCHEMA:
         raise _Bad(f'{where}.schema: "{cell["schema"]}" is not "{CELL_SCHEMA}"')
-    _check(cell, where, {"backend": "str", "workload": "str", "status": "str", "reason": "str",
-                         "setup": "obj", "marks": "list", "steps": "list", "releases": "list",
-                         "metrics": "obj"})
+    _check(cell, where, {"backend": "str", "workload": "str", "workload_source": "str", "status": "str",
+                         "reason": "str", "wall_ns": "uint", "setup": "obj", "marks": "list",
+                         "steps": "list", "releases": "list", "metrics": "obj"})
     if cell["status"] not in STATUSES:
         raise _Bad(f'{where}.status: "{cell["status"]}" is none of {", ".join(STATUSES)}')
     _check(cell["setup"], f"{where}.setup", _SETUP)
+    _check(cell["setup"]["environment"], f"{where}.setup.environment",
+           {name: "str" for name in cell["setup"]["environment"]})
     for i, mark in enumerate(cell["marks"]):
         w = f"{where}.marks[{i}]"
         _check(mark, w, {"label": "str", "step": "uint", "at": "obj"})
-        _check(mark["at"], f"{w}.at", dict(_SNAPSHOT, process_used="uint?"))
+        _check(mark["at"], f"{w}.at", _SNAPSHOT)
     for i, step in enumerate(cell["steps"]):
         w = f"{where}.steps[{i}]"
-        _check(step, w, {"op": "str", "bytes": "uint", "latency_ns": "uint", "outcome": "str",
-                         "after": "obj"})
+        _check(step, w, {"op": "str", "id": "str", "location": "str", "bytes": "uint", "latency_ns": "uint",
+                         "outcome": "str", "after": "obj"})
         _check(step["after"], f"{w}.after", _SNAPSHOT)
     for i, rel in enumerate(cell["releases"]):
-        _check(rel, f"{where}.releases[{i}]", {"step": "uint", "latency_ns": "uint"})
+        w = f"{where}.releases[{i}]"
+        _check(rel, w, {"step": "uint", "latency_ns": "uint", "before": "obj", "after": "obj"})
+        _check(rel["before"], f"{w}.before", _SNAPSHOT)
+        _check(rel["after"], f"{w}.after", _SNAPSHOT)
     if cell.get("trace") is not None:
         _check_trace(cell["trace"], f"{where}.trace")
+    if cell.get("program_allocator") is not None:
+        _check(cell["program_allocator"], f"{where}.program_allocator",
+               {"torch_allocator": "str", "cache_layer": "str"})
+    if cell.get("gpu") is not None:
+        gpu = cell["gpu"]
+        _check(gpu, f"{where}.gpu", {"index": "uint"})
+        _check(gpu, f"{where}.gpu", {"uuid": "str?"} if "uuid" in gpu else {})
     metrics = cell["metrics"]
     _check(metrics, f"{where}.metrics", _METRICS)
+    for i, effect in enumerate(metrics["releases"]):
+        _check(effect, f"{where}.metrics.releases[{i}]", _RELEASE_EFFECT)
     for op, value in metrics["median_latency_ns"].items():
         if not _is_uint(value):
             raise _Bad(f"{where}.metrics.median_latency_ns.{op}: expected an integer from 0 to 2^53, "
@@ -301,7 +205,7 @@ def _check_cell(cell, where):
 
 def load_results(path):
     """Reads one results file; raises InputError unless it is a valid memrel.results/1 document."""
-    doc = _read_json(path)
+    doc = read_json(path)
     if not isinstance(doc, dict):
         raise InputError(path, f"not a results document (a JSON {type(doc).__name__}, expected an object)")
     if "schema" not in doc:
@@ -349,14 +253,16 @@ def load_bench(path):
     """Reads one Google Benchmark JSON file (`--benchmark_out_format=json`). It accepts what the
     memrel gbench reading rule accepts (gbench.py, docs/benchmark-json.md): an entry that did
     not run, or an aggregate the rule ignores, needs no real_time; time_unit may be absent (ns)."""
-    from . import gbench
-
-    doc = _read_json(path)
+    doc = read_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         hint = " (this is a memrel results file: pass it without --bench)" if (
             isinstance(doc, dict) and doc.get("schema") == SCHEMA) else ""
         raise InputError(path, f'not Google Benchmark JSON (no "benchmarks" array){hint}')
-    context = doc.get("context", {})
+    # Google Benchmark always writes its context; the gate refuses a file without one, and so
+    # does the report (docs/schemas/benchmark.schema.json).
+    if "context" not in doc:
+        raise InputError(path, 'missing "context" object')
+    context = doc["context"]
     if not isinstance(context, dict):
         raise InputError(path, f"context: expected an object, got {_describe(context)}")
     try:
@@ -375,7 +281,3 @@ def load_bench(path):
     gbench.read_series(doc, path)  # the rule's own checks; the ones above give the same verdict
     return BenchFile(path=path, context=context, entries=doc["benchmarks"])
 
-
-def load_verdict(path):
-    """The Markdown that `memrel compare` printed; must be non-empty text."""
-    return _read_text(path)

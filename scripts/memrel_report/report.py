@@ -17,8 +17,7 @@ class Inputs:
     runs: list                                    # load.Run
     cells: list                                   # load.Cell, labelled
     bench: list = field(default_factory=list)     # load.BenchFile
-    verdict: str = None                           # Markdown from `memrel compare`
-    verdict_path: str = None
+    verdict: object = None                        # gate_verdict.GateVerdict (memrel compare --json)
     timelines: list = None                        # "backend/workload" to draw; None: every cell
     jobs: int = 1                                 # processes rendering plots
 

@@ -10,7 +10,7 @@ renders their plots and writes them. report.md (for CI) is the index followed by
 from dataclasses import dataclass
 
 from . import downloads, prepare, site_data, tables, verdicts
-from .document import Bullets, Grid, Heading, Image, Link, Links, Markdown, Note, Para, Table, Value
+from .document import Bullets, Grid, Heading, Image, Link, Links, Note, Para, Table, Value
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,8 @@ def pages(inputs, out_dir):
             f"{c.label} on {c.workload}: {c.status}" + (f" ({c.reason[:120]})" if c.reason else "")
             for c in problems[:6]) + (f"; and {len(problems) - 6} more (All cells)" if len(problems) > 6 else "")))
     if inputs.verdict is not None:
-        first = next((line.strip("# ").strip() for line in inputs.verdict.splitlines() if line.strip()), "")
-        blocks.append(Para(f"Gate verdict ({inputs.verdict_path}): {first[:160]}. In full on the Environment page."))
+        blocks.append(Para(f"Gate verdict ({inputs.verdict.path}): {inputs.verdict.summary_line()}. "
+                           "In full on the Environment page."))
     if items:
         blocks.append(Heading(2, "Each question"))
         charts = [_job("verdict_chart", v, module="compare_plots") for v in items]
@@ -227,8 +227,12 @@ def pages(inputs, out_dir):
     blocks = [Bullets([f"results #{i + 1}: {r.path} ({len(r.cells)} cells)" for i, r in enumerate(inputs.runs)]
                       + [f"benchmarks: {b.path} ({len(b.entries)} entries)" for b in inputs.bench])]
     if inputs.verdict is not None:
-        blocks += [Heading(2, "Gate verdict"), Para(f"From {inputs.verdict_path} (memrel compare)."),
-                   Markdown(inputs.verdict)]
+        v = inputs.verdict
+        blocks += [Heading(2, "Gate verdict"),
+                   Para(f"From {v.path} (memrel compare --json): baseline {v.baseline}, current {v.current}. "
+                        f"{v.summary_line()}. The rules: docs/gate.md.")]
+        for f in v.files:
+            blocks += [Heading(3, f.title), tables.gate_rows(f)]
     for i, run in enumerate(inputs.runs):
         blocks += [Heading(2, f"Results #{i + 1}" if len(inputs.runs) > 1 else "Run"), tables.environment(run)]
     out.append(Page("environment.html", "Environment", blocks))

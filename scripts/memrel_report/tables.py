@@ -164,3 +164,12 @@ def latency(points):
 
 def skipped_benchmarks(skipped):
     return Table(["benchmark", "why skipped"], [[n, w] for n, w in skipped])
+
+
+def gate_rows(file_verdict):
+    """One file's rows of the gate's verdicts (gate_verdict.FileVerdict), as the gate gave them:
+    the change, the rank test's p-value and the reason in columns of their own."""
+    rows = [[f"{r.subject} · {r.metric}", r.baseline, r.current, r.change,
+             "" if r.p_value is None else f"{r.p_value:.2g}", r.verdict, r.reason]
+            for r in file_verdict.rows]
+    return Table(["subject · metric", "baseline", "current", "change", "p", "verdict", "reason"], rows)

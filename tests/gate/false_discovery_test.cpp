@@ -47,7 +47,7 @@ TEST(FalseDiscoveryRate, OneChanceShiftAmongManyFiguresIsNotARegression) {
   bool explained = false;
   for (const Row& r : f.rows) {
     explained |=
-        r.subject == "pair/x/cold/0" && r.change.find("false discovery rate") != std::string::npos;
+        r.subject == "pair/x/cold/0" && r.reason.find("false discovery rate") != std::string::npos;
   }
   EXPECT_TRUE(explained);
   // Alone, the same figure is a regression: the procedure is the plain test for one figure.

@@ -4,7 +4,10 @@
 #include <string>
 
 #include "gate/compare.hpp"
+#include "gate/print/change_column.hpp"
+#include "gate/print/json.hpp"
 #include "gate/print/junit.hpp"
+#include "gate/print/markdown.hpp"
 #include "gate/print/summary.hpp"
 #include "test_support.hpp"
 
@@ -82,6 +85,82 @@ TEST(CompareCommand, WritesJunitAndSummaryBesideTheTable) {
                                     "/junit/junit.xsd' '" + junit + "'");
   EXPECT_EQ(valid.exit_code, 0) << valid.output;
   EXPECT_NE(bad.output.find("--junit: "), std::string::npos) << bad.output;
+}
+
+TEST(ChangeColumn, TheChangeThenThePValueThenTheReason) {
+  Row r;
+  EXPECT_EQ(change_column(r), "");
+  r.reason = "stopped running";
+  EXPECT_EQ(change_column(r), "stopped running");
+  r.change = "+31.0%";
+  r.p_value = 0.0079;
+  EXPECT_EQ(change_column(r), "+31.0%, p=0.0079; stopped running");
+  r.reason.clear();
+  EXPECT_EQ(change_column(r), "+31.0%, p=0.0079");
+}
+
+// The JSON says what the Markdown says: the same rows in the same order with the same verdicts,
+// the change, p-value and reason apart, and the same summary.
+TEST(VerdictJson, EveryRowAndTheSummaryAsData) {
+  Report report = failing_report();
+  Summary s = report.summary();
+  nlohmann::json j = to_verdict_json(report, {});
+  EXPECT_EQ(j["schema"], "memrel.gate-verdicts/1");
+  ASSERT_EQ(j["files"].size(), report.files.size());
+  std::size_t rows = 0;
+  for (std::size_t f = 0; f < report.files.size(); ++f) {
+    const auto& jrows = j["files"][f]["rows"];
+    ASSERT_EQ(jrows.size(), report.files[f].rows.size());
+    for (std::size_t i = 0; i < jrows.size(); ++i, ++rows) {
+      const Row& r = report.files[f].rows[i];
+      EXPECT_EQ(jrows[i]["subject"], r.subject);
+      EXPECT_EQ(jrows[i]["metric"], r.metric);
+      EXPECT_EQ(jrows[i]["change"], r.change);
+      EXPECT_EQ(jrows[i]["reason"], r.reason);
+      EXPECT_EQ(jrows[i]["verdict"], verdict_name(r.verdict));
+      EXPECT_EQ(jrows[i]["p_value"].is_null(), !r.p_value.has_value());
+    }
+  }
+  EXPECT_GT(rows, 0u);
+  const auto& summary = j["summary"];
+  EXPECT_EQ(summary["counts"]["missing"], s.missing);
+  EXPECT_EQ(summary["counts"]["REGRESSION"], s.regressions);
+  EXPECT_EQ(summary["compared"], s.compared);
+  EXPECT_EQ(summary["exit_code"], 1);
+  EXPECT_EQ(summary["result"], "FAIL");
+  EXPECT_NE(to_markdown(report, {}).find(": FAIL."), std::string::npos);
+}
+
+TEST(VerdictJson, APValueWhereALatencyWasTestedAndNoneElsewhere) {
+  const std::string bench = std::string(MEMREL_TEST_DATA) + "/host-bench.json";
+  nlohmann::json j = to_verdict_json(compare_paths(bench, bench, {}), {});
+  std::size_t tested = 0, untested = 0;
+  for (const auto& f : j["files"]) {
+    for (const auto& r : f["rows"]) {
+      if (r["metric"] == "real_time" && r["p_value"].is_number()) {
+        ++tested;
+        EXPECT_GE(r["p_value"].get<double>(), 0.0);
+        EXPECT_LE(r["p_value"].get<double>(), 1.0);
+      } else {
+        EXPECT_TRUE(r["p_value"].is_null()) << r.dump();
+        ++untested;
+      }
+    }
+  }
+  EXPECT_GT(tested, 0u);
+  EXPECT_GT(untested, 0u);
+  EXPECT_EQ(j["summary"]["result"], "PASS");
+  EXPECT_EQ(j["summary"]["exit_code"], 0);
+}
+
+TEST(VerdictJson, TheVerdictsAreTheSchemasEnum) {
+  nlohmann::json schema = nlohmann::json::parse(testing::read_text(
+      std::string(MEMREL_SOURCE_DIR) + "/docs/schemas/gate-verdicts.schema.json"));
+  EXPECT_EQ(schema["$defs"]["verdict"]["enum"], nlohmann::json(verdict_names()));
+  std::size_t counted = 0;
+  for (const auto& name : verdict_names())
+    counted += to_verdict_json(failing_report(), {})["summary"]["counts"].contains(name);
+  EXPECT_EQ(counted, verdict_names().size());
 }
 
 }  // namespace

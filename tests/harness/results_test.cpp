@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/results/cell_status.hpp"
 #include "test_support.hpp"
 
 namespace memrel {
@@ -95,6 +96,33 @@ TEST(Results, BadFilesAreOneLineErrorsNamingTheFile) {
     ADD_FAILURE();
   } catch (const ResultsError& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/r.json: cannot open"), std::string::npos);
+  }
+}
+
+// One list of statuses: the schema's enum (docs/schemas/results.schema.json) is the definition;
+// the report's list is held to it in tests/python/test_formats.py.
+TEST(Results, TheStatusesAreTheSchemasEnum) {
+  nlohmann::json schema = nlohmann::json::parse(
+      testing::read_text(std::string(MEMREL_SOURCE_DIR) + "/docs/schemas/results.schema.json"));
+  EXPECT_EQ(schema["$defs"]["status"]["enum"], nlohmann::json(cell_statuses()));
+}
+
+TEST(Results, AStatusOutsideTheListIsRefusedNamingIt) {
+  CellResult c;
+  c.backend = "host-malloc";
+  c.workload = "w";
+  for (const auto& status : cell_statuses()) {
+    c.status = status;
+    EXPECT_EQ(cell_from_json(to_json(c)).status, status);
+  }
+  c.status = "exploded";
+  try {
+    cell_from_json(to_json(c));
+    ADD_FAILURE() << "an unknown status was read";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("status: \"exploded\" is none of ok, oom,"),
+              std::string::npos)
+        << e.what();
   }
 }
 

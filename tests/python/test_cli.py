@@ -4,6 +4,7 @@ one line on stderr, nothing written, for unusable input."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -13,19 +14,8 @@ import synthetic
 from conftest import (H200_RUN, HOST_RUN, ROOT, SCRIPTS, assert_png, assert_svg, bench_files,
                       host_subset, read_json)
 
-VERDICT = """## memrel compare
-
-Baseline `results/baselines/h200.json`, current `run.json`. Latency: Mann-Whitney U.
-
-### suite
-
-| metric | baseline | current | change | verdict |
-|---|---|---|---|---|
-| cuda-malloc/single-large · peak_reserved | 360.00 MiB | 396.00 MiB | +10.0% | **regression** |
-| a \\| b · x | 1 | 1 | 0 | ok |
-
-Summary: 2 compared, 1 regressions: FAIL.
-"""
+# The gate's verdicts as memrel compare --json writes them (a hand-made example of the schema).
+VERDICT = os.path.join(ROOT, "tests", "data", "formats", "gate-verdicts", "valid", "regression.json")
 
 
 def report(*args, env=None):
@@ -68,8 +58,8 @@ def check_folder(out):
 
 
 def test_host_report(tmp_path):
-    verdict = tmp_path / "verdict.md"
-    verdict.write_text(VERDICT)
+    verdict = tmp_path / "verdict.json"
+    shutil.copy(VERDICT, verdict)
     out = tmp_path / "report"
     bench = [a for p in bench_files() for a in ("--bench", p)]
     timelines = ("--timeline", "host-malloc/fragmentation", "--timeline", "host-malloc-retain/temp-then-delete-x100")
@@ -93,12 +83,17 @@ def test_host_report(tmp_path):
     assert doc["context"]["git_commit"] in md and doc["context"]["git_commit"] in html
     assert "377,487,360 B" in md and "360.00 MiB" in md
     assert "377,487,360 B" in (out / "workload-single-large.html").read_text(encoding="utf-8")
-    assert "**regression**" in md and "<strong>regression</strong>" in html
-    assert "### memrel compare" in md  # the verdict's headings nest under the report's
+    # the gate's rows, read as data: a table per compared file, the p-value and reason apart
+    assert "## Gate verdict" in md and "### suite.json" in md and "### bench-cuda.json" in md
+    assert "| cuda-malloc/single-large · peak_reserved | 377487360 (360.0 MiB) |" in md
+    assert "<td>pair/cuda-malloc/warm/4096 · real_time</td>" in html and "<td>0.00018</td>" in html
     assert "<td>a | b · x</td>" in html
+    assert "FAIL: 6 compared, 2 regressions, 1 missing, 1 new" in html
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "FAIL: 6 compared, 2 regressions, 1 missing" in index
     assert "14 cells: 14 ok." in md
     # no temporary folder left beside it
-    assert sorted(os.listdir(tmp_path)) == ["report", "verdict.md"]
+    assert sorted(os.listdir(tmp_path)) == ["report", "verdict.json"]
 
 
 def test_device_report(tmp_path):
@@ -186,8 +181,11 @@ def test_unusable_results_exit_2_and_write_nothing(tmp_path, content, what):
 def test_unusable_bench_and_verdict(tmp_path):
     out = tmp_path / "report"
     _one_line_error(report("--out", out, "--bench", HOST_RUN, HOST_RUN), HOST_RUN, "not Google Benchmark JSON")
-    missing = tmp_path / "verdict.md"
+    missing = tmp_path / "verdict.json"
     _one_line_error(report("--out", out, "--baseline-verdict", missing, HOST_RUN), missing, "cannot read")
+    markdown = tmp_path / "gate.md"  # the table for people is not the data
+    markdown.write_text("## memrel compare\n")
+    _one_line_error(report("--out", out, "--baseline-verdict", markdown, HOST_RUN), markdown, "malformed JSON")
     _one_line_error(report("--out", out, "--timeline", "nope/none", HOST_RUN), "--timeline", "no cell 'nope/none'")
     assert not out.exists()
 

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from conftest import DATA, HOST_RUN, read_json
-from memrel_report import load
+from memrel_report import gate_verdict, load
 
 INPUT = os.path.join(DATA, "gbench-reading", "input.json")
 
@@ -39,7 +39,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     assert "a FIFO, not a regular file" in result["e"]
 
 
-@pytest.mark.parametrize("loader", [load.load_results, load.load_bench, load.load_verdict])
+@pytest.mark.parametrize("loader", [load.load_results, load.load_bench, gate_verdict.load_verdict])
 def test_devices_and_folders_are_refused(tmp_path, loader):
     assert "a character device, not a regular file" in _error(loader, "/dev/zero")
     assert "a directory, not a regular file" in _error(loader, str(tmp_path))

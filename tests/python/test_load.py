@@ -123,9 +123,3 @@ def test_bench_files(tmp_path):
         load.load_bench(_write(tmp_path, bad))
     with pytest.raises(load.InputError, match="empty file"):
         load.load_bench(_write(tmp_path, ""))
-
-
-def test_verdict(tmp_path):
-    assert load.load_verdict(_write(tmp_path, "## memrel compare\n", "v.md")).startswith("## memrel")
-    with pytest.raises(load.InputError, match="empty file"):
-        load.load_verdict(_write(tmp_path, "", "v.md"))

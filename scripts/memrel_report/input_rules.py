@@ -1,0 +1,134 @@
+"""The input rules of every file the report reads (docs/inputs.md), the same as the C++ tools'
+(platform/input_rules.cpp), and the error that names an unusable file. Below load.py, gbench.py
+and gate_verdict.py, which all read by these rules and raise this error: none imports another for
+them.
+
+Every problem raises InputError whose text is one line, "FILE: what", which the command line
+prints as "memrel report: FILE: what" before exiting with 2.
+"""
+
+import json
+import math
+import os
+import stat
+
+
+class InputError(Exception):
+    """An unusable input file. str() is one line: 'FILE: what'."""
+
+    def __init__(self, path, what):
+        what = " ".join(str(what).split())  # one line, whatever the cause said
+        super().__init__(f"{path}: {what}")
+        self.path = path
+        self.what = what
+
+
+# The input rules of docs/inputs.md, the same as the C++ tools' (platform/input_rules.cpp): a
+# regular file, opened without blocking, under a cap; JSON with no key twice in one object, no
+# NaN or Infinity, no number a double cannot hold; integers within 2^53.
+MAX_JSON_BYTES = 128 << 20      # results and Google Benchmark files (kMaxResultsFileBytes)
+MAX_VERDICT_BYTES = 16 << 20    # the Markdown of memrel compare
+MAX_EXACT_INTEGER = 1 << 53
+
+_FILE_TYPES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def read_bytes(path, cap):
+    """The file's bytes: refused unless a regular file of at most `cap` bytes. O_NONBLOCK: a FIFO
+    with no writer would otherwise block the open forever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as e:
+        raise InputError(path, f"cannot read ({e.strerror or e})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _FILE_TYPES if test(st.st_mode)), "not a regular file")
+            raise InputError(path, f"{kind}, not a regular file: an input must be a regular file")
+        if st.st_size > cap:
+            raise InputError(path, f"{st.st_size} bytes, more than the {cap >> 20} MiB an input "
+                                   "of this kind may have (docs/inputs.md)")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as f:
+        try:
+            return f.read(cap + 1)
+        except OSError as e:
+            raise InputError(path, f"cannot read ({e.strerror or e})") from None
+
+
+def read_text(path, cap):
+    data = read_bytes(path, cap)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, f"not UTF-8 text (byte {e.start})") from None
+    if not text.strip():
+        raise InputError(path, "empty file")
+    return text
+
+
+class _Ambiguous(Exception):
+    pass
+
+
+def _unique_keys(pairs):
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _Ambiguous(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _refuse_constant(name):
+    raise _Ambiguous(f"{name} is not JSON")
+
+
+def _finite_float(text):
+    value = float(text)
+    if math.isinf(value):
+        raise _Ambiguous(f"number overflow parsing '{text}'")
+    return value
+
+
+def _duplicate_place(text):
+    """The JSON pointer of the first object holding a key twice (only on the error path)."""
+    doc = json.loads(text, object_pairs_hook=lambda pairs: ("pairs", pairs))
+
+    def walk(v, place):
+        if isinstance(v, tuple) and v[:1] == ("pairs",):
+            keys = [k for k, _ in v[1]]
+            if len(set(keys)) != len(keys):
+                return place or "/"
+            for k, item in v[1]:
+                found = walk(item, f"{place}/{k.replace('~', '~0').replace('/', '~1')}")
+                if found:
+                    return found
+        elif isinstance(v, list):
+            for i, item in enumerate(v):
+                found = walk(item, f"{place}/{i}")
+                if found:
+                    return found
+        return None
+
+    return walk(doc, "")
+
+
+def read_json(path, cap=MAX_JSON_BYTES):
+    """The JSON document of the file, by the rules above, or InputError naming the file."""
+    text = read_text(path, cap)
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant,
+                          parse_float=_finite_float)
+    except json.JSONDecodeError as e:
+        raise InputError(path, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except _Ambiguous as e:
+        what = str(e)
+        if what.endswith("is not JSON") or what.startswith("number overflow"):
+            raise InputError(path, what) from None
+        raise InputError(path, f'{_duplicate_place(text)}: key "{what}" appears twice in one '
+                               "object: ambiguous, refused") from None
