@@ -187,8 +187,11 @@ def _check_cell(cell, where):
     if cell.get("trace") is not None:
         _check_trace(cell["trace"], f"{where}.trace")
     if cell.get("program_allocator") is not None:
-        _check(cell["program_allocator"], f"{where}.program_allocator",
-               {"torch_allocator": "str", "cache_layer": "str"})
+        placement = cell["program_allocator"]
+        _check(placement, f"{where}.program_allocator", {"cache_layer": "str"})
+        # framework and allocator since the backend families; "torch_allocator" before them.
+        _check(placement, f"{where}.program_allocator",
+               {k: "str" for k in ("framework", "allocator", "torch_allocator") if k in placement})
     if cell.get("gpu") is not None:
         gpu = cell["gpu"]
         _check(gpu, f"{where}.gpu", {"index": "uint"})
