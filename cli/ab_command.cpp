@@ -24,6 +24,7 @@
 #include "cli/comparison_outputs.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
+#include "cli/threshold_options.hpp"
 #include "gate/compare.hpp"
 #include "gate/read/interleaved_rounds.hpp"
 #include "gate/rules/tolerances.hpp"
@@ -159,6 +160,14 @@ nlohmann::json ab_context(const Side& side, const std::string& backend, const Ab
           {"bench_args", a.bench_args}};
 }
 
+// The output rule (docs/inputs.md, "Outputs"), before the first round.
+void check_ab_outputs(const AbArgs& a) {
+  std::vector<std::string> inputs = {a.reference.bench, a.candidate.bench, a.candidate.backend};
+  inputs.insert(inputs.end(), a.backends.begin(), a.backends.end());
+  check_output_folder(a.out, inputs, "--out");
+  check_comparison_outputs({a.markdown, a.junit, a.summary}, inputs);
+}
+
 int run_ab(AbArgs& a) {
   check_side(a.reference);
   check_side(a.candidate);
@@ -167,6 +176,7 @@ int run_ab(AbArgs& a) {
     throw std::invalid_argument("--candidate-backend: compares against exactly one --backend");
   if (a.out.empty())
     a.out = std::string(MEMREL_SOURCE_DIR) + "/results/runs/ab-" + utc_now_iso8601();
+  check_ab_outputs(a);
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
   fs::create_directories(rounds_dir, ec);
@@ -271,10 +281,10 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("--latency-min-change", a.options.latency_min_change,
                  "Smallest relative change of the median latency that can fail")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(latency_min_change_range());
   sub.add_option("--alpha", a.options.alpha, "Significance level of the Mann-Whitney U test")
       ->capture_default_str()
-      ->check(CLI::Range(1e-9, 0.5));
+      ->check(alpha_range());
   return [args] { return run_ab(*args); };
 }
 

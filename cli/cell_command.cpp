@@ -74,6 +74,7 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     if (a->workload.empty() || (a->out.empty() && a->result_fd < 0))
       throw std::invalid_argument(
           "cell: --workload and --out (or --result-fd) are required (unless --check)");
+    if (!a->out.empty()) check_output_file(a->out, {a->workload, a->backend}, "--out");
     Workload w = parse_workload_file(a->workload);
     CellOptions options;
     options.host_capacity_bytes =

@@ -62,11 +62,10 @@ std::uint64_t parse_timeout(const std::string& text) {
 // systems, where permissions say nothing.
 void check_output(const std::string& out) {
   struct stat st {};
+  if (stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw std::invalid_argument(out + ": is a folder (-o takes the results file)");
+  check_output_file(out, {}, "-o");  // not a link, FIFO, device or socket (docs/inputs.md)
   if (stat(out.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode))
-      throw std::invalid_argument(out + ": is a folder (-o takes the results file)");
-    if (!S_ISREG(st.st_mode))
-      throw std::invalid_argument(out + ": is not a regular file (a FIFO, device or socket)");
     if (access(out.c_str(), W_OK) != 0)
       throw std::invalid_argument(out + ": is not writable (" + std::strerror(errno) + ")");
   }
@@ -139,6 +138,11 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     a.options.workload_originals[a.options.workload_paths.back()] = p;
   }
   throw_if_interrupted("before the first cell");
+  // -o must be none of the run's inputs (a workload, a trace, a backend file), by identity.
+  std::vector<std::string> inputs = a.workloads;
+  for (const auto& b : a.backends) inputs.push_back(b);
+  for (const auto& [path, original] : a.options.workload_originals) inputs.push_back(original);
+  check_output_file(a.out, inputs, "-o");
   std::vector<std::string> workload_names;
   for (const auto& p : a.options.workload_paths)
     workload_names.push_back(parse_workload_file(p).name);

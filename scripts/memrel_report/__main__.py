@@ -54,7 +54,8 @@ def main(argv=None):
             prepare.select_timelines(cells, args.timeline)
         except ValueError as e:
             raise load.InputError("--timeline", e) from None
-        folder.check(args.out)
+        read = args.results + args.bench + [p for p in [args.baseline_verdict] if p]
+        folder.check(args.out, read)  # the output rule: none of them inside --out
         from . import report
 
         inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict,

@@ -13,6 +13,8 @@ import json
 import os
 import sys
 
+import memrel_outputs
+
 from . import SCHEMA, rmm_log, torch_snapshot, trace_file
 from .builder import TraceBuilder
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, TraceInputError
@@ -65,8 +67,10 @@ def import_trace(args):
                                              f"(a CSV whose header is {rmm_log.HEADER})")
     if args.device < 0:
         raise TraceInputError(args.file, "--device", f"{args.device}: must be 0 or more")
-    if os.path.isdir(args.out):
-        raise TraceInputError(args.out, "", "is a folder: -o names the trace file to write")
+    try:  # the output rule (docs/inputs.md, "Outputs"): not a link or device, not FILE itself
+        memrel_outputs.check_file(args.out, [args.file])
+    except memrel_outputs.OutputRuleError as e:
+        raise TraceInputError(e.path, "", f"-o {e.message}") from None
     builder = TraceBuilder()
     try:
         live_at_end, held, facts = source.read(args.file, args.device, builder)
@@ -88,6 +92,8 @@ def import_trace(args):
     }
     try:
         trace_file.write(args.out, header, records)
+    except memrel_outputs.OutputRuleError as e:
+        raise TraceInputError(e.path, "", f"-o {e.message}") from None
     except OSError as e:
         raise TraceInputError(args.out, "", f"cannot write ({e.strerror or e}); nothing written") from None
     c = built["counts"]

@@ -16,6 +16,8 @@ import os
 import struct
 import tempfile
 
+import memrel_outputs
+
 from . import MAGIC, SCHEMA
 from .builder import RECORD_BYTES
 
@@ -37,6 +39,7 @@ def write(path, header, records):
         umask = os.umask(0)  # mkstemp makes the file private; a trace is as shareable as any output
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)
+        memrel_outputs.check_file(path)  # again, just before the rename: never over a link
         os.replace(temporary, path)
     except BaseException:
         try:
