@@ -38,18 +38,35 @@ std::string missing_package(const std::string& package) {
 }
 
 void set_pythonpath() {
-  const char* existing = std::getenv("PYTHONPATH");
-  std::string path = scripts_dir() + (existing && *existing ? std::string(":") + existing : "");
-  setenv("PYTHONPATH", path.c_str(), 1);
+  setenv("PYTHONPATH", python_path(scripts_dir(), std::getenv("PYTHONPATH")).c_str(), 1);
 }
 
 std::vector<std::string> command(const std::string& package, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {python(), "-m", package};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
+  return python_module_argv(python(), scripts_dir(), package, args);
 }
 
 }  // namespace
+
+std::string python_path(const std::string& scripts, const char* existing) {
+  std::string path = scripts;
+  std::string rest = existing ? existing : "";
+  for (std::size_t start = 0; start <= rest.size();) {
+    std::size_t colon = rest.find(':', start);
+    if (colon == std::string::npos) colon = rest.size();
+    std::string entry = rest.substr(start, colon - start);
+    if (!entry.empty() && entry[0] == '/') path += ":" + entry;  // "" and relative: the cwd
+    start = colon + 1;
+  }
+  return path;
+}
+
+std::vector<std::string> python_module_argv(const std::string& python, const std::string& scripts,
+                                            const std::string& package,
+                                            const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {python, scripts + "/memrel_entry.py", package};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
 
 int exec_python_module(const std::string& who, const std::string& package,
                        const std::vector<std::string>& args, const std::string& needs) {

@@ -1,7 +1,7 @@
 """The second round of hostile and careless input (issue 23), for memrel's Python parts and the
 command line that runs them: an output that is an input or not a regular file (docs/inputs.md,
 "Outputs"), thresholds that would switch a rule off ("Numbers"), and code from the working
-folder. Each is refused with exit 2 and one line, and nothing already there is lost."""
+folder ("Code"). Each is refused with exit 2 and one line, and nothing already there is lost."""
 
 import os
 import shutil
@@ -14,6 +14,7 @@ import pytest
 from conftest import HOST_RUN, ROOT, SCRIPTS
 
 RMM_LOG = os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
+ENTRY = os.path.join(SCRIPTS, "memrel_entry.py")
 
 
 def memrel_binary():
@@ -32,7 +33,7 @@ needs_memrel = pytest.mark.skipif(MEMREL is None, reason="no memrel binary under
 
 def python(package, *args, cwd=ROOT):
     env = dict(os.environ, PYTHONPATH=SCRIPTS, MPLBACKEND="Agg")
-    return subprocess.run([sys.executable, "-m", package, *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, ENTRY, package, *map(str, args)], capture_output=True,
                           text=True, env=env, cwd=cwd, timeout=300)
 
 
@@ -153,6 +154,46 @@ def test_a_text_figure_in_the_history_is_one_line_not_a_traceback(tmp_path):
 
 def test_report_out_empty_is_one_line(tmp_path):
     refused(python("memrel_report", "--out", "", HOST_RUN), "empty path")
+
+
+# --- 3. Code from the working folder ----------------------------------------------------------
+
+STANDARD_MODULES = ["runpy", "json", "argparse", "csv", "pickle", "struct", "hashlib",
+                    "datetime", "gc", "tempfile", "math", "io", "sqlite3", "shutil"]
+
+
+def plant(folder):
+    """A module named after each standard one, each leaving a mark if it runs."""
+    for name in STANDARD_MODULES:
+        (folder / f"{name}.py").write_text(
+            f"open({str(folder / ('RAN-' + name))!r}, 'w').close()\n")
+
+
+def marks(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("RAN-"))
+
+
+def test_the_entry_runs_nothing_from_the_working_folder(tmp_path):
+    plant(tmp_path)
+    shutil.copy(RMM_LOG, tmp_path / "log.csv")
+    r = python("memrel_trace", "import", "log.csv", "-o", "out.memtrace", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert marks(tmp_path) == []
+
+
+@needs_memrel
+def test_memrel_trace_import_and_run_run_nothing_from_the_working_folder(tmp_path):
+    plant(tmp_path)
+    shutil.copy(RMM_LOG, tmp_path / "log.csv")
+    env = dict(os.environ, MEMREL_PYTHON=sys.executable, PYTHONPATH=":relative")
+    r = subprocess.run([MEMREL, "trace", "import", "log.csv", "-o", "out.memtrace"], cwd=tmp_path,
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "run", "-b", "null", "--include-null", "-w", "log.csv",
+                        "-o", "run.json"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert marks(tmp_path) == []
 
 
 @needs_memrel
