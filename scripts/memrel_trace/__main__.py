@@ -18,6 +18,7 @@ import memrel_outputs
 from . import SCHEMA, rmm_log, torch_snapshot, trace_file
 from .builder import TraceBuilder
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, TraceInputError
+from .source_file import open_source
 
 
 def parser():
@@ -45,7 +46,8 @@ def parser():
 
 def _sha256(path):
     digest, size = hashlib.sha256(), 0
-    with open(path, "rb") as f:
+    f, _ = open_source(path)
+    with f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
             size += len(chunk)
@@ -53,11 +55,9 @@ def _sha256(path):
 
 
 def import_trace(args):
-    try:
-        with open(args.file, "rb") as f:
-            head = f.read(64)
-    except OSError as e:
-        raise TraceInputError(args.file, "", f"cannot read ({e.strerror or e})") from None
+    f, _ = open_source(args.file)  # a regular file under the cap, before a byte is read
+    with f:
+        head = f.read(64)
     if rmm_log.is_rmm_log(head):
         source = rmm_log
     elif torch_snapshot.is_snapshot(args.file, head):
@@ -94,6 +94,8 @@ def import_trace(args):
         trace_file.write(args.out, header, records)
     except memrel_outputs.OutputRuleError as e:
         raise TraceInputError(e.path, "", f"-o {e.message}") from None
+    except trace_file.TooLargeForTheLoader as e:
+        raise TraceInputError(args.file, "", f"cannot be imported: {e}; nothing written") from None
     except OSError as e:
         raise TraceInputError(args.out, "", f"cannot write ({e.strerror or e}); nothing written") from None
     c = built["counts"]

@@ -22,11 +22,28 @@ from . import MAGIC, SCHEMA
 from .builder import RECORD_BYTES
 
 PREFIX = struct.Struct("<8sII")
+# What the loader accepts (harness/workload/trace_file.{hpp,cpp}): a file the importer writes is
+# always one `memrel run` reads, or it is not written.
+MAX_HEADER_BYTES = 16 << 20     # kMaxHeaderBytes
+MAX_FILE_BYTES = 2 << 30        # kMaxTraceFileBytes
+
+
+class TooLargeForTheLoader(ValueError):
+    pass
 
 
 def write(path, header, records):
     body = json.dumps(header, separators=(",", ":")).encode("utf-8")
     body += b" " * (-(PREFIX.size + len(body)) % 8)  # records start 8-aligned
+    if len(body) > MAX_HEADER_BYTES:
+        raise TooLargeForTheLoader(
+            f"its header would be {len(body)} bytes, more than the {MAX_HEADER_BYTES >> 20} MiB "
+            f"the loader reads ({len(header.get('provenance', {}).get('streams') or [])} streams, "
+            f"{len(header.get('marks') or [])} marks)")
+    if PREFIX.size + len(body) + len(records) > MAX_FILE_BYTES:
+        raise TooLargeForTheLoader(
+            f"it would be {PREFIX.size + len(body) + len(records)} bytes, more than the "
+            f"{MAX_FILE_BYTES >> 30} GiB the loader reads")
     folder = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(dir=folder, prefix=".memtrace-", suffix=".tmp")
     try:

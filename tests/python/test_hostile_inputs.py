@@ -1,9 +1,10 @@
 """The second round of hostile and careless input (issue 23), for memrel's Python parts and the
 command line that runs them: an output that is an input or not a regular file (docs/inputs.md,
-"Outputs"), thresholds that would switch a rule off ("Numbers"), and code from the working
-folder ("Code"). Each is refused with exit 2 and one line, and nothing already there is lost."""
+"Outputs"), thresholds that would switch a rule off ("Numbers"), code from the working
+folder ("Code"), and the importer's own inputs ("The importer's inputs"). Each is refused with exit 2 and one line, and nothing already there is lost."""
 
 import os
+import pickle
 import shutil
 import sqlite3
 import subprocess
@@ -205,3 +206,141 @@ def test_memrel_report_onto_its_input_folder_through_the_binary(tmp_path):
                        capture_output=True, text=True, timeout=120)
     refused(r, "holds the input")
     assert read(results) == read(HOST_RUN)
+
+
+# --- 7. The importer's own inputs --------------------------------------------------------------
+
+def snapshot_pickle(path, trace=(), settings=None):
+    snapshot = {"device_traces": [list(trace)], "segments": []}
+    if settings is not None:
+        snapshot["allocator_settings"] = settings
+    with open(path, "wb") as f:
+        pickle.dump(snapshot, f, protocol=4)
+
+
+def run_limited(*args, cwd=ROOT):
+    """The importer under a 20 s time limit, reporting its peak memory (KiB) too."""
+    code = ("import resource, subprocess, sys\n"
+            "r = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=20)\n"
+            "sys.stderr.write(r.stderr)\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+            "sys.exit(r.returncode)\n")
+    env = dict(os.environ, PYTHONPATH=SCRIPTS)
+    r = subprocess.run([sys.executable, "-c", code, sys.executable, ENTRY, "memrel_trace",
+                        *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd,
+                       timeout=60)
+    return r, int(r.stdout.strip() or 0)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_a_device_as_the_source_is_refused_at_once(tmp_path, kind):
+    source = tmp_path / "snap.pickle"
+    if kind == "fifo":
+        os.mkfifo(source)
+    else:
+        os.symlink("/dev/zero", source)
+    r, _ = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, str(source), "a FIFO" if kind == "fifo" else "a character device")
+
+
+def test_a_pickle_asking_for_a_huge_memo_is_refused_in_bounded_memory(tmp_path):
+    source = tmp_path / "memo.pickle"
+    source.write_bytes(b"\x80\x04Nr\xff\xff\xff\x7f.")  # LONG_BINPUT 2^31 - 1
+    r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "more than")
+    assert peak_kib < 3 << 20
+
+
+def nested_list(levels):
+    value = []
+    for _ in range(levels):
+        value = [value, value]  # pickled once each: 2^levels values when expanded
+    return value
+
+
+def nested_tuple(levels):
+    value = ()
+    for _ in range(levels):
+        value = (value, value)
+    return value
+
+
+@pytest.mark.parametrize("where", ["settings", "addr", "stream", "size"])
+def test_repeated_references_do_not_expand(tmp_path, where):
+    source = tmp_path / "snap.pickle"
+    entry = {"action": "alloc", "addr": 4096, "size": 512, "stream": 0}
+    settings = None
+    if where == "settings":
+        settings = {"x": nested_list(60)}
+    elif where == "size":
+        entry["size"] = nested_list(60)
+    else:
+        entry[where] = nested_tuple(60)
+    snapshot_pickle(source, [entry], settings)
+    assert os.path.getsize(source) < 2000
+    r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    if where == "stream":  # a stream that is not an int is not listed: the import goes on
+        assert r.returncode == 0, r.stderr
+    else:
+        refused(r)
+    assert peak_kib < 1 << 20
+
+
+def test_cyclic_settings_are_refused_with_exit_2(tmp_path):
+    source = tmp_path / "snap.pickle"
+    cycle = []
+    cycle.append(cycle)
+    snapshot_pickle(source, [], {"x": cycle})
+    r, _ = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "allocator_settings", "cyclic")
+
+
+RMM_HEADER = "Thread,Time,Action,Pointer,Size,Stream\n"
+
+
+@pytest.mark.parametrize("row,what", [
+    ("1,15:47:02.841961,allocate,0x1000,1_000,0x0", "Size"),
+    ("1,15:47:02.841961,allocate,0x1000,+5,0x0", "Size"),
+    ("1,15:47:02.841961,allocate,0x1000,\u0661\u0662,0x0", "Size"),
+    ("1,15:47:02.841961,allocate,-0x1000,512,0x0", "Pointer"),
+    ("1,15:47:02.841961,allocate,0x10000000000000000,512,0x0", "Pointer"),
+    ("1,15:47:02.841961,allocate,0x1_000,512,0x0", "Pointer"),
+    ("1,+15:47:02.841961,allocate,0x1000,512,0x0", "Time"),
+    ("1,\u0661\u0665:47:02.841961,allocate,0x1000,512,0x0", "Time"),
+])
+def test_rmm_numbers_are_ascii_digits_in_range(tmp_path, row, what):
+    source = tmp_path / "log.csv"
+    source.write_text(RMM_HEADER + row + "\n", encoding="utf-8")
+    r, _ = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "line 2", what)
+
+
+def test_an_rmm_log_is_checked_while_it_streams(tmp_path):
+    # A bad second row, then 200 MiB on one line: refused at line 2 without reading the rest.
+    source = tmp_path / "log.csv"
+    with open(source, "w", encoding="utf-8") as f:
+        f.write(RMM_HEADER + "1,15:47:02.841961,allocate,0x1000,+5,0x0\n")
+        chunk = "x" * (1 << 20)
+        for _ in range(200):
+            f.write(chunk)
+    r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "line 2")
+    assert peak_kib < 100 << 10
+    # And one endless line is refused after MAX_LINE_BYTES, not read whole.
+    with open(source, "w", encoding="utf-8") as f:
+        f.write(RMM_HEADER)
+        for _ in range(200):
+            f.write(chunk)
+    r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "line 2", "longer than")
+    assert peak_kib < 100 << 10
+
+
+def test_a_trace_the_loader_would_refuse_is_not_written(tmp_path):
+    sys.path.insert(0, SCRIPTS)
+    from memrel_trace import trace_file
+
+    out = tmp_path / "big.memtrace"
+    with pytest.raises(trace_file.TooLargeForTheLoader, match="header"):
+        trace_file.write(str(out), {"schema": "memrel.trace/1", "pad": "x" * (17 << 20)}, b"")
+    assert not out.exists() and os.listdir(tmp_path) == []
