@@ -83,6 +83,33 @@ void check_output(const std::string& out) {
   unlink(probe.c_str());
 }
 
+// A name twice in the matrix makes results that compare, report and history refuse (two cells
+// of one key): refused before the first cell, naming both sources (docs/inputs.md, "Duplicates").
+// A trace's name is its header's, so a trace can take a workload's name.
+void refuse_duplicates(const std::vector<std::string>& names,
+                       const std::vector<std::string>& sources, const std::string& what,
+                       const RunOptions* options = nullptr) {
+  auto source = [&](std::size_t i) {
+    std::string s = i < sources.size() ? sources[i] : names[i];
+    if (options) {
+      auto original = options->workload_originals.find(s);
+      if (original != options->workload_originals.end()) s = original->second;
+    }
+    return s;
+  };
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (names[i] != names[j]) continue;
+      if (source(i) == source(j))
+        throw std::invalid_argument(what + " " + source(i) + " is named twice");
+      throw std::invalid_argument(what + " name '" + names[i] + "' is both " + source(j) + " and " +
+                                  source(i) +
+                                  ": results would hold two cells of one "
+                                  "name; rename one (a trace: trace import --name)");
+    }
+  }
+}
+
 std::string self_executable() {
   std::error_code ec;
   fs::path p = fs::read_symlink("/proc/self/exe", ec);
@@ -148,6 +175,8 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     workload_names.push_back(parse_workload_file(p).name);
   std::vector<std::string> backend_names;
   for (const auto& b : backends) backend_names.push_back(b.name);
+  refuse_duplicates(backend_names, a.backends, "-b: the backend");
+  refuse_duplicates(workload_names, a.options.workload_paths, "-w: the workload", &a.options);
   const std::vector<std::string> matrix = cell_matrix(backend_names, workload_names);
   if (shard) a.options.only_cells = shard_cells(matrix, *shard);
   // A backend file's library must load and export its symbols, checked in a child process (the

@@ -143,3 +143,28 @@ TEST(Thresholds, NanInfAndNegativeThresholdsAreRefused) {
 
 }  // namespace
 }  // namespace memrel
+
+namespace memrel {
+namespace {
+
+// Duplicates in the matrix are refused before the first cell (docs/inputs.md, "Duplicates"):
+// results with two cells of one key are what compare, report and history then refuse.
+TEST(Duplicates, TheSameBackendOrWorkloadTwiceIsRefusedAtTheStart) {
+  TempDir dir;
+  const std::string out = dir.file("run.json");
+  expect_refused(memrel_limited("run -b null,null -w temp-then-delete -o '" + out + "'"),
+                 {"-b", "null", "twice"});
+  expect_refused(
+      memrel_limited("run -b null -w temp-then-delete,temp-then-delete -o '" + out + "'"),
+      {"-w", "twice"});
+  // Another file of the same name (a trace's header name can equal a workload's the same way).
+  const std::string copy = dir.file("copy.json");
+  write_text(copy, read_text(kWorkloads + "/temp-then-delete.json"));
+  expect_refused(memrel_limited("run -b null -w temp-then-delete,'" + copy + "' -o '" + out + "'"),
+                 {"'temp-then-delete' is both", copy});
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".journal"));
+}
+
+}  // namespace
+}  // namespace memrel

@@ -344,3 +344,42 @@ def test_a_trace_the_loader_would_refuse_is_not_written(tmp_path):
     with pytest.raises(trace_file.TooLargeForTheLoader, match="header"):
         trace_file.write(str(out), {"schema": "memrel.trace/1", "pad": "x" * (17 << 20)}, b"")
     assert not out.exists() and os.listdir(tmp_path) == []
+
+
+# --- 6. Duplicates that make unreadable results -------------------------------------------------
+
+def test_names_that_sanitise_alike_get_pages_of_their_own(tmp_path):
+    sys.path.insert(0, SCRIPTS)
+    from memrel_report import prepare, site_data
+
+    names = ["a/b", "a_b", "a?b", "a b", "single-large"]
+    pages = [site_data.page_name("workload", n) for n in names]
+    assert len(set(pages)) == len(names), pages
+    assert site_data.page_name("workload", "single-large") == "workload-single-large.html"
+    assert prepare.colliding_names(names) is None
+    crafted = prepare.slug("a/b")  # a name spelled as another's page name: refused
+    assert prepare.colliding_names(["a/b", crafted]) == ("a/b", crafted)
+
+
+def test_a_report_of_names_that_collide_after_sanitising_is_refused_or_unique(tmp_path):
+    import json
+
+    with open(HOST_RUN, encoding="utf-8") as f:
+        doc = json.load(f)
+    first = doc["cells"][0]["workload"]
+    keep = [c for c in doc["cells"] if c["workload"] == first]
+    cells = []
+    for name in ("a/b", "a_b", "a?b"):
+        for c in keep:
+            cells.append(dict(c, workload=name))
+    doc["cells"] = cells
+    results = tmp_path / "run.json"
+    results.write_text(json.dumps(doc))
+    r = python("memrel_report", "--out", tmp_path / "report", results)
+    assert r.returncode == 0, r.stderr
+    pages = [p for p in os.listdir(tmp_path / "report") if p.startswith("workload-")]
+    assert len(pages) == 3, pages
+    crafted = dict(keep[0], workload=__import__("memrel_report.prepare").prepare.slug("a/b"))
+    doc["cells"] = cells + [crafted]
+    results.write_text(json.dumps(doc))
+    refused(python("memrel_report", "--out", tmp_path / "report2", results), "share one report page")
