@@ -11,6 +11,7 @@ import gc
 import hashlib
 import json
 import os
+import signal
 import sys
 
 import memrel_outputs
@@ -116,8 +117,21 @@ def show(args):
             print(f"{'alloc' if op == 1 else 'free'} {block} {size}")
 
 
+class _Stopped(BaseException):
+    def __init__(self, signal_number):
+        super().__init__(signal_number)
+        self.signal_number = signal_number
+
+
+def _stop(signal_number, frame):
+    raise _Stopped(signal_number)
+
+
 def main(argv=None):
     args = parser().parse_args(argv)  # usage errors exit 2 (argparse)
+    # SIGTERM and SIGHUP unwind like Ctrl-C, so a half-written trace is removed on the way out.
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _stop)
     # A snapshot is millions of small dicts that live until the end: the cyclic collector would
     # walk them again and again while they are made (a third of the import), and finds nothing.
     gc.disable()
@@ -129,6 +143,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("memrel trace: interrupted; nothing written", file=sys.stderr)
         return 130
+    except _Stopped as e:
+        print(f"memrel trace: stopped by {signal.Signals(e.signal_number).name}; nothing written",
+              file=sys.stderr)
+        return 128 + e.signal_number
     except Exception as e:  # a bug here, not bad input: one line, its own exit code
         print(f"memrel trace: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
               file=sys.stderr)

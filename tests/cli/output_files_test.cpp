@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "gate/format.hpp"
 #include "test_support.hpp"
 
 namespace memrel {
@@ -164,6 +165,22 @@ TEST(Duplicates, TheSameBackendOrWorkloadTwiceIsRefusedAtTheStart) {
                  {"'temp-then-delete' is both", copy});
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_FALSE(std::filesystem::exists(out + ".journal"));
+}
+
+}  // namespace
+}  // namespace memrel
+
+namespace memrel {
+namespace {
+
+// A name's markup shows as text in compare --markdown (docs/inputs.md, "Markup").
+TEST(Markup, ANamesHtmlLinksAndCodeSpansAreEscapedInMarkdownCells) {
+  EXPECT_EQ(format::markdown_cell("<img src=x onerror=alert(1)>"),
+            "&lt;img src=x onerror=alert(1)&gt;");
+  EXPECT_EQ(format::markdown_cell("[click](http://x) `c` a|b\r\nc"),
+            "\\[click\\](http://x) \\`c\\` a\\|b  c");
+  EXPECT_EQ(format::markdown_cell("cuda-malloc/single-large · peak_reserved"),
+            "cuda-malloc/single-large · peak_reserved");
 }
 
 }  // namespace

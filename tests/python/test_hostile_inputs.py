@@ -383,3 +383,79 @@ def test_a_report_of_names_that_collide_after_sanitising_is_refused_or_unique(tm
     doc["cells"] = cells + [crafted]
     results.write_text(json.dumps(doc))
     refused(python("memrel_report", "--out", tmp_path / "report2", results), "share one report page")
+
+
+# --- 9. Leftovers ------------------------------------------------------------------------------
+
+SLOW_IMPORT = """
+import os, sys, time
+sys.path.insert(0, {scripts!r})
+from memrel_trace import __main__ as importer
+real_fsync = os.fsync
+def slow_fsync(fd):  # the trace is whole here, not yet named: the moment a kill hurts most
+    open({ready!r}, "w").close()
+    time.sleep(60)
+    real_fsync(fd)
+os.fsync = slow_fsync
+sys.exit(importer.main(["import", {source!r}, "-o", {out!r}]))
+"""
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP", "SIGKILL"])
+def test_a_killed_import_leaves_no_temporary_trace(tmp_path, signal_name):
+    import signal
+    import time
+
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    ready = tmp_path / "ready"
+    code = SLOW_IMPORT.format(scripts=SCRIPTS, ready=str(ready), source=RMM_LOG,
+                              out=str(out_dir / "t.memtrace"))
+    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not ready.exists() and time.time() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    assert ready.exists(), p.stderr.read() if p.poll() is not None else "never reached fsync"
+    p.send_signal(getattr(signal, signal_name))
+    _, err = p.communicate(timeout=30)
+    assert os.listdir(out_dir) == [], os.listdir(out_dir)
+    if signal_name != "SIGKILL":
+        assert p.returncode == 128 + getattr(signal, signal_name), err
+        assert err.strip().splitlines() == [f"memrel trace: stopped by {signal_name}; nothing written"]
+
+
+@needs_memrel
+def test_sighup_to_run_removes_its_imported_traces_and_keeps_the_journal(tmp_path):
+    import signal
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), MEMREL_PYTHON=sys.executable)
+    out = tmp_path / "run.json"
+    p = subprocess.Popen([MEMREL, "run", "-b", "host-malloc", "-w", f"{RMM_LOG},single-large",
+                          "--trace-scale", "1/1024", "-o", str(out)], env=env,
+                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(n.endswith(".memtrace") for n in os.listdir(tmp)):
+        time.sleep(0.02)
+    time.sleep(0.5)  # the import done, a cell running
+    p.send_signal(signal.SIGHUP)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + signal.SIGHUP, err
+    assert "SIGHUP" in err
+    assert [n for n in os.listdir(tmp) if n.endswith(".memtrace")] == []
+
+
+def test_a_names_markup_is_text_in_report_md():
+    sys.path.insert(0, SCRIPTS)
+    from memrel_report import document
+
+    name = "<img src=x onerror=alert(1)>[click](javascript:x)`c`"
+    text = document.to_markdown(f"Workload {name}", [
+        document.Heading(2, f"Trace {name}"),
+        document.Table(headers=["workload"], rows=[[name]]),
+        document.Links([document.Link(name, "workload-x.html")]),
+    ])
+    assert "<img" not in text
+    assert text.count("&lt;img src=x onerror=alert(1)&gt;\\[click\\](javascript:x)\\`c\\`") == 4
