@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cli/exit_codes.hpp"
+#include "cli/python_probe.hpp"
 
 #ifndef MEMREL_SOURCE_DIR
 #define MEMREL_SOURCE_DIR "."
@@ -39,6 +40,14 @@ std::string missing_package(const std::string& package) {
 
 void set_pythonpath() {
   setenv("PYTHONPATH", python_path(scripts_dir(), std::getenv("PYTHONPATH")).c_str(), 1);
+}
+
+// "" when python() is a Python 3 interpreter, else the line that says what it is instead.
+std::string interpreter_problem() {
+  std::string problem = python_interpreter_problem(python());
+  if (problem.empty()) return "";
+  const char* env = std::getenv("MEMREL_PYTHON");
+  return python() + (env && *env ? " (MEMREL_PYTHON) " : " ") + problem;
 }
 
 std::vector<std::string> command(const std::string& package, const std::vector<std::string>& args) {
@@ -74,6 +83,11 @@ int exec_python_module(const std::string& who, const std::string& package,
     std::cerr << who << ": " << missing << "\n";
     return exit_code::kInternalError;
   }
+  if (std::string problem = interpreter_problem(); !problem.empty()) {
+    std::cerr << who << ": " << problem << ": " << needs
+              << "; set MEMREL_PYTHON to choose the interpreter\n";
+    return exit_code::kInternalError;
+  }
   set_pythonpath();
   std::vector<std::string> words = command(package, args);
   std::vector<char*> argv;
@@ -92,6 +106,11 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   if (std::string missing = missing_package(package); !missing.empty()) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = missing;
+    return result;
+  }
+  if (std::string problem = interpreter_problem(); !problem.empty()) {
+    result.exit_code = exit_code::kInternalError;
+    result.error_text = problem + "; set MEMREL_PYTHON to choose the interpreter";
     return result;
   }
   const char* tmp = std::getenv("TMPDIR");

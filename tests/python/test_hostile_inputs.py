@@ -459,3 +459,19 @@ def test_a_names_markup_is_text_in_report_md():
     ])
     assert "<img" not in text
     assert text.count("&lt;img src=x onerror=alert(1)&gt;\\[click\\](javascript:x)\\`c\\`") == 4
+
+
+# --- 8. Failures that are not the allocator's ---------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("python", ["/bin/true", "/bin/false", "/nonexistent/python3"])
+def test_memrel_python_that_is_not_python_is_said_with_exit_4(tmp_path, python):
+    env = dict(os.environ, MEMREL_PYTHON=python)
+    for args in (["report", "--out", str(tmp_path / "r"), HOST_RUN],
+                 ["trace", "import", RMM_LOG, "-o", str(tmp_path / "t.memtrace")],
+                 ["run", "-b", "null", "--include-null", "-w", RMM_LOG, "-o", str(tmp_path / "r.json")]):
+        r = subprocess.run([MEMREL, *args], env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 4, (args, r.returncode, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and python in lines[0] and "MEMREL_PYTHON" in lines[0], r.stderr
+        assert os.listdir(tmp_path) == [], os.listdir(tmp_path)
