@@ -475,3 +475,71 @@ def test_memrel_python_that_is_not_python_is_said_with_exit_4(tmp_path, python):
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and python in lines[0] and "MEMREL_PYTHON" in lines[0], r.stderr
         assert os.listdir(tmp_path) == [], os.listdir(tmp_path)
+
+
+# --- 5. A journal two runs write at once ----------------------------------------------------------
+
+def _journal_lines(path):
+    import json
+
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
+@needs_memrel
+def test_a_resume_while_the_run_is_live_is_refused_and_the_journal_kept(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "run.json"
+    journal = tmp_path / "run.json.journal"
+    args = [MEMREL, "run", "-b", "host-malloc", "-w", "temp-then-delete,single-large", "-o", str(out)]
+    env = dict(os.environ, MEMREL_INJECT_FAULT="hang",
+               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
+    live = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not (journal.exists() and
+                                              len(journal.read_text().splitlines()) >= 2):
+            time.sleep(0.02)
+        before = journal.read_bytes()
+        r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
+        refused(r, str(journal), "in use by a run that is still going")
+        assert journal.read_bytes() == before
+        assert live.poll() is None
+    finally:
+        live.send_signal(signal.SIGTERM)
+        live.communicate(timeout=30)
+    assert [line["cell"]["workload"] for line in _journal_lines(journal)[1:]] == ["temp-then-delete"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("field,value", [("backend", "host-malloc-retain"),
+                                         ("workload", "single-large"), ("index", 7)])
+def test_journal_records_are_checked_against_the_matrix(tmp_path, field, value):
+    import json
+    import signal
+    import time
+
+    out = tmp_path / "run.json"
+    journal = tmp_path / "run.json.journal"
+    args = [MEMREL, "run", "-b", "host-malloc", "-w", "temp-then-delete,single-large", "-o", str(out)]
+    env = dict(os.environ, MEMREL_INJECT_FAULT="hang",
+               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
+    live = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline and not (journal.exists() and
+                                          len(journal.read_text().splitlines()) >= 2):
+        time.sleep(0.02)
+    live.send_signal(signal.SIGTERM)
+    live.communicate(timeout=30)
+    header, record = _journal_lines(journal)
+    if field == "index":
+        record["index"] = value
+    else:
+        record["cell"][field] = value
+    journal.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n")
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
+    refused(r, str(journal), "cell")
+    assert not out.exists()
