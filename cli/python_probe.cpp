@@ -4,12 +4,33 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
 #include "platform/child_process.hpp"
 
 namespace memrel::cli {
+
+namespace {
+
+// PYTHON as execvp finds it: a name without '/' is looked up on PATH (start_child takes a path).
+std::string on_path(const std::string& python) {
+  if (python.find('/') != std::string::npos) return python;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t colon = dirs.find(':', start);
+    if (colon == std::string::npos) colon = dirs.size();
+    std::string dir = dirs.substr(start, colon - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + python;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = colon + 1;
+  }
+  return python;
+}
+
+}  // namespace
 
 std::string python_interpreter_problem(const std::string& python) {
   const std::string answer = "memrel-python-3";
@@ -18,7 +39,7 @@ std::string python_interpreter_problem(const std::string& python) {
   try {
     out = anonymous_file();
     ChildSpec spec;
-    spec.args = {python, "-I", "-c",
+    spec.args = {on_path(python), "-I", "-c",
                  "import sys; sys.stdout.write('memrel-python-%d' % sys.version_info[0])"};
     spec.stdout_fd = out;
     pid = start_child(spec);
