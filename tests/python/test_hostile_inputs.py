@@ -543,3 +543,49 @@ def test_journal_records_are_checked_against_the_matrix(tmp_path, field, value):
     r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
     refused(r, str(journal), "cell")
     assert not out.exists()
+
+
+@needs_memrel
+def test_a_python_named_without_a_folder_is_found_on_path(tmp_path):
+    # As execvp finds it: MEMREL_PYTHON unset means python3 on PATH.
+    env = {k: v for k, v in os.environ.items() if k != "MEMREL_PYTHON"}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    r = subprocess.run([MEMREL, "trace", "import", RMM_LOG, "-o", str(tmp_path / "t.memtrace")],
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+# --- 10. A trace is told by its magic, not its name -----------------------------------------------
+
+@needs_memrel
+def test_a_trace_and_a_log_are_told_by_content_not_extension(tmp_path):
+    env = dict(os.environ, MEMREL_PYTHON=sys.executable)
+    log = tmp_path / "log.txt"
+    shutil.copy(RMM_LOG, log)
+    trace = tmp_path / "snap.trace"
+    r = subprocess.run([MEMREL, "trace", "import", log, "-o", trace], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    for workload in (trace, log):
+        r = subprocess.run([MEMREL, "run", "-b", "null", "--include-null", "-w", workload, "-o",
+                            tmp_path / "run.json"], env=env, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, (workload, r.stderr)
+    r = subprocess.run([MEMREL, "validate", trace], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_h200_baseline_note_says_whether_it_holds_the_traces():
+    import json
+
+    folder = os.path.join(ROOT, "results", "baselines", "h200")
+    with open(os.path.join(folder, "suite.json"), encoding="utf-8") as f:
+        cells = json.load(f)["cells"]
+    traces = {c["workload"] for c in cells if c["workload"].startswith("trace-")}
+    with open(os.path.join(ROOT, "results", "baselines", "README.md"), encoding="utf-8") as f:
+        note = f.read()
+    if traces:
+        assert "holds no trace cells" not in note
+    else:
+        assert "holds no trace cells" in note.replace("**", "")
+        assert "the committed traces on every backend" not in note
