@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <memory>
 
 #include "allocators/backend_table.hpp"
@@ -11,6 +12,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/cell.hpp"
+#include "harness/execution/cell_exit.hpp"
 #include "harness/workload/trace_plan.hpp"
 #include "harness/workload/workload.hpp"
 #include "platform/atomic_file.hpp"
@@ -82,10 +84,15 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     options.trace_scale_divisor = parse_trace_scale(a->trace_scale);
     CellResult result = run_cell(backend, w, options);
     std::string text = to_json(result).dump(1) + "\n";
-    if (a->result_fd >= 0)
-      write_to_fd(a->result_fd, text);
-    else
-      write_file_atomically(a->out, text);
+    try {
+      if (a->result_fd >= 0)
+        write_to_fd(a->result_fd, text);
+      else
+        write_file_atomically(a->out, text);
+    } catch (const std::runtime_error& e) {  // not the allocator's failure: the runner stops
+      std::cerr << "memrel cell: the result could not be written: " << e.what() << "\n";
+      return kCellResultNotWritten;
+    }
     return exit_code::kSuccess;
   };
 }

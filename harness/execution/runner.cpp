@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "allocators/backend_table.hpp"
+#include "harness/execution/cell_exit.hpp"
 #include "harness/execution/run_journal.hpp"
 #include "harness/execution/run_summary.hpp"
 #include "harness/execution/shard.hpp"
@@ -265,6 +266,16 @@ class Scheduler {
       } catch (const ResultsError& e) {
         why = e.what();
       }
+      if (!why.empty() && WEXITSTATUS(status) == kCellResultNotWritten)
+        throw CellResultNotWritten(
+            m.backend.name + " x " + m.name + ": the cell ran but could not write its result (" +
+            (stderr_tail.empty() ? std::string("nor its stderr") : stderr_tail) +
+            "); not the allocator's failure: is TMPDIR full or unwritable? The run "
+            "stopped" +
+            (options_.journal_path.empty()
+                 ? std::string()
+                 : "; its finished cells are kept in " + options_.journal_path +
+                       " (continue with --resume)"));
       if (!why.empty())
         cell = failed_cell(m.backend.name, m.name, m.path, "crashed",
                            "exited with code " + std::to_string(WEXITSTATUS(status)) +

@@ -589,3 +589,24 @@ def test_the_h200_baseline_note_says_whether_it_holds_the_traces():
     else:
         assert "holds no trace cells" in note.replace("**", "")
         assert "the committed traces on every backend" not in note
+
+
+@needs_memrel
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="needs root and unshare to mount a full tmpfs in a mount namespace")
+def test_a_full_tmpdir_stops_the_run_instead_of_recording_crashed_cells(tmp_path):
+    full = tmp_path / "full"
+    full.mkdir()
+    out = tmp_path / "run.json"
+    script = (f"mount -t tmpfs -o size=256k none {full} || exit 77; "
+              f"dd if=/dev/zero of={full}/fill bs=4k count=1000 2>/dev/null; "
+              f"TMPDIR={full} {MEMREL} run -b null,host-malloc -w temp-then-delete -o {out}")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode == 77:
+        pytest.skip("cannot mount a tmpfs here")
+    assert r.returncode == 4, r.stderr
+    assert "could not write its result" in r.stderr and "TMPDIR" in r.stderr
+    assert not out.exists()
+    # Nothing recorded as crashed: a --resume runs the cell again.
+    assert len(_journal_lines(f"{out}.journal")) == 1
