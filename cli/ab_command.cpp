@@ -18,6 +18,7 @@
 #include "cli/comparison_outputs.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
+#include "cli/threshold_options.hpp"
 #include "gate/compare.hpp"
 #include "gate/read/interleaved_rounds.hpp"
 #include "gate/rules/tolerances.hpp"
@@ -96,6 +97,14 @@ nlohmann::json ab_context(const Side& side, const std::string& backend, const Ab
           {"bench_args", a.bench_args}};
 }
 
+// The output rule (docs/inputs.md, "Outputs"), before the first round.
+void check_ab_outputs(const AbArgs& a) {
+  std::vector<std::string> inputs = {a.reference.bench, a.candidate.bench, a.candidate.backend};
+  inputs.insert(inputs.end(), a.backends.begin(), a.backends.end());
+  check_output_folder(a.out, inputs, "--out");
+  check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, inputs);
+}
+
 // What one side runs: its memrel_bench with the options both sides share.
 BenchCommand command_of(const Side& side, const AbArgs& a, const GlobalOptions& global) {
   BenchCommand command;
@@ -131,6 +140,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   if (!a.candidate.backend.empty()) candidate_backend = resolved(a.candidate.backend, global);
   if (a.out.empty())
     a.out = std::string(MEMREL_SOURCE_DIR) + "/results/runs/ab-" + utc_now_iso8601();
+  check_ab_outputs(a);
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
   fs::create_directories(rounds_dir, ec);
@@ -248,10 +258,10 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--latency-min-change", a.options.latency_min_change,
                  "Smallest relative change of the median latency that can fail")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(latency_min_change_range());
   sub.add_option("--alpha", a.options.alpha, "Significance level of the Mann-Whitney U test")
       ->capture_default_str()
-      ->check(CLI::Range(1e-9, 0.5));
+      ->check(alpha_range());
   return [args, &global] { return run_ab(*args, global); };
 }
 

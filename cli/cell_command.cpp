@@ -28,8 +28,7 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
                "nothing");
   return [r, &global] {
     r->backends_dir = global.backends_dir;
-    serve_cell(*r);
-    return exit_code::kSuccess;
+    return serve_cell(*r);
   };
 }
 

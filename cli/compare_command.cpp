@@ -5,6 +5,7 @@
 
 #include "cli/comparison_outputs.hpp"
 #include "cli/subcommand.hpp"
+#include "cli/threshold_options.hpp"
 #include "gate/compare.hpp"
 
 namespace memrel::cli {
@@ -23,6 +24,7 @@ struct CompareArgs {
 int run_compare(const CompareArgs& a) {
   CompareOptions options = a.options;
   if (!a.byte_tolerance.empty()) options.byte_tolerance = parse_byte_tolerance(a.byte_tolerance);
+  check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, {a.baseline, a.current});
   Report report = compare_paths(a.baseline, a.current, options);
   return print_and_write(report, options, {a.markdown, a.junit, a.summary, a.json});
 }
@@ -57,10 +59,10 @@ RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("--latency-min-change", a.options.latency_min_change,
                  "Smallest relative change of the median latency that can fail the gate")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(latency_min_change_range());
   sub.add_option("--alpha", a.options.alpha, "Significance level of the Mann-Whitney U test")
       ->capture_default_str()
-      ->check(CLI::Range(1e-9, 0.5));
+      ->check(alpha_range());
   sub.add_flag("--normalize-drift", a.options.normalize_drift,
                "Judge latencies after dividing out the machine's drift (median ratio over every "
                "benchmark): for baselines taken on another machine of the same model");

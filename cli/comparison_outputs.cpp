@@ -11,6 +11,22 @@
 #include "platform/atomic_file.hpp"
 
 namespace memrel::cli {
+namespace {
+
+void check_output_file_option(const std::string& path, const std::vector<std::string>& inputs,
+                              const char* option) {
+  if (!path.empty()) check_output_file(path, inputs, option);
+}
+
+}  // namespace
+
+void check_comparison_outputs(const ComparisonOutputs& outputs,
+                              const std::vector<std::string>& inputs) {
+  check_output_file_option(outputs.markdown, inputs, "--markdown");
+  check_output_file_option(outputs.junit, inputs, "--junit");
+  check_output_file_option(outputs.summary, inputs, "--summary");
+  check_output_file_option(outputs.json, inputs, "--json");
+}
 
 int print_and_write(const Report& report, const CompareOptions& options,
                     const ComparisonOutputs& outputs) {

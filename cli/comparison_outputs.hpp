@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "gate/compare.hpp"
 #include "gate/compare_options.hpp"
@@ -12,6 +13,12 @@ namespace memrel::cli {
 struct ComparisonOutputs {
   std::string markdown, junit, summary, json;  // paths; empty: not asked for
 };
+
+// Before any work: each asked-for file obeys the output rule (docs/inputs.md, "Outputs"): not a
+// link, FIFO or device, and none of `inputs` (the baseline, the current run, a bench binary) by
+// identity. Throws OutputError (exit 2) naming the option.
+void check_comparison_outputs(const ComparisonOutputs& outputs,
+                              const std::vector<std::string>& inputs);
 
 // Prints the Markdown table and writes the asked-for files atomically. Throws
 // std::invalid_argument naming the option when a file cannot be written. Returns the report's

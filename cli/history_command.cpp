@@ -23,6 +23,7 @@
 #include "gate/format.hpp"
 #include "gate/history/history_db.hpp"
 #include "gate/read/input_file.hpp"
+#include "platform/atomic_file.hpp"
 
 #ifndef MEMREL_SOURCE_DIR
 #define MEMREL_SOURCE_DIR "."
@@ -63,6 +64,8 @@ std::string file_content(const std::string& path) {
 }
 
 int run_add(const std::string& db_path, const std::vector<std::string>& given) {
+  // The database is none of the files to add, nor a link or device (docs/inputs.md, "Outputs").
+  check_output_file(db_path, given, "--db");
   // Every file is read and checked before the database is touched: a bad one adds nothing.
   std::vector<InputFile> files;
   std::vector<std::string> contents;

@@ -24,13 +24,9 @@ struct MergeArgs {
 };
 
 int run_merge(const MergeArgs& a) {
-  // The output must not replace one of its own inputs: a failed rerun would lose that shard.
-  for (const auto& shard : a.shards) {
-    std::error_code ec;
-    if (fs::equivalent(a.out, shard, ec))
-      throw std::invalid_argument("-o " + a.out + ": is the shard file " + shard +
-                                  "; write the merged results elsewhere");
-  }
+  // The output must not replace one of its own inputs (a failed rerun would lose that shard),
+  // nor write through a link or into a device (docs/inputs.md, "Outputs").
+  check_output_file(a.out, a.shards, "-o");
   RunResults merged = merge_shard_files(a.shards);
   fs::path out_dir = fs::path(a.out).parent_path();
   if (!out_dir.empty()) fs::create_directories(out_dir);

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
+#include "cli/python_probe.hpp"
 #include "platform/child_process.hpp"
 
 #ifndef MEMREL_SOURCE_DIR
@@ -35,18 +36,44 @@ std::string missing_package(const std::string& package) {
          "source tree it was built from)";
 }
 
-std::string pythonpath() {
-  const char* existing = std::getenv("PYTHONPATH");
-  return scripts_dir() + (existing && *existing ? std::string(":") + existing : "");
+void set_pythonpath() {
+  setenv("PYTHONPATH", python_path(scripts_dir(), std::getenv("PYTHONPATH")).c_str(), 1);
+}
+
+// "" when python() is a Python 3 interpreter, else the line that says what it is instead.
+std::string interpreter_problem() {
+  std::string problem = python_interpreter_problem(python());
+  if (problem.empty()) return "";
+  const char* env = std::getenv("MEMREL_PYTHON");
+  return python() + (env && *env ? " (MEMREL_PYTHON) " : " ") + problem;
 }
 
 std::vector<std::string> command(const std::string& package, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {python(), "-m", package};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
+  return python_module_argv(python(), scripts_dir(), package, args);
 }
 
 }  // namespace
+
+std::string python_path(const std::string& scripts, const char* existing) {
+  std::string path = scripts;
+  std::string rest = existing ? existing : "";
+  for (std::size_t start = 0; start <= rest.size();) {
+    std::size_t colon = rest.find(':', start);
+    if (colon == std::string::npos) colon = rest.size();
+    std::string entry = rest.substr(start, colon - start);
+    if (!entry.empty() && entry[0] == '/') path += ":" + entry;  // "" and relative: the cwd
+    start = colon + 1;
+  }
+  return path;
+}
+
+std::vector<std::string> python_module_argv(const std::string& python, const std::string& scripts,
+                                            const std::string& package,
+                                            const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {python, scripts + "/memrel_entry.py", package};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
 
 int exec_python_module(const std::string& who, const std::string& package,
                        const std::vector<std::string>& args, const std::string& needs) {
@@ -54,7 +81,12 @@ int exec_python_module(const std::string& who, const std::string& package,
     std::cerr << who << ": " << missing << "\n";
     return exit_code::kInternalError;
   }
-  setenv("PYTHONPATH", pythonpath().c_str(), 1);
+  if (std::string problem = interpreter_problem(); !problem.empty()) {
+    std::cerr << who << ": " << problem << ": " << needs
+              << "; set MEMREL_PYTHON to choose the interpreter\n";
+    return exit_code::kInternalError;
+  }
+  set_pythonpath();
   std::vector<std::string> words = command(package, args);
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
@@ -74,12 +106,17 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.error_text = missing;
     return result;
   }
+  if (std::string problem = interpreter_problem(); !problem.empty()) {
+    result.exit_code = exit_code::kInternalError;
+    result.error_text = problem + "; set MEMREL_PYTHON to choose the interpreter";
+    return result;
+  }
   ChildSpec spec;
   spec.args = command(package, args);
   spec.search_path = true;
   // In our group: a Ctrl-C the user gives reaches the importer as it reaches us.
   spec.own_process_group = false;
-  spec.environment["PYTHONPATH"] = pythonpath();
+  spec.environment["PYTHONPATH"] = python_path(scripts_dir(), std::getenv("PYTHONPATH"));
   int status = 0;
   try {
     std::cout.flush();

@@ -1,12 +1,24 @@
 // memrel's Python packages (scripts/<package>: the report, the trace importer), run from the
 // source tree memrel was built from, with $MEMREL_PYTHON (default python3) and
-// PYTHONPATH=MEMREL_SOURCE_DIR/scripts prepended to any PYTHONPATH already set.
+// PYTHONPATH=MEMREL_SOURCE_DIR/scripts prepended to the absolute entries of any PYTHONPATH
+// already set. Nothing from the user's folders is importable (docs/inputs.md, "Code"): the
+// package runs through scripts/memrel_entry.py, not `python3 -m`, which puts the working folder
+// first on the module path.
 #pragma once
 
 #include <string>
 #include <vector>
 
 namespace memrel::cli {
+
+// The argv policy, in one place: {python, SCRIPTS/memrel_entry.py, package, args...}.
+std::vector<std::string> python_module_argv(const std::string& python, const std::string& scripts,
+                                            const std::string& package,
+                                            const std::vector<std::string>& args);
+
+// SCRIPTS, then the absolute entries of EXISTING (a PYTHONPATH; null or empty: none). An empty or
+// relative entry stands for the working folder, so it is dropped.
+std::string python_path(const std::string& scripts, const char* existing);
 
 // Replaces this process with `python -m package args...`, so that its exit code and help are
 // the package's own. Returns only when that fails: after one line on stderr, starting with

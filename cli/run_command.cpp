@@ -62,11 +62,10 @@ std::uint64_t parse_timeout(const std::string& text) {
 // systems, where permissions say nothing.
 void check_output(const std::string& out) {
   struct stat st {};
+  if (stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw std::invalid_argument(out + ": is a folder (-o takes the results file)");
+  check_output_file(out, {}, "-o");  // not a link, FIFO, device or socket (docs/inputs.md)
   if (stat(out.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode))
-      throw std::invalid_argument(out + ": is a folder (-o takes the results file)");
-    if (!S_ISREG(st.st_mode))
-      throw std::invalid_argument(out + ": is not a regular file (a FIFO, device or socket)");
     if (access(out.c_str(), W_OK) != 0)
       throw std::invalid_argument(out + ": is not writable (" + std::strerror(errno) + ")");
   }
@@ -82,6 +81,25 @@ void check_output(const std::string& out) {
                                 ")");
   close(fd);
   unlink(probe.c_str());
+}
+
+// A name twice in the matrix makes results that compare, report and history refuse (two cells
+// of one key): refused before the first cell, naming both sources (docs/inputs.md, "Duplicates").
+// A trace's name is its header's, so a trace can take a workload's name.
+void refuse_duplicates(const std::vector<std::string>& names,
+                       const std::vector<std::string>& sources, const std::string& what) {
+  auto source = [&](std::size_t i) { return i < sources.size() ? sources[i] : names[i]; };
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (names[i] != names[j]) continue;
+      if (source(i) == source(j))
+        throw std::invalid_argument(what + " " + source(i) + " is named twice");
+      throw std::invalid_argument(what + " name '" + names[i] + "' is both " + source(j) + " and " +
+                                  source(i) +
+                                  ": results would hold two cells of one "
+                                  "name; rename one (a trace: trace import --name)");
+    }
+  }
 }
 
 // The binary that provides `memrel cell`: this one; "memrel" (found on PATH) if the kernel does
@@ -143,6 +161,20 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     a.options.workloads.push_back({path, p, name});
   }
   throw_if_interrupted("before the first cell");
+  // -o must be none of the run's inputs (a workload, a trace, a backend file), by identity.
+  std::vector<std::string> inputs = a.workloads;
+  for (const auto& b : a.backends) inputs.push_back(b);
+  std::vector<std::string> workload_names, workload_sources;
+  for (const RunWorkload& w : a.options.workloads) {
+    inputs.push_back(w.original);
+    workload_names.push_back(w.name);
+    workload_sources.push_back(w.original);
+  }
+  check_output_file(a.out, inputs, "-o");
+  std::vector<std::string> backend_names;
+  for (const auto& b : backends) backend_names.push_back(b.name);
+  refuse_duplicates(backend_names, a.backends, "-b: the backend");
+  refuse_duplicates(workload_names, workload_sources, "-w: the workload");
   a.options.shard = shard;
   // A backend file's library must load and export its symbols, checked in a child process (the
   // parent never loads one) wherever its cells could run.

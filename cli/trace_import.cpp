@@ -9,6 +9,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/python_module.hpp"
+#include "platform/input_rules.hpp"
 
 namespace memrel::cli {
 namespace {
@@ -32,7 +33,13 @@ std::string temporary_trace() {
 }  // namespace
 
 bool needs_trace_import(const std::string& path) {
-  return ends_with(path, ".pickle") || ends_with(path, ".pkl") || ends_with(path, ".csv");
+  if (ends_with(path, ".pickle") || ends_with(path, ".pkl") || ends_with(path, ".csv")) return true;
+  // Told by content too, as the importer tells them: a pickle of protocol 2 or later, or an RMM
+  // log's header (after a UTF-8 byte order mark).
+  std::string head = read_input_head(path, 64);
+  if (head.size() >= 2 && head[0] == '\x80' && head[1] >= 2 && head[1] <= 5) return true;
+  if (head.rfind("\xef\xbb\xbf", 0) == 0) head = head.substr(3);
+  return head.rfind("Thread,Time,Action,Pointer,Size,Stream", 0) == 0;
 }
 
 ImportedTraces::~ImportedTraces() {

@@ -71,7 +71,13 @@ std::string markdown_cell(const std::string& s) {
   for (char ch : s) {
     if (ch == '|')
       out += "\\|";
-    else if (ch == '\n')
+    else if (ch == '<')  // raw HTML from a name would render (docs/inputs.md, "Markup")
+      out += "&lt;";
+    else if (ch == '>')
+      out += "&gt;";
+    else if (ch == '[' || ch == ']' || ch == '`')  // a link or code span from a name
+      out += std::string("\\") + ch;
+    else if (ch == '\n' || ch == '\r')
       out += ' ';
     else
       out += ch;

@@ -1,31 +1,136 @@
 #include "platform/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <stdexcept>
+#include <filesystem>
+
+namespace fs = std::filesystem;
 
 namespace memrel {
+namespace {
+
+const char* kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a folder";
+  return "not a regular file";
+}
+
+std::string prefix(const std::string& option, const std::string& path) {
+  return (option.empty() ? "" : option + " ") + path + ": ";
+}
+
+bool same_file(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+void write_all(int fd, const std::string& content, const std::string& tmp) {
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(tmp + ": write failed (" + std::strerror(errno) + ")");
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+void check_output_file(const std::string& path, const std::vector<std::string>& inputs,
+                       const std::string& option) {
+  if (path.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");
+  struct stat out {};
+  if (lstat(path.c_str(), &out) != 0) return;  // absent: nothing to lose
+  if (!S_ISREG(out.st_mode))
+    throw OutputError(prefix(option, path) + "is " + kind_of(out.st_mode) +
+                      ", not a regular file; refusing to write over it");
+  for (const auto& input : inputs) {
+    struct stat in {};
+    if (stat(input.c_str(), &in) != 0) continue;
+    if (same_file(in, out))
+      throw OutputError(prefix(option, path) + "is the input " + input +
+                        " (the same file); write the output elsewhere");
+    if (S_ISDIR(in.st_mode)) {
+      struct stat parent {};
+      fs::path folder = fs::path(path).parent_path();
+      if (stat((folder.empty() ? "." : folder.string()).c_str(), &parent) == 0 &&
+          same_file(parent, in))
+        throw OutputError(prefix(option, path) + "is a file of the input folder " + input +
+                          "; write the output elsewhere");
+    }
+  }
+}
+
+void check_output_folder(const std::string& folder, const std::vector<std::string>& inputs,
+                         const std::string& option) {
+  if (folder.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");
+  struct stat out {};
+  if (lstat(folder.c_str(), &out) != 0) return;
+  if (!S_ISDIR(out.st_mode))
+    throw OutputError(prefix(option, folder) + "is " + kind_of(out.st_mode) +
+                      ", not a folder; refusing to write over it");
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    fs::path real = fs::canonical(input, ec);
+    if (ec) continue;
+    for (fs::path p = real;; p = p.parent_path()) {
+      struct stat st {};
+      if (stat(p.c_str(), &st) == 0 && same_file(st, out))
+        throw OutputError(prefix(option, folder) + "holds the input " + input +
+                          " and would be replaced; write the output elsewhere");
+      if (p == p.parent_path()) break;
+    }
+  }
+}
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  check_output_file(path);
   std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(tmp + ": cannot create (" + std::strerror(errno) + ")");
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(tmp + ": write failed");
-    }
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0 && errno == EEXIST) {
+    // A leftover of an earlier process with this pid: ours to replace, never to follow.
+    struct stat st {};
+    if (lstat(tmp.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(tmp.c_str()) == 0)
+      fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  }
+  if (fd < 0) throw std::runtime_error(tmp + ": cannot create (" + std::strerror(errno) + ")");
+  try {
+    write_all(fd, content, tmp);
+    if (::fsync(fd) != 0)
+      throw std::runtime_error(tmp + ": cannot sync (" + std::strerror(errno) + ")");
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  // The check again just before the rename: the shortest window for a link to appear.
+  try {
+    check_output_file(path);
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     throw std::runtime_error(path + ": cannot rename into place (" + std::strerror(err) + ")");
+  }
+  fs::path folder = fs::path(path).parent_path();
+  int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);  // the new name durable; a failure here loses nothing already written
+    ::close(dir);
   }
 }
 

@@ -1,12 +1,40 @@
-// Whole-file writes that a reader never sees half done.
+// Whole-file writes that a reader never sees half done, and the one rule every output path obeys
+// (docs/inputs.md, "Outputs"): what is there already is absent or a regular file (never a
+// symbolic link, FIFO, device, socket or folder), and it is none of the command's inputs, told by
+// identity (st_dev, st_ino), not by spelling.
 #pragma once
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace memrel {
 
-// Writes to PATH.tmp.PID then renames, so a reader never sees half a file and an interrupted
-// write leaves the previous file intact. Throws std::runtime_error naming the file.
+// An output path that breaks the rule: an invalid_argument, so the command line exits 2 with its
+// one line ("PATH: is a symbolic link, ...").
+class OutputError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Throws OutputError unless PATH is absent or a regular file (lstat: a symbolic link is refused,
+// not followed), and is not one of INPUTS by identity. An input that is a folder (compare's
+// folder of results) holds inputs: an existing regular file directly inside it is refused too.
+// `option` ("-o", "--markdown") starts the message when given.
+void check_output_file(const std::string& path, const std::vector<std::string>& inputs = {},
+                       const std::string& option = "");
+
+// Throws OutputError unless FOLDER is absent or a real folder (not a symbolic link), and no
+// input is FOLDER or lies anywhere under it (by identity of each ancestor of the input's real
+// path): a folder output is replaced whole, so an input inside it would be lost.
+void check_output_folder(const std::string& folder, const std::vector<std::string>& inputs,
+                         const std::string& option = "");
+
+// Writes to a fresh PATH.tmp.PID (O_EXCL, never through a link), fsyncs it, renames it over PATH
+// and fsyncs the folder, so a reader never sees half a file, an interrupted write leaves the
+// previous file intact and a power cut leaves one or the other. Checks PATH by
+// check_output_file (no inputs) first: OutputError. Other failures: std::runtime_error naming
+// the file.
 void write_file_atomically(const std::string& path, const std::string& content);
 
 }  // namespace memrel

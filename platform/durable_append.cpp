@@ -1,6 +1,7 @@
 #include "platform/durable_append.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,11 +16,25 @@ std::runtime_error failure(const std::string& path, const std::string& what) {
   return std::runtime_error(path + ": " + what + " (" + std::strerror(errno) + ")");
 }
 
+// An exclusive flock for as long as the file is open: a second writer is refused, not let in to
+// interleave its lines (the lock goes with the descriptor, also when the process is killed).
+void lock_or_refuse(int fd, const std::string& path) {
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    int err = errno;
+    close(fd);
+    if (err == EWOULDBLOCK) throw FileInUse(path + ": in use by another process that writes it");
+    errno = err;
+    throw failure(path, "cannot lock");
+  }
+}
+
 }  // namespace
 
 DurableAppendFile DurableAppendFile::create_new(const std::string& path) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw failure(path, "cannot create");
+  lock_or_refuse(fd, path);
   std::string folder = std::filesystem::path(path).parent_path().string();
   int dir = open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
@@ -33,6 +48,7 @@ DurableAppendFile DurableAppendFile::open_existing(const std::string& path,
                                                    std::uint64_t keep_bytes) {
   int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) throw failure(path, "cannot open to append");
+  lock_or_refuse(fd, path);  // before the cut: a live writer's lines are never cut
   if (ftruncate(fd, static_cast<off_t>(keep_bytes)) != 0 || fsync(fd) != 0) {
     int err = errno;
     close(fd);

@@ -3,15 +3,24 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace memrel {
 
+// Another process holds the file (DurableAppendFile's lock).
+class FileInUse : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Holds an exclusive flock on the file while open: one writer at a time.
 class DurableAppendFile {
  public:
   // Creates PATH, refusing one that exists, and makes its name durable (fsync of the folder).
   static DurableAppendFile create_new(const std::string& path);
   // Opens PATH to append after cutting it to its first keep_bytes (what a reader found whole).
+  // Both throw FileInUse, touching nothing, when another process holds the file.
   static DurableAppendFile open_existing(const std::string& path, std::uint64_t keep_bytes);
 
   DurableAppendFile(DurableAppendFile&& other) noexcept;

@@ -131,6 +131,20 @@ InputFd::InputFd(const std::string& path, std::uint64_t max_bytes, const std::st
   }
 }
 
+std::string read_input_head(const std::string& path, std::size_t bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return "";
+  struct stat st {};
+  std::string head;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    head.resize(bytes);
+    ssize_t n = ::read(fd, head.data(), bytes);
+    head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  }
+  ::close(fd);
+  return head;
+}
+
 InputFd::~InputFd() {
   if (fd_ >= 0) ::close(fd_);
 }

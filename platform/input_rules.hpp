@@ -59,6 +59,11 @@ nlohmann::json parse_input_json(const std::string& text, const std::string& file
 nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
                                const std::string& what);
 
+// The first `bytes` bytes of PATH (fewer if it is shorter), read without blocking, when it is a
+// regular file; "" for anything else (absent, a FIFO, a device), which the reader of its kind
+// then refuses by the rules above. For telling a file's kind by its content, not its name.
+std::string read_input_head(const std::string& path, std::size_t bytes);
+
 // "4 MiB", "512 MiB": a cap for an error message.
 std::string describe_cap(std::uint64_t bytes);
 

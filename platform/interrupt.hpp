@@ -1,6 +1,6 @@
-// SIGINT and SIGTERM as a request to stop, asked for by a loop that checks it: the loop ends its
-// children, keeps what is done and removes what is temporary, which a process killed outright
-// cannot do.
+// SIGINT, SIGTERM and SIGHUP as a request to stop, asked for by a loop that checks it: the loop
+// ends its children, keeps what is done and removes what is temporary, which a process killed
+// outright cannot do.
 #pragma once
 
 #include <stdexcept>
@@ -19,8 +19,8 @@ class Interrupted : public std::runtime_error {
   int signal_;
 };
 
-// While one exists, SIGINT and SIGTERM only record themselves; the previous handlers come back
-// when it goes. Not nestable.
+// While one exists, SIGINT, SIGTERM and SIGHUP only record themselves; the previous handlers come
+// back when it goes. Not nestable.
 class InterruptRequests {
  public:
   InterruptRequests();
@@ -32,7 +32,7 @@ class InterruptRequests {
   static int received();
 };
 
-// "SIGINT", "SIGTERM", else "signal N".
+// "SIGINT", "SIGTERM", "SIGHUP", else "signal N".
 std::string signal_name(int signal);
 
 }  // namespace memrel

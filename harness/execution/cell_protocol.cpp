@@ -4,10 +4,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
 
 #include "allocators/backend_table.hpp"
 #include "harness/execution/cell.hpp"
+#include "harness/execution/cell_exit.hpp"
 #include "harness/workload/trace_plan.hpp"
 #include "harness/workload/workload.hpp"
 #include "platform/atomic_file.hpp"
@@ -50,7 +52,7 @@ std::vector<std::string> cell_command_line(const std::string& executable, const 
   return args;
 }
 
-void serve_cell(const CellRequest& r) {
+int serve_cell(const CellRequest& r) {
   // Started by the runner (a group of its own): whatever this cell starts ends with it, also
   // when the runner dies (the parent-death signal is SIGTERM).
   end_own_group_on_sigterm();
@@ -61,12 +63,13 @@ void serve_cell(const CellRequest& r) {
     // cells could run (without a device, a device backend's cells are unavailable anyway). A
     // real cell loads it later, in make(), after its CUDA context: backend init includes it.
     if (backend.check_loadable && machine_runs_space(backend.space)) backend.check_loadable();
-    return;
+    return 0;
   }
   if (r.workload.empty() || (r.out.empty() && r.result_fd < 0))
     throw std::invalid_argument(std::string("cell: ") + cell_protocol::kWorkload + " and " +
                                 cell_protocol::kOut + " (or " + cell_protocol::kResultFd +
                                 ") are required (unless " + cell_protocol::kCheck + ")");
+  if (!r.out.empty()) check_output_file(r.out, {r.workload, r.backend}, cell_protocol::kOut);
   Workload w = parse_workload_file(r.workload);
   CellOptions options;
   options.host_capacity_bytes =
@@ -74,10 +77,16 @@ void serve_cell(const CellRequest& r) {
   options.trace_scale_divisor = parse_trace_scale(r.trace_scale);
   CellResult result = run_cell(backend, w, options);
   std::string text = to_json(result).dump(1) + "\n";
-  if (r.result_fd >= 0)
-    write_to_fd(r.result_fd, text);
-  else
-    write_file_atomically(r.out, text);
+  try {
+    if (r.result_fd >= 0)
+      write_to_fd(r.result_fd, text);
+    else
+      write_file_atomically(r.out, text);
+  } catch (const std::runtime_error& e) {  // not the allocator's failure: the runner stops
+    std::cerr << "memrel cell: the result could not be written: " << e.what() << "\n";
+    return kCellResultNotWritten;
+  }
+  return 0;
 }
 
 }  // namespace memrel

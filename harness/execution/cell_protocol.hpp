@@ -45,7 +45,9 @@ std::vector<std::string> cell_command_line(const std::string& executable,
 
 // The cell's end, in the process the runner started: whatever it starts ends with it, the
 // backend is resolved again here (the parent loads no backend's library), and the result is
-// written whole. Throws std::invalid_argument for an unusable request (one line).
-void serve_cell(const CellRequest& request);
+// written whole. Returns the process's exit code: 0, or kCellResultNotWritten (cell_exit.hpp)
+// when the result could not be handed over. Throws std::invalid_argument for an unusable
+// request (one line).
+int serve_cell(const CellRequest& request);
 
 }  // namespace memrel

@@ -74,14 +74,40 @@ RunJournal RunJournal::start(const std::string& path, const nlohmann::json& run,
     throw ResultsError(path +
                        ": the journal of an interrupted run is there: continue it with "
                        "`memrel run --resume` (the same options), or remove it");
-  RunJournal journal(DurableAppendFile::create_new(path));
+  RunJournal journal = [&] {
+    try {
+      return RunJournal(DurableAppendFile::create_new(path));
+    } catch (const FileInUse&) {
+      throw ResultsError(path + ": in use by a run that is still going");
+    }
+  }();
   nlohmann::json header = {{"schema", kJournalSchema}, {"run", run}, {"context", context}};
   journal.file_.append(header.dump() + "\n");
   return journal;
 }
 
 RunJournal RunJournal::resume(const std::string& path, const JournalContent& content) {
-  return RunJournal(DurableAppendFile::open_existing(path, content.whole_bytes));
+  try {
+    return RunJournal(DurableAppendFile::open_existing(path, content.whole_bytes));
+  } catch (const FileInUse&) {
+    throw ResultsError(path +
+                       ": in use by a run that is still going (a --resume of a live run would "
+                       "run its cells again): wait for it, or stop it first");
+  }
+}
+
+void check_journal_cells(const std::string& path, const std::map<std::size_t, CellResult>& cells,
+                         const std::vector<std::pair<std::string, std::string>>& matrix) {
+  for (const auto& [index, cell] : cells) {
+    const std::string where = path + ": cell " + std::to_string(index) + ": ";
+    if (index >= matrix.size())
+      throw ResultsError(where + "outside the run's " + std::to_string(matrix.size()) + " cells");
+    const auto& [backend, workload] = matrix[index];
+    if (cell.backend != backend || cell.workload != workload)
+      throw ResultsError(where + "recorded as " + cell.backend + " x " + cell.workload +
+                         ", but the run's cell " + std::to_string(index) + " is " + backend +
+                         " x " + workload + ": not this run's journal");
+  }
 }
 
 void RunJournal::record(std::size_t index, const CellResult& cell) {

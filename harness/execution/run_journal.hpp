@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/results/results.hpp"
 #include "platform/durable_append.hpp"
@@ -38,6 +40,14 @@ JournalContent read_journal(const std::string& path);
 // Empty when `run` is the run the journal was started for; else what differs, for the user.
 std::string journal_mismatch(const nlohmann::json& journal_run, const nlohmann::json& run);
 
+// Every record is the run's own cell: its index inside the matrix, and the backend and workload
+// recorded in it those of the matrix's cell at that index (MATRIX: (backend, workload) by index).
+// ResultsError naming the cell otherwise, so a resume can neither duplicate, drop nor invent one.
+void check_journal_cells(const std::string& path, const std::map<std::size_t, CellResult>& cells,
+                         const std::vector<std::pair<std::string, std::string>>& matrix);
+
+// A journal is held (flock) by the run writing it: a second run (a --resume while the first is
+// live) is refused with ResultsError, and nothing in the journal is touched.
 class RunJournal {
  public:
   // A new journal; ResultsError when one is already there (an interrupted run, not to be lost).

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "allocators/backend_table.hpp"
+#include "harness/execution/cell_exit.hpp"
 #include "harness/execution/cell_protocol.hpp"
 #include "harness/execution/run_journal.hpp"
 #include "harness/execution/run_summary.hpp"
@@ -265,6 +266,16 @@ class Scheduler {
       } catch (const ResultsError& e) {
         why = e.what();
       }
+      if (!why.empty() && WEXITSTATUS(status) == kCellResultNotWritten)
+        throw CellResultNotWritten(
+            m.backend.name + " x " + m.name + ": the cell ran but could not write its result (" +
+            (stderr_tail.empty() ? std::string("nor its stderr") : stderr_tail) +
+            "); not the allocator's failure: is TMPDIR full or unwritable? The run "
+            "stopped" +
+            (options_.journal_path.empty()
+                 ? std::string()
+                 : "; its finished cells are kept in " + options_.journal_path +
+                       " (continue with --resume)"));
       if (!why.empty())
         cell = failed_cell(m.backend.name, m.name, m.path, "crashed",
                            "exited with code " + std::to_string(WEXITSTATUS(status)) +
@@ -418,18 +429,16 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
     std::string mismatch = journal_mismatch(content.run, run);
     if (!mismatch.empty())
       throw ResultsError(options.journal_path + ": the journal is of another run: " + mismatch);
-    for (auto& [index, cell] : content.cells) {
-      if (index >= matrix.size())
-        throw ResultsError(options.journal_path + ": cell " + std::to_string(index) +
-                           " is outside the run's " + std::to_string(matrix.size()) + " cells");
-      done.emplace(index, std::move(cell));
-    }
+    std::vector<std::pair<std::string, std::string>> keys;
+    for (const auto& m : matrix) keys.emplace_back(m.backend.name, m.name);
+    check_journal_cells(options.journal_path, content.cells, keys);      // index, backend, workload
+    journal.emplace(RunJournal::resume(options.journal_path, content));  // locked, or refused
+    for (auto& [index, cell] : content.cells) done.emplace(index, std::move(cell));
     // The run is the journal's: it started then, and continues now.
     nlohmann::json resumed = content.context.value("resumed", nlohmann::json::array());
     resumed.push_back(context["started"]);
     context["started"] = content.context["started"];
     context["resumed"] = resumed;
-    journal.emplace(RunJournal::resume(options.journal_path, content));
     progress << "resuming " << options.journal_path << ": " << done.size() << " of "
              << matrix.size() << " cells already finished" << std::endl;
   } else if (!options.journal_path.empty()) {

@@ -222,7 +222,10 @@ class Loader {
 
 bool is_trace_path(const std::string& path) {
   const std::string ext = kTraceExtension;
-  return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0)
+    return true;
+  // Told by its magic too: `trace import X -o snap.trace` wrote a trace, whatever its name.
+  return read_input_head(path, sizeof kMagic) == std::string(kMagic, sizeof kMagic);
 }
 
 Trace load_trace_file(const std::string& path) { return Loader(path).load(); }

@@ -8,9 +8,12 @@ database, not a memrel history, a newer schema, a metric it does not hold, a bad
 """
 
 import argparse
+import math
 import os
 import sqlite3
 import sys
+
+import memrel_outputs
 
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
 APPLICATION_ID = 0x6D656D72  # "memr"
@@ -37,7 +40,22 @@ def parse_args(argv):
     p.add_argument("--min-runs", type=int, default=4,
                    help="series with fewer runs are listed as too short (default 4)")
     p.add_argument("--markdown", help="also write the table to this file")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    check_ranges(args)
+    return args
+
+
+def check_ranges(args):
+    """Every threshold in its range (docs/inputs.md, "Numbers"): nan, inf or a negative number
+    would switch the analysis off, and window 0 is no window at all."""
+    if not (math.isfinite(args.max_pvalue) and 0 < args.max_pvalue <= 1):
+        raise UsageError(f"--max-pvalue: {args.max_pvalue}: must be a number above 0 and at most 1")
+    if not (math.isfinite(args.min_magnitude) and args.min_magnitude >= 0):
+        raise UsageError(f"--min-magnitude: {args.min_magnitude}: must be a finite number, 0 or more")
+    if not 2 <= args.window <= 1_000_000:
+        raise UsageError(f"--window: {args.window}: must be a whole number from 2 to 1000000")
+    if not 1 <= args.min_runs <= 1_000_000:
+        raise UsageError(f"--min-runs: {args.min_runs}: must be a whole number from 1 to 1000000")
 
 
 def open_history(path):
@@ -70,6 +88,10 @@ def series_of(db, path, metrics, match):
     for metric, machine, run_id, started, source, commit, value in rows:
         if metrics and metric not in metrics:
             continue
+        # SQLite keeps any type in any column: a figure must be a finite number.
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise UsageError(f"{path}: figures of run {run_id}: {metric}: {value!r} is not a "
+                             "finite number; not a memrel history")
         out.setdefault((metric, machine), []).append((run_id, started, source, commit, value))
     missing = [m for m in metrics if not any(key[0] == m for key in out)]
     if missing:
@@ -113,7 +135,15 @@ def main(argv):
         args = parse_args(argv)
     except SystemExit as e:
         return 0 if e.code == 0 else 2
+    except UsageError as e:
+        print(f"memrel: {e}", file=sys.stderr)
+        return 2
     try:
+        if args.markdown is not None:
+            try:
+                memrel_outputs.check_file(args.markdown, [args.db])
+            except memrel_outputs.OutputRuleError as e:
+                raise UsageError(f"--markdown {e}") from None
         db = open_history(args.db)
         series = series_of(db, args.db, args.metric, args.match)
     except UsageError as e:
@@ -128,8 +158,32 @@ def main(argv):
     text = report(series, args)
     sys.stdout.write(text)
     if args.markdown:
-        tmp = args.markdown + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, args.markdown)
+        try:
+            write_atomically(args.markdown, text)
+        except memrel_outputs.OutputRuleError as e:
+            print(f"memrel: --markdown {e}", file=sys.stderr)
+            return 2
+        except OSError as e:
+            print(f"memrel: --markdown {args.markdown}: cannot write ({e.strerror or e})",
+                  file=sys.stderr)
+            return 2
     return 0
+
+
+def write_atomically(path, text):
+    """A fresh temporary file beside path (never through a link), synced, renamed over path."""
+    memrel_outputs.check_file(path)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

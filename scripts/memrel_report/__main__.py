@@ -50,11 +50,18 @@ def main(argv=None):
             raise load.InputError(args.results[0], "no cells in any results file: nothing to report")
         bench = [load.load_bench(path) for path in args.bench]
         verdict = gate_verdict.load_verdict(args.baseline_verdict) if args.baseline_verdict else None
+        for kind, names in (("workloads", prepare.workloads(cells)),
+                            ("backends", prepare.backends(cells))):
+            pair = prepare.colliding_names(names)
+            if pair:  # names are made unique; only one crafted to equal another's form is left
+                raise load.InputError(args.results[0], f"{kind} {pair[0]!r} and {pair[1]!r} would "
+                                      f"share one report page ({prepare.slug(pair[1])}): rename one")
         try:
             prepare.select_timelines(cells, args.timeline)
         except ValueError as e:
             raise load.InputError("--timeline", e) from None
-        folder.check(args.out)
+        read = args.results + args.bench + [p for p in [args.baseline_verdict] if p]
+        folder.check(args.out, read)  # the output rule: none of them inside --out
         from . import report
 
         inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict, timelines=args.timeline,

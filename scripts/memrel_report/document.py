@@ -81,8 +81,17 @@ def _anchor(text):
 
 # --- Markdown ---------------------------------------------------------------------------------
 
+# A name's markup shows as text in report.md (docs/inputs.md, "Markup"): raw HTML as entities,
+# link and code syntax escaped. Tables' own Markdown (bold verdicts) is left as it is.
+_MD_TEXT = str.maketrans({"<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`"})
+
+
+def md_text(text):
+    return str(text).translate(_MD_TEXT)
+
+
 def _md_link(link):
-    return f"[{link.text}]({link.href})" + (f" {link.note}" if link.note else "")
+    return f"[{md_text(link.text)}]({link.href})" + (f" {md_text(link.note)}" if link.note else "")
 
 
 def _md_cell(cell):
@@ -92,11 +101,11 @@ def _md_cell(cell):
         text = cell.text if not cell.sub else f"{cell.text} ({cell.sub})"
     else:
         text = str(cell)
-    return " ".join(text.split()).replace("|", "\\|")
+    return md_text(" ".join(text.split())).replace("|", "\\|")
 
 
 def to_markdown(title, blocks):
-    out = [f"# {title}", ""]
+    out = [f"# {md_text(' '.join(title.split()))}", ""]
     for b in blocks:
         if isinstance(b, Links):
             out += [f"- {_md_link(item)}" for item in b.items] + [""]
@@ -108,7 +117,7 @@ def to_markdown(title, blocks):
                 if b.captions and b.captions[k]:
                     out += [b.captions[k], ""]
         elif isinstance(b, Heading):
-            out += ["#" * b.level + " " + b.text, ""]
+            out += ["#" * b.level + " " + md_text(" ".join(b.text.split())), ""]
         elif isinstance(b, Para):
             out += [b.text, ""]
         elif isinstance(b, Bullets):

@@ -9,13 +9,20 @@ is empty or an earlier report (it holds MARKER): `--out ~` must not delete a hom
 import os
 import shutil
 
+import memrel_outputs
+
 from .input_rules import InputError
 
 MARKER = ".memrel-report"
 
 
-def check(out_dir):
-    """Raises InputError unless out_dir can be (re)placed by a report."""
+def check(out_dir, inputs=()):
+    """Raises InputError unless out_dir can be (re)placed by a report: the output rule
+    (memrel_outputs: a real folder, none of inputs anywhere below it), then the marker."""
+    try:
+        memrel_outputs.check_folder(out_dir, inputs)
+    except memrel_outputs.OutputRuleError as e:
+        raise InputError(e.path, e.message) from None
     if os.path.lexists(out_dir):
         if not os.path.isdir(out_dir) or os.path.islink(out_dir):
             raise InputError(out_dir, "exists and is not a folder; refusing to replace it")
@@ -27,10 +34,10 @@ def check(out_dir):
         raise InputError(out_dir, f"parent folder {parent} does not exist")
 
 
-def write_atomically(out_dir, fill):
+def write_atomically(out_dir, fill, inputs=()):
     """Calls fill(tmp_dir) on a fresh DIR.tmp-PID, marks it, then puts it in place of out_dir.
     Returns out_dir (normalised)."""
-    check(out_dir)
+    check(out_dir, inputs)
     out_dir = os.path.normpath(out_dir)
     tmp = f"{out_dir}.tmp-{os.getpid()}"
     old = f"{out_dir}.old-{os.getpid()}"

@@ -57,9 +57,7 @@ class Plot:
     svg: str
 
 
-def slug(text):
-    """A file-name-safe form of a backend or workload name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "unnamed"
+slug = prepare.slug  # one file name per name (prepare.py)
 
 
 def _new_figure(width, height):

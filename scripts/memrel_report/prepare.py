@@ -6,6 +6,7 @@ converts them to MiB); None means the source could not give the figure and is ne
 into 0.
 """
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -43,6 +44,27 @@ def ordered_unique(values):
     for v in values:
         seen.setdefault(v, None)
     return list(seen)
+
+
+def slug(text):
+    """A file-name-safe form of a backend or workload name, one per name: a name that had to
+    change ('a/b', 'a?b') keeps a short hash of itself, so it never shares a page or a plot with
+    another ('a_b'). docs/inputs.md, "Duplicates"."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "unnamed"
+    if safe == text:
+        return safe
+    return f"{safe}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+def colliding_names(names):
+    """The first two distinct names that still share a slug (a name crafted to equal another's
+    slug with its hash), or None."""
+    seen = {}
+    for name in names:
+        other = seen.setdefault(slug(name), name)
+        if other != name:
+            return other, name
+    return None
 
 
 def workloads(cells):

@@ -1,7 +1,6 @@
 """What the site's pages show beyond prepare.py's plots: cells grouped for pages, unavailable cells
 summarised once per reason, trace curves, and the shared latency scale. Pure data, as prepare.py."""
 
-import re
 from dataclasses import dataclass, field
 
 from . import prepare, verdicts
@@ -21,7 +20,7 @@ def trace_cells(cells):
 
 def page_name(kind, name):
     """The page of a workload, trace or backend: 'workload-single-large.html'."""
-    return f"{kind}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_') or 'unnamed'}.html"
+    return f"{kind}-{prepare.slug(name)}.html"
 
 
 @dataclass

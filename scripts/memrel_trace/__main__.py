@@ -11,11 +11,15 @@ import gc
 import hashlib
 import json
 import os
+import signal
 import sys
+
+import memrel_outputs
 
 from . import SCHEMA, rmm_log, torch_snapshot, trace_file
 from .builder import TraceBuilder
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, TraceInputError
+from .source_file import open_source
 
 
 def parser():
@@ -43,7 +47,8 @@ def parser():
 
 def _sha256(path):
     digest, size = hashlib.sha256(), 0
-    with open(path, "rb") as f:
+    f, _ = open_source(path)
+    with f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
             size += len(chunk)
@@ -51,11 +56,9 @@ def _sha256(path):
 
 
 def import_trace(args):
-    try:
-        with open(args.file, "rb") as f:
-            head = f.read(64)
-    except OSError as e:
-        raise TraceInputError(args.file, "", f"cannot read ({e.strerror or e})") from None
+    f, _ = open_source(args.file)  # a regular file under the cap, before a byte is read
+    with f:
+        head = f.read(64)
     if rmm_log.is_rmm_log(head):
         source = rmm_log
     elif torch_snapshot.is_snapshot(args.file, head):
@@ -65,8 +68,10 @@ def import_trace(args):
                                              f"(a CSV whose header is {rmm_log.HEADER})")
     if args.device < 0:
         raise TraceInputError(args.file, "--device", f"{args.device}: must be 0 or more")
-    if os.path.isdir(args.out):
-        raise TraceInputError(args.out, "", "is a folder: -o names the trace file to write")
+    try:  # the output rule (docs/inputs.md, "Outputs"): not a link or device, not FILE itself
+        memrel_outputs.check_file(args.out, [args.file])
+    except memrel_outputs.OutputRuleError as e:
+        raise TraceInputError(e.path, "", f"-o {e.message}") from None
     builder = TraceBuilder()
     try:
         live_at_end, held, facts = source.read(args.file, args.device, builder)
@@ -88,6 +93,10 @@ def import_trace(args):
     }
     try:
         trace_file.write(args.out, header, records)
+    except memrel_outputs.OutputRuleError as e:
+        raise TraceInputError(e.path, "", f"-o {e.message}") from None
+    except trace_file.TooLargeForTheLoader as e:
+        raise TraceInputError(args.file, "", f"cannot be imported: {e}; nothing written") from None
     except OSError as e:
         raise TraceInputError(args.out, "", f"cannot write ({e.strerror or e}); nothing written") from None
     c = built["counts"]
@@ -108,8 +117,21 @@ def show(args):
             print(f"{'alloc' if op == 1 else 'free'} {block} {size}")
 
 
+class _Stopped(BaseException):
+    def __init__(self, signal_number):
+        super().__init__(signal_number)
+        self.signal_number = signal_number
+
+
+def _stop(signal_number, frame):
+    raise _Stopped(signal_number)
+
+
 def main(argv=None):
     args = parser().parse_args(argv)  # usage errors exit 2 (argparse)
+    # SIGTERM and SIGHUP unwind like Ctrl-C, so a half-written trace is removed on the way out.
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _stop)
     # A snapshot is millions of small dicts that live until the end: the cyclic collector would
     # walk them again and again while they are made (a third of the import), and finds nothing.
     gc.disable()
@@ -121,6 +143,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("memrel trace: interrupted; nothing written", file=sys.stderr)
         return 130
+    except _Stopped as e:
+        print(f"memrel trace: stopped by {signal.Signals(e.signal_number).name}; nothing written",
+              file=sys.stderr)
+        return 128 + e.signal_number
     except Exception as e:  # a bug here, not bad input: one line, its own exit code
         print(f"memrel trace: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
               file=sys.stderr)

@@ -12,8 +12,13 @@ so it is allocated at the start; an `allocate failure` is a mark. The log is one
 (RMM names them FILE.devN), so `--device` has nothing to choose.
 """
 
+import csv
+import io
+import re
+
 from . import MAX_REQUEST_BYTES
 from .errors import TraceInputError
+from .source_file import open_source
 
 HEADER = "Thread,Time,Action,Pointer,Size,Stream"
 ACTIONS = ("allocate", "free", "allocate failure")
@@ -27,60 +32,102 @@ def is_rmm_log(head):
     return head.lstrip(b"\xef\xbb\xbf").startswith(HEADER.encode())
 
 
+# Numbers as RMM prints them, ASCII only: int() would also take "1_000", "+5", " 7" and other
+# scripts' digits ("١٢"), and int(x, 16) a sign; a pointer has at most 16 hex digits (< 2^64).
+_TIME = re.compile(r"([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.:]([0-9]{1,9}))?", re.ASCII)
+_SIZE = re.compile(r"[0-9]{1,20}", re.ASCII)
+_HEX = re.compile(r"(?:0[xX])?([0-9a-fA-F]{1,16})", re.ASCII)
+# A row is about 60 bytes; a line longer than this is not a log, and is refused before it is
+# read whole.
+MAX_LINE_BYTES = 4096
+
+
 def _time_of_day_us(text):
     """'15:47:02.841961' (or '15:47:02:841961') -> microseconds since midnight."""
-    parts = text.split(":")
-    if len(parts) == 4:
-        h, m, s, fraction = parts
-    elif len(parts) == 3:
-        h, m, rest = parts
-        s, _, fraction = rest.partition(".")
-    else:
+    match = _TIME.fullmatch(text)
+    if match is None:
         raise ValueError(text)
-    h, m, s = int(h), int(m), int(s)
-    if not (0 <= h < 24 and 0 <= m < 60 and 0 <= s < 61 and (fraction == "" or fraction.isdigit())):
+    h, m, s = int(match[1]), int(match[2]), int(match[3])
+    fraction = match[4] or ""
+    if not (0 <= h < 24 and 0 <= m < 60 and 0 <= s < 61):
         raise ValueError(text)
     return ((h * 60 + m) * 60 + s) * 1_000_000 + int((fraction + "000000")[:6])
 
 
 def _hex(text):
-    """A pointer or stream as RMM prints it: 0x7f.., 7f.., 0, or (nil)."""
+    """A pointer or stream as RMM prints it: 0x7f.., 7f.., 0, or (nil); below 2^64, no sign."""
     text = text.strip()
-    return 0 if text in ("(nil)", "nil", "") else int(text, 16)
+    if text in ("(nil)", "nil", ""):
+        return 0
+    match = _HEX.fullmatch(text)
+    if match is None:
+        raise ValueError(text)
+    return int(match[1], 16)
+
+
+def _lines(path, f):
+    """The file's lines, one at a time, none longer than MAX_LINE_BYTES: checked as it streams,
+    so a file of one endless line is refused after 4 KiB, not read whole."""
+    text = io.TextIOWrapper(f, encoding="utf-8-sig", newline="")
+    number = 0
+    while True:
+        try:
+            line = text.readline(MAX_LINE_BYTES + 1)
+        except UnicodeDecodeError as e:
+            raise TraceInputError(path, f"line {number + 1}", f"not UTF-8 text ({e.reason})") from None
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE_BYTES:
+            raise TraceInputError(path, f"line {number}", f"longer than {MAX_LINE_BYTES} "
+                                                          "characters: not an RMM log row")
+        yield line
 
 
 def read(path, device, builder):
     """Fills `builder` from the log at `path`; returns (the blocks live at the end, None: a log
-    has no reserved bytes, facts for the header)."""
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise TraceInputError(path, "", f"cannot read ({e.strerror or e})") from None
-    except UnicodeDecodeError as e:
-        raise TraceInputError(path, "", f"not UTF-8 text (byte {e.start})") from None
+    has no reserved bytes, facts for the header). Read as it streams (the csv module, a line at
+    a time): the first bad row stops it."""
+    f, _ = open_source(path)
+    with f:
+        return _read_rows(path, csv.reader(_lines(path, f)), builder)
 
+
+def _read_rows(path, rows, builder):
     def fail(number, what):
         raise TraceInputError(path, f"line {number}", what)
 
-    if not lines or lines[0].strip() != HEADER:
+    try:
+        header = next(rows, None)
+    except csv.Error as e:
+        fail(1, f"not an RMM log ({e})")
+    if header is None or ",".join(header).strip() != HEADER:
         fail(1, f"not an RMM log: the header must be {HEADER}")
     b = builder
     live = {}  # pointer -> (block, size, line)
     streams, threads = set(), set()
     first = previous = None
     day = 0
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
+    entries = 0
+    number = 1
+    while True:
+        try:
+            fields = next(rows, None)
+        except csv.Error as e:
+            fail(number + 1, f"not a CSV row ({e})")
+        if fields is None:
+            break
+        number = rows.line_num
+        if not fields or (len(fields) == 1 and not fields[0].strip()):
             continue
-        fields = line.split(",")
+        entries += 1
         if len(fields) != 6:
             fail(number, f"expected 6 fields ({HEADER}), got {len(fields)}")
         thread, time_text, action, pointer_text, size_text, stream_text = fields
         try:
             now = _time_of_day_us(time_text.strip())
         except ValueError:
-            fail(number, f'Time "{time_text}" is not HH:MM:SS.microseconds')
+            fail(number, f'Time "{time_text[:40]}" is not HH:MM:SS.microseconds')
         if previous is not None and now < previous - WRAP_US:
             day += 1
         previous = now
@@ -89,11 +136,11 @@ def read(path, device, builder):
         try:
             pointer, stream = _hex(pointer_text), _hex(stream_text)
         except ValueError:
-            fail(number, f'Pointer "{pointer_text}" or Stream "{stream_text}" is not hexadecimal')
-        try:
-            size = int(size_text)
-        except ValueError:
-            fail(number, f'Size "{size_text}" is not an integer')
+            fail(number, f'Pointer "{pointer_text[:40]}" or Stream "{stream_text[:40]}" is not '
+                         "hexadecimal below 2^64 (ASCII, no sign)")
+        if _SIZE.fullmatch(size_text.strip()) is None:
+            fail(number, f'Size "{size_text[:40]}" is not a whole number in ASCII digits')
+        size = int(size_text)
         if not 0 < size <= MAX_REQUEST_BYTES:
             fail(number, f"Size {size} is out of range (1 to {MAX_REQUEST_BYTES})")
         action = action.strip()
@@ -121,7 +168,7 @@ def read(path, device, builder):
     return [block for block, _, _ in live.values()], None, {
         "source_format": "rmm-log",
         "devices_in_source": 1,
-        "source_entries": sum(1 for line in lines[1:] if line.strip()),
+        "source_entries": entries,
         "streams": sorted(streams),
         "threads": len(threads),
         "time_span_us": None if first is None else now - first,

@@ -17,6 +17,7 @@ names, were allocated before recording began: allocated at the start.
 """
 
 import math
+import reprlib
 from operator import itemgetter
 
 from . import MAX_REQUEST_BYTES
@@ -37,21 +38,48 @@ def is_snapshot(path, head):
     return head[:1] == b"\x80" or path.endswith((".pickle", ".pkl"))
 
 
+# Bounded: a value that shares itself (a list holding one list twice, n levels deep) is 2^n
+# values when expanded; repr, json and hashing would expand it. Errors show at most 2 levels.
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 2, 40, 40
+# allocator_settings, copied into the header: a handful of values in every real snapshot.
+MAX_SETTINGS_VALUES, MAX_SETTINGS_DEPTH = 10_000, 32
+
+
 def _show(value):
-    text = repr(value) if not isinstance(value, str) else '"' + value + '"'
+    try:
+        text = _REPR.repr(value) if not isinstance(value, str) else '"' + value[:40] + '"'
+    except ValueError:  # an int of more than 4300 digits
+        text = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else "?"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _plain(value):
-    """JSON's share of a value: what JSON cannot hold (NaN, bytes, ...) as its repr."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if value is None or isinstance(value, (str, bool, int)) or \
+class _SettingsError(Exception):
+    pass
+
+
+def _plain(value, budget=None, path=()):
+    """JSON's share of a value: what JSON cannot hold (NaN, bytes, ...) as its repr. At most
+    MAX_SETTINGS_VALUES values, MAX_SETTINGS_DEPTH deep, and no cycle (_SettingsError)."""
+    budget = budget if budget is not None else [MAX_SETTINGS_VALUES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _SettingsError(f"more than {MAX_SETTINGS_VALUES} values (expanded)")
+    if isinstance(value, (dict, list, tuple)):
+        if id(value) in path:
+            raise _SettingsError("cyclic: a value holds itself")
+        if len(path) >= MAX_SETTINGS_DEPTH:
+            raise _SettingsError(f"nested more than {MAX_SETTINGS_DEPTH} deep")
+        inner = path + (id(value),)
+        if isinstance(value, dict):
+            return {_show(k) if not isinstance(k, str) else k: _plain(v, budget, inner)
+                    for k, v in value.items()}
+        return [_plain(v, budget, inner) for v in value]
+    if value is None or isinstance(value, (str, bool)) or \
+            (isinstance(value, int) and -(1 << 63) <= value < (1 << 64)) or \
             (isinstance(value, float) and math.isfinite(value)):
         return value
-    return repr(value)
+    return _show(value)
 
 
 class _Reader:
@@ -94,18 +122,29 @@ class _Reader:
         settings = snapshot.get("allocator_settings")
         first = next((e.get("time_us") for e in trace if type(e.get("time_us")) is int), None)
         last = next((e.get("time_us") for e in reversed(trace) if type(e.get("time_us")) is int), None)
-        try:  # one C-level pass where every entry has a stream, as torch writes them
+        try:  # one C-level pass where every entry has an int stream, as torch writes them
+            if set(map(type, map(itemgetter("stream"), trace))) - {int}:
+                raise TypeError  # never hash what is not an int: a tuple's hash expands it
             streams = set(map(itemgetter("stream"), trace))
         except (KeyError, TypeError):
-            streams = {e.get("stream") for e in trace if isinstance(e, dict)}
+            streams = {e.get("stream") for e in trace
+                       if isinstance(e, dict) and type(e.get("stream")) is int}
         return held, {
             "source_format": "torch-snapshot",
             "devices_in_source": len(traces),
             "source_entries": len(trace),
             "streams": sorted(s for s in streams if type(s) is int),
             "time_span_us": None if first is None else last - first,
-            "allocator_settings": _plain(settings) if isinstance(settings, dict) else None,
+            "allocator_settings": self.settings(settings),
         }
+
+    def settings(self, settings):
+        if not isinstance(settings, dict):
+            return None
+        try:
+            return _plain(settings)
+        except _SettingsError as e:
+            self.fail("allocator_settings", str(e))
 
     def replay(self, trace):
         """Every entry in order. Returns the addresses the request entries name and the blocks
@@ -132,6 +171,8 @@ class _Reader:
                 action = entry["action"]
                 if action == "alloc":
                     addr = entry["addr"]
+                    if type(addr) is not int:  # hashed next: never a tuple (its hash expands it)
+                        raise TypeError
                     if addr in live:
                         self.entry_error(trace, i)
                     if addr in pending:  # its free_requested was never completed: freed there
@@ -143,6 +184,8 @@ class _Reader:
                     add_addr(addr)
                 elif action == "free_completed":  # the free
                     addr = entry["addr"]
+                    if type(addr) is not int:
+                        raise TypeError
                     requested = pop_pending(addr, None)
                     if requested is not None:
                         block = requested[0]
@@ -153,6 +196,8 @@ class _Reader:
                     add_event(~block)
                 elif action == "free_requested":  # the free, unless a completion follows
                     addr = entry["addr"]
+                    if type(addr) is not int:
+                        raise TypeError
                     if addr in pending:
                         self.entry_error(trace, i)
                     block = pop_live(addr) if addr in live else at_start(addr, entry["size"])

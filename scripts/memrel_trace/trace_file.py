@@ -7,8 +7,9 @@
     then       16 bytes per event, counts.events of them, and nothing after:
                op u8 (1 alloc, 2 free), 3 zero bytes, block id u32 LE, size u64 LE
 
-Written atomically (a temporary file in the same folder, renamed over the target), so a failed
-import leaves what was there before.
+Written atomically (an unnamed O_TMPFILE file in the same folder, named once complete and
+renamed over the target), so a failed import leaves what was there before, and a killed one
+(SIGKILL included) leaves no temporary file.
 """
 
 import json
@@ -16,17 +17,36 @@ import os
 import struct
 import tempfile
 
+import memrel_outputs
+
 from . import MAGIC, SCHEMA
 from .builder import RECORD_BYTES
 
 PREFIX = struct.Struct("<8sII")
+# What the loader accepts (harness/workload/trace_file.{hpp,cpp}): a file the importer writes is
+# always one `memrel run` reads, or it is not written.
+MAX_HEADER_BYTES = 16 << 20     # kMaxHeaderBytes
+MAX_FILE_BYTES = 2 << 30        # kMaxTraceFileBytes
+
+
+class TooLargeForTheLoader(ValueError):
+    pass
 
 
 def write(path, header, records):
     body = json.dumps(header, separators=(",", ":")).encode("utf-8")
     body += b" " * (-(PREFIX.size + len(body)) % 8)  # records start 8-aligned
+    if len(body) > MAX_HEADER_BYTES:
+        raise TooLargeForTheLoader(
+            f"its header would be {len(body)} bytes, more than the {MAX_HEADER_BYTES >> 20} MiB "
+            f"the loader reads ({len(header.get('provenance', {}).get('streams') or [])} streams, "
+            f"{len(header.get('marks') or [])} marks)")
+    if PREFIX.size + len(body) + len(records) > MAX_FILE_BYTES:
+        raise TooLargeForTheLoader(
+            f"it would be {PREFIX.size + len(body) + len(records)} bytes, more than the "
+            f"{MAX_FILE_BYTES >> 30} GiB the loader reads")
     folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".memtrace-", suffix=".tmp")
+    fd, temporary = _unnamed_file(folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(PREFIX.pack(MAGIC, len(body), RECORD_BYTES))
@@ -34,17 +54,61 @@ def write(path, header, records):
             f.write(records)
             f.flush()
             os.fsync(f.fileno())
-        umask = os.umask(0)  # mkstemp makes the file private; a trace is as shareable as any output
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
+            umask = os.umask(0)  # a trace is as shareable as any output (mkstemp's is private)
+            os.umask(umask)
+            os.fchmod(f.fileno(), 0o666 & ~umask)
+            if temporary is None:  # O_TMPFILE: the file gets a name only now, complete
+                temporary = _name_beside(folder)
+                _link_unnamed(f.fileno(), folder, temporary)
+        memrel_outputs.check_file(path)  # again, just before the rename: never over a link
         os.replace(temporary, path)
+        temporary = None
+        _sync_folder(folder)
     except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
         raise
 
+
+def _unnamed_file(folder):
+    """(fd, None) for a file with no name in folder (O_TMPFILE: a kill, even SIGKILL, leaves
+    nothing behind), or (fd, name) of a mkstemp file where the file system has no O_TMPFILE."""
+    try:
+        return os.open(folder, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o600), None
+    except (AttributeError, OSError):
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".memtrace-", suffix=".tmp")
+        return fd, name
+
+
+def _link_unnamed(fd, folder, name):
+    """linkat(/proc/self/fd/FD, NAME, AT_SYMLINK_FOLLOW): a folder fd makes os.link use linkat
+    (plain link() would try to link the /proc entry itself)."""
+    folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.link(f"/proc/self/fd/{fd}", os.path.basename(name), dst_dir_fd=folder_fd,
+                follow_symlinks=True)
+    finally:
+        os.close(folder_fd)
+
+
+def _name_beside(folder):
+    return os.path.join(folder, f".memtrace-{os.getpid()}-{os.urandom(4).hex()}.tmp")
+
+
+def _sync_folder(folder):
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 def read(path):
     """(header dict, [(op, block, size), ...]); ValueError naming what is wrong. For tests and

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "allocators/backend_table.hpp"
+#include "allocators/pluggable/pluggable_allocator.hpp"
 #include "cli/subcommands.hpp"
 #include "test_support.hpp"
 
@@ -106,8 +107,8 @@ TEST(CommandLine, MergeRefusesAnOverlapAndKeepsThePreviousOutput) {
   EXPECT_EQ(testing::read_text(out), "previous");
   r = testing::run_command(testing::memrel_command("merge -o '" + shard + "' '" + shard + "'"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.output, "memrel: -o " + shard + ": is the shard file " + shard +
-                          "; write the merged results elsewhere\n");
+  EXPECT_EQ(r.output, "memrel: -o " + shard + ": is the input " + shard +
+                          " (the same file); write the output elsewhere\n");
   r = testing::run_command(testing::memrel_command("merge -o '" + out + "' '" + shard + "'"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.substr(0, out.size() + 1), out + "\n") << r.output;

@@ -1,6 +1,8 @@
 #include "platform/atomic_file.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <stdexcept>
@@ -24,6 +26,63 @@ TEST(AtomicFile, AtomicWriteReplacesWholeAndLeavesNoTemp) {
 
 TEST(AtomicFile, AtomicWriteIntoMissingFolderFailsAndKeepsNothingHalfWritten) {
   EXPECT_THROW(write_file_atomically("/nonexistent-dir/out.json", "x"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace memrel
+
+namespace memrel {
+namespace {
+
+TEST(OutputRule, ALinkAFifoAndADeviceAreRefusedAndNothingIsWrittenThroughThem) {
+  testing::TempDir dir;
+  std::string target = dir.file("target");
+  testing::write_text(target, "keep");
+  std::string link_path = dir.file("link");
+  ASSERT_EQ(symlink(target.c_str(), link_path.c_str()), 0);
+  EXPECT_THROW(write_file_atomically(link_path, "x"), OutputError);
+  EXPECT_EQ(testing::read_text(target), "keep");
+  std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(write_file_atomically(fifo, "x"), OutputError);
+  EXPECT_THROW(check_output_file("/dev/null"), OutputError);
+  EXPECT_THROW(check_output_file(dir.path().string()), OutputError);
+  EXPECT_NO_THROW(check_output_file(dir.file("absent")));
+  EXPECT_NO_THROW(check_output_file(target));
+  // Only the target and the two refused names: no temporary left behind.
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    entries += !e.path().empty();
+  EXPECT_EQ(entries, 3);
+}
+
+TEST(OutputRule, AnInputIsToldByIdentityNotBySpelling) {
+  testing::TempDir dir;
+  std::string input = dir.file("in.json");
+  testing::write_text(input, "{}");
+  std::string hard_link = dir.file("other-name.json");
+  ASSERT_EQ(link(input.c_str(), hard_link.c_str()), 0);
+  EXPECT_THROW(check_output_file(hard_link, {input}), OutputError);
+  EXPECT_THROW(
+      check_output_file(dir.path().string() + "/../" + dir.path().filename().string() + "/in.json",
+                        {input}),
+      OutputError);
+  // A file directly in an input folder is one of its inputs.
+  EXPECT_THROW(check_output_file(input, {dir.path().string()}), OutputError);
+  EXPECT_NO_THROW(check_output_file(dir.file("new.json"), {input, dir.path().string()}));
+}
+
+TEST(OutputRule, AFolderOutputHoldsNoInput) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.path() / "a" / "b");
+  std::string input = (dir.path() / "a" / "b" / "in.json").string();
+  testing::write_text(input, "{}");
+  EXPECT_THROW(check_output_folder(dir.file("a"), {input}), OutputError);
+  EXPECT_THROW(check_output_folder(dir.path().string(), {input}), OutputError);
+  EXPECT_NO_THROW(check_output_folder(dir.file("a/c"), {input}));
+  std::string link_path = dir.file("link");
+  ASSERT_EQ(symlink(dir.file("a").c_str(), link_path.c_str()), 0);
+  EXPECT_THROW(check_output_folder(link_path, {}), OutputError);
 }
 
 }  // namespace

@@ -160,7 +160,7 @@ def test_a_bad_snapshot_entry_is_named(tmp_path, entry, where, what):
     ("1,00:00:01.0,allocate,0x10,5", "line 3: expected 6 fields (Thread,Time,Action,Pointer,Size,Stream), got 5"),
     ("1,00:00:01.0,reallocate,0x10,5,0", 'line 3: unknown action "reallocate"'),
     ("1,00:00:01.0,allocate,0x10,0,0", "line 3: Size 0 is out of range"),
-    ("1,00:00:01.0,allocate,0x10,-3,0", "line 3: Size -3 is out of range"),
+    ("1,00:00:01.0,allocate,0x10,-3,0", "line 3: Size \"-3\" is not a whole number"),
     ("1,noon,allocate,0x10,5,0", 'line 3: Time "noon" is not HH:MM:SS.microseconds'),
     ("1,00:00:01.0,allocate,0xZZ,5,0", 'line 3: Pointer "0xZZ" or Stream "0" is not hexadecimal'),
     ("1,00:00:01.0,allocate,0x1,5,0", "line 3: allocate of 0x1, which is live (allocated at line 2)"),

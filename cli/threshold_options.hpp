@@ -1,0 +1,33 @@
+// The ranges of the gate's thresholds, checked where the command line reads them
+// (docs/inputs.md, "Numbers"). CLI11's Range and NonNegativeNumber let nan through (every
+// comparison with nan is false) and inf too; either would switch a rule off without a word.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <string>
+
+namespace memrel::cli {
+
+// The largest --latency-min-change: a median 11 times the baseline's must still be able to fail.
+// To stop gating latency, say so: --no-latency-gate.
+constexpr double kMaxLatencyMinChange = 10.0;
+
+// A finite number from lo to hi, both included.
+inline CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double value = 0;
+        bool parsed = CLI::detail::lexical_cast(text, value);
+        if (parsed && std::isfinite(value) && value >= lo && value <= hi) return "";
+        return "'" + text + "' is not a finite number from " + CLI::detail::to_string(lo) + " to " +
+               CLI::detail::to_string(hi);
+      },
+      "FINITE in [" + CLI::detail::to_string(lo) + " - " + CLI::detail::to_string(hi) + "]");
+}
+
+// --latency-min-change and --alpha, shared by compare and ab.
+inline CLI::Validator latency_min_change_range() { return finite_range(0, kMaxLatencyMinChange); }
+inline CLI::Validator alpha_range() { return finite_range(1e-9, 0.5); }
+
+}  // namespace memrel::cli

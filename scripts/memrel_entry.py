@@ -1,0 +1,40 @@
+"""Runs one of memrel's Python packages with nothing from the user's folders importable:
+    python3 scripts/memrel_entry.py PACKAGE ARGS...
+is `python3 -m PACKAGE ARGS...` without the working folder on the module path. `python3 -m` puts
+the working folder first, so a `json.py` (or `runpy.py`, `argparse.py`...) beside a snapshot would
+run during `trace import`; here the module path is this folder (memrel's packages), then the
+interpreter's own, then the folders of PYTHONPATH but never the working folder (an empty or
+relative PYTHONPATH entry, which Python turns into the working folder, is dropped). memrel's command line runs its Python parts this way
+(cli/python_module.cpp); docs/inputs.md, "Code".
+
+Nothing but builtin modules and those already loaded at start-up is imported before the path is
+fixed.
+"""
+
+import os  # already loaded at start-up (site): taken from sys.modules, not searched for
+import sys
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
+sys.path[:] = [_here] + [p for p in sys.path if os.path.isabs(p) and p != _here and
+                         os.path.realpath(p) not in _cwd]
+
+# Start-up (site, .pth files) ran before this file, on the path as the environment gave it: a
+# module it loaded from the working folder has run already; say so rather than go on with it.
+for _name, _module in list(sys.modules.items()):
+    _file = getattr(_module, "__file__", None)
+    if _file and os.path.realpath(os.path.dirname(_file)) in _cwd:
+        print(f"memrel: {_file}: the module {_name} was loaded from the working folder at "
+              "start-up (PYTHONPATH names it); run from another folder", file=sys.stderr)
+        sys.exit(2)
+
+if len(sys.argv) < 2:
+    print("usage: memrel_entry.py PACKAGE [ARGS...]", file=sys.stderr)
+    sys.exit(4)
+
+_package = sys.argv[1]
+del sys.argv[1]
+
+import runpy  # noqa: E402  (only now: a runpy.py in the working folder is not on the path)
+
+runpy.run_module(_package, run_name="__main__", alter_sys=True)

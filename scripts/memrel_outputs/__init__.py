@@ -1,0 +1,88 @@
+"""The one rule for every output path, as platform/atomic_file.hpp states it for the C++ tools
+(docs/inputs.md, "Outputs"), for memrel's Python parts (the trace importer, the report, the
+history's change points):
+
+- what is at the path already is absent or a regular file (a folder, for a folder output): never
+  a symbolic link, FIFO, device or socket, which a rename would replace or a write would go
+  through;
+- it is none of the command's inputs, told by identity (st_dev, st_ino), not by spelling; a
+  folder output holds none of them anywhere below it (it is replaced whole).
+
+Each check raises OutputRuleError with the one line to print ("PATH: what"); callers turn it into
+their own input error (exit 2).
+"""
+
+import os
+import stat
+
+__all__ = ["OutputRuleError", "check_file", "check_folder"]
+
+
+class OutputRuleError(ValueError):
+    def __init__(self, path, message):
+        super().__init__(f"{path}: {message}")
+        self.path, self.message = path, message
+
+
+def _kind(mode):
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _same(a, b):
+    return a.st_dev == b.st_dev and a.st_ino == b.st_ino
+
+
+def check_file(path, inputs=()):
+    """Raises OutputRuleError unless path is absent or a regular file that is none of inputs."""
+    if not path:
+        raise OutputRuleError(repr(path), "an empty path; name the file to write")
+    try:
+        out = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISREG(out.st_mode):
+        raise OutputRuleError(path, f"is {_kind(out.st_mode)}, not a regular file; refusing to "
+                                    "write over it")
+    for given in inputs:
+        try:
+            st = os.stat(given)
+        except (OSError, ValueError):
+            continue
+        if _same(st, out):
+            raise OutputRuleError(path, f"is the input {given} (the same file); write the output "
+                                        "elsewhere")
+
+
+def check_folder(path, inputs=()):
+    """Raises OutputRuleError unless path is absent or a real folder holding none of inputs."""
+    if not path:
+        raise OutputRuleError(repr(path), "an empty path; name the folder to write")
+    try:
+        out = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISDIR(out.st_mode):
+        raise OutputRuleError(path, f"is {_kind(out.st_mode)}, not a folder; refusing to write "
+                                    "over it")
+    for given in inputs:
+        try:
+            p = os.path.realpath(given)
+            os.stat(p)
+        except (OSError, ValueError):
+            continue
+        while True:
+            try:
+                if _same(os.stat(p), out):
+                    raise OutputRuleError(path, f"holds the input {given} and would be replaced; "
+                                                "write the output elsewhere")
+            except OSError:
+                pass
+            parent = os.path.dirname(p)
+            if parent == p:
+                break
+            p = parent

@@ -1,0 +1,612 @@
+"""The second round of hostile and careless input (issue 23), for memrel's Python parts and the
+command line that runs them: an output that is an input or not a regular file (docs/inputs.md,
+"Outputs"), thresholds that would switch a rule off ("Numbers"), code from the working
+folder ("Code"), and the importer's own inputs ("The importer's inputs"). Each is refused with exit 2 and one line, and nothing already there is lost."""
+
+import os
+import pickle
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from conftest import HOST_RUN, ROOT, SCRIPTS
+
+RMM_LOG = os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
+ENTRY = os.path.join(SCRIPTS, "memrel_entry.py")
+
+
+def memrel_binary():
+    if os.environ.get("MEMREL_BINARY"):
+        return os.environ["MEMREL_BINARY"]
+    for preset in ("ci", "default", "gpu"):
+        path = os.path.join(ROOT, "build", preset, "memrel")
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+MEMREL = memrel_binary()
+needs_memrel = pytest.mark.skipif(MEMREL is None, reason="no memrel binary under build/")
+
+
+def python(package, *args, cwd=ROOT):
+    env = dict(os.environ, PYTHONPATH=SCRIPTS, MPLBACKEND="Agg")
+    return subprocess.run([sys.executable, ENTRY, package, *map(str, args)], capture_output=True,
+                          text=True, env=env, cwd=cwd, timeout=300)
+
+
+def refused(r, *words):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+# --- 1. An output that is an input -----------------------------------------------------------
+
+def test_trace_import_onto_its_own_source_is_refused_by_identity(tmp_path):
+    source = tmp_path / "log.csv"
+    shutil.copy(RMM_LOG, source)
+    before = read(source)
+    other_name = tmp_path / "trace.memtrace"
+    os.link(source, other_name)
+    for out in (tmp_path / "." / "log.csv", other_name):
+        refused(python("memrel_trace", "import", source, "-o", out), "is the input")
+        assert read(source) == before
+
+
+def test_report_into_the_folder_holding_its_input_is_refused(tmp_path):
+    results = tmp_path / "runs" / "run.json"
+    results.parent.mkdir()
+    shutil.copy(HOST_RUN, results)
+    before = read(results)
+    for out in (tmp_path / "runs", tmp_path):
+        refused(python("memrel_report", "--out", out, results), "holds the input")
+        assert read(results) == before
+
+
+def test_history_markdown_onto_the_database_is_refused(tmp_path):
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0])
+    before = read(db)
+    refused(python("memrel_history", "--db", db, "--markdown", db), "--markdown", "is the input")
+    assert read(db) == before
+
+
+# --- 2. Outputs that are not regular files ---------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_trace_import_never_writes_through_a_link_or_into_a_fifo(tmp_path, kind):
+    target = tmp_path / "precious"
+    target.write_text("keep\n")
+    out = tmp_path / "out.memtrace"
+    if kind == "symlink":
+        os.symlink(target, out)
+    else:
+        os.mkfifo(out)
+    refused(python("memrel_trace", "import", RMM_LOG, "-o", out),
+            "a symbolic link" if kind == "symlink" else "a FIFO")
+    assert target.read_text() == "keep\n"
+    assert os.path.islink(out) if kind == "symlink" else not os.path.isfile(out)
+
+
+def test_report_out_that_is_a_link_to_a_folder_is_refused(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    os.symlink(real, link)
+    refused(python("memrel_report", "--out", link, HOST_RUN), "a symbolic link")
+
+
+def test_history_markdown_through_a_link_is_refused(tmp_path):
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0])
+    target = tmp_path / "precious"
+    target.write_text("keep\n")
+    link = tmp_path / "changes.md"
+    os.symlink(target, link)
+    refused(python("memrel_history", "--db", db, "--markdown", link), "a symbolic link")
+    assert target.read_text() == "keep\n"
+
+
+# --- 4. Numbers that switch a rule off --------------------------------------------------------
+
+def make_history(path, values, text_value=None):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE runs (id, started, source, machine_id, memrel_commit)")
+    db.execute("CREATE TABLE figures (run_id, metric, value)")
+    for i, v in enumerate(values, 1):
+        db.execute("INSERT INTO runs VALUES (?, ?, 'r.json', 'm', 'c')", (i, f"2026-01-0{i}"))
+        db.execute("INSERT INTO figures VALUES (?, 'x/y:peak', ?)", (i, v))
+    if text_value is not None:
+        db.execute("UPDATE figures SET value = ? WHERE run_id = 2", (text_value,))
+    db.execute("PRAGMA application_id = 1835363698")
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("option,value", [
+    ("--max-pvalue", "nan"), ("--max-pvalue", "inf"), ("--max-pvalue", "0"), ("--max-pvalue", "-1"),
+    ("--min-magnitude", "nan"), ("--min-magnitude", "inf"), ("--min-magnitude", "-0.5"),
+    ("--window", "0"), ("--window", "-3"), ("--min-runs", "0"),
+])
+def test_history_thresholds_are_range_checked(tmp_path, option, value):
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0])
+    refused(python("memrel_history", "--db", db, option, value), option)
+
+
+def test_a_text_figure_in_the_history_is_one_line_not_a_traceback(tmp_path):
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0], text_value="fast")
+    refused(python("memrel_history", "--db", db), "not a finite number")
+
+
+def test_report_out_empty_is_one_line(tmp_path):
+    refused(python("memrel_report", "--out", "", HOST_RUN), "empty path")
+
+
+# --- 3. Code from the working folder ----------------------------------------------------------
+
+STANDARD_MODULES = ["runpy", "json", "argparse", "csv", "pickle", "struct", "hashlib",
+                    "datetime", "gc", "tempfile", "math", "io", "sqlite3", "shutil"]
+
+
+def plant(folder):
+    """A module named after each standard one, each leaving a mark if it runs."""
+    for name in STANDARD_MODULES:
+        (folder / f"{name}.py").write_text(
+            f"open({str(folder / ('RAN-' + name))!r}, 'w').close()\n")
+
+
+def marks(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("RAN-"))
+
+
+def test_the_entry_runs_nothing_from_the_working_folder(tmp_path):
+    plant(tmp_path)
+    shutil.copy(RMM_LOG, tmp_path / "log.csv")
+    r = python("memrel_trace", "import", "log.csv", "-o", "out.memtrace", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert marks(tmp_path) == []
+
+
+@needs_memrel
+def test_memrel_trace_import_and_run_run_nothing_from_the_working_folder(tmp_path):
+    plant(tmp_path)
+    shutil.copy(RMM_LOG, tmp_path / "log.csv")
+    env = dict(os.environ, MEMREL_PYTHON=sys.executable, PYTHONPATH=":relative")
+    r = subprocess.run([MEMREL, "trace", "import", "log.csv", "-o", "out.memtrace"], cwd=tmp_path,
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "run", "-b", "null", "--include-null", "-w", "log.csv",
+                        "-o", "run.json"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert marks(tmp_path) == []
+
+
+@needs_memrel
+def test_memrel_report_onto_its_input_folder_through_the_binary(tmp_path):
+    results = tmp_path / "run.json"
+    shutil.copy(HOST_RUN, results)
+    env = dict(os.environ, MEMREL_PYTHON=sys.executable, MPLBACKEND="Agg")
+    r = subprocess.run([MEMREL, "report", "--out", tmp_path, results], env=env,
+                       capture_output=True, text=True, timeout=120)
+    refused(r, "holds the input")
+    assert read(results) == read(HOST_RUN)
+
+
+# --- 7. The importer's own inputs --------------------------------------------------------------
+
+def snapshot_pickle(path, trace=(), settings=None):
+    snapshot = {"device_traces": [list(trace)], "segments": []}
+    if settings is not None:
+        snapshot["allocator_settings"] = settings
+    with open(path, "wb") as f:
+        pickle.dump(snapshot, f, protocol=4)
+
+
+def run_limited(*args, cwd=ROOT):
+    """The importer under a 20 s time limit, reporting its peak memory (KiB) too."""
+    code = ("import resource, subprocess, sys\n"
+            "r = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=20)\n"
+            "sys.stderr.write(r.stderr)\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+            "sys.exit(r.returncode)\n")
+    env = dict(os.environ, PYTHONPATH=SCRIPTS)
+    r = subprocess.run([sys.executable, "-c", code, sys.executable, ENTRY, "memrel_trace",
+                        *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd,
+                       timeout=60)
+    return r, int(r.stdout.strip() or 0)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_a_device_as_the_source_is_refused_at_once(tmp_path, kind):
+    source = tmp_path / "snap.pickle"
+    if kind == "fifo":
+        os.mkfifo(source)
+    else:
+        os.symlink("/dev/zero", source)
+    r, _ = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, str(source), "a FIFO" if kind == "fifo" else "a character device")
+
+
+def test_a_pickle_asking_for_a_huge_memo_is_refused_in_bounded_memory(tmp_path):
+    source = tmp_path / "memo.pickle"
+    source.write_bytes(b"\x80\x04Nr\xff\xff\xff\x7f.")  # LONG_BINPUT 2^31 - 1
+    r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "more than")
+    assert peak_kib < 3 << 20
+
+
+def nested_list(levels):
+    value = []
+    for _ in range(levels):
+        value = [value, value]  # pickled once each: 2^levels values when expanded
+    return value
+
+
+def nested_tuple(levels):
+    value = ()
+    for _ in range(levels):
+        value = (value, value)
+    return value
+
+
+@pytest.mark.parametrize("where", ["settings", "addr", "stream", "size"])
+def test_repeated_references_do_not_expand(tmp_path, where):
+    source = tmp_path / "snap.pickle"
+    entry = {"action": "alloc", "addr": 4096, "size": 512, "stream": 0}
+    settings = None
+    if where == "settings":
+        settings = {"x": nested_list(60)}
+    elif where == "size":
+        entry["size"] = nested_list(60)
+    else:
+        entry[where] = nested_tuple(60)
+    snapshot_pickle(source, [entry], settings)
+    assert os.path.getsize(source) < 2000
+    r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    if where == "stream":  # a stream that is not an int is not listed: the import goes on
+        assert r.returncode == 0, r.stderr
+    else:
+        refused(r)
+    assert peak_kib < 1 << 20
+
+
+def test_cyclic_settings_are_refused_with_exit_2(tmp_path):
+    source = tmp_path / "snap.pickle"
+    cycle = []
+    cycle.append(cycle)
+    snapshot_pickle(source, [], {"x": cycle})
+    r, _ = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "allocator_settings", "cyclic")
+
+
+RMM_HEADER = "Thread,Time,Action,Pointer,Size,Stream\n"
+
+
+@pytest.mark.parametrize("row,what", [
+    ("1,15:47:02.841961,allocate,0x1000,1_000,0x0", "Size"),
+    ("1,15:47:02.841961,allocate,0x1000,+5,0x0", "Size"),
+    ("1,15:47:02.841961,allocate,0x1000,\u0661\u0662,0x0", "Size"),
+    ("1,15:47:02.841961,allocate,-0x1000,512,0x0", "Pointer"),
+    ("1,15:47:02.841961,allocate,0x10000000000000000,512,0x0", "Pointer"),
+    ("1,15:47:02.841961,allocate,0x1_000,512,0x0", "Pointer"),
+    ("1,+15:47:02.841961,allocate,0x1000,512,0x0", "Time"),
+    ("1,\u0661\u0665:47:02.841961,allocate,0x1000,512,0x0", "Time"),
+])
+def test_rmm_numbers_are_ascii_digits_in_range(tmp_path, row, what):
+    source = tmp_path / "log.csv"
+    source.write_text(RMM_HEADER + row + "\n", encoding="utf-8")
+    r, _ = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "line 2", what)
+
+
+def test_an_rmm_log_is_checked_while_it_streams(tmp_path):
+    # A bad second row, then 200 MiB on one line: refused at line 2 without reading the rest.
+    source = tmp_path / "log.csv"
+    with open(source, "w", encoding="utf-8") as f:
+        f.write(RMM_HEADER + "1,15:47:02.841961,allocate,0x1000,+5,0x0\n")
+        chunk = "x" * (1 << 20)
+        for _ in range(200):
+            f.write(chunk)
+    r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "line 2")
+    assert peak_kib < 100 << 10
+    # And one endless line is refused after MAX_LINE_BYTES, not read whole.
+    with open(source, "w", encoding="utf-8") as f:
+        f.write(RMM_HEADER)
+        for _ in range(200):
+            f.write(chunk)
+    r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
+    refused(r, "line 2", "longer than")
+    assert peak_kib < 100 << 10
+
+
+def test_a_trace_the_loader_would_refuse_is_not_written(tmp_path):
+    sys.path.insert(0, SCRIPTS)
+    from memrel_trace import trace_file
+
+    out = tmp_path / "big.memtrace"
+    with pytest.raises(trace_file.TooLargeForTheLoader, match="header"):
+        trace_file.write(str(out), {"schema": "memrel.trace/1", "pad": "x" * (17 << 20)}, b"")
+    assert not out.exists() and os.listdir(tmp_path) == []
+
+
+# --- 6. Duplicates that make unreadable results -------------------------------------------------
+
+def test_names_that_sanitise_alike_get_pages_of_their_own(tmp_path):
+    sys.path.insert(0, SCRIPTS)
+    from memrel_report import prepare, site_data
+
+    names = ["a/b", "a_b", "a?b", "a b", "single-large"]
+    pages = [site_data.page_name("workload", n) for n in names]
+    assert len(set(pages)) == len(names), pages
+    assert site_data.page_name("workload", "single-large") == "workload-single-large.html"
+    assert prepare.colliding_names(names) is None
+    crafted = prepare.slug("a/b")  # a name spelled as another's page name: refused
+    assert prepare.colliding_names(["a/b", crafted]) == ("a/b", crafted)
+
+
+def test_a_report_of_names_that_collide_after_sanitising_is_refused_or_unique(tmp_path):
+    import json
+
+    with open(HOST_RUN, encoding="utf-8") as f:
+        doc = json.load(f)
+    first = doc["cells"][0]["workload"]
+    keep = [c for c in doc["cells"] if c["workload"] == first]
+    cells = []
+    for name in ("a/b", "a_b", "a?b"):
+        for c in keep:
+            cells.append(dict(c, workload=name))
+    doc["cells"] = cells
+    results = tmp_path / "run.json"
+    results.write_text(json.dumps(doc))
+    r = python("memrel_report", "--out", tmp_path / "report", results)
+    assert r.returncode == 0, r.stderr
+    pages = [p for p in os.listdir(tmp_path / "report") if p.startswith("workload-")]
+    assert len(pages) == 3, pages
+    crafted = dict(keep[0], workload=__import__("memrel_report.prepare").prepare.slug("a/b"))
+    doc["cells"] = cells + [crafted]
+    results.write_text(json.dumps(doc))
+    refused(python("memrel_report", "--out", tmp_path / "report2", results), "share one report page")
+
+
+# --- 9. Leftovers ------------------------------------------------------------------------------
+
+SLOW_IMPORT = """
+import os, sys, time
+sys.path.insert(0, {scripts!r})
+from memrel_trace import __main__ as importer
+real_fsync = os.fsync
+def slow_fsync(fd):  # the trace is whole here, not yet named: the moment a kill hurts most
+    open({ready!r}, "w").close()
+    time.sleep(60)
+    real_fsync(fd)
+os.fsync = slow_fsync
+sys.exit(importer.main(["import", {source!r}, "-o", {out!r}]))
+"""
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP", "SIGKILL"])
+def test_a_killed_import_leaves_no_temporary_trace(tmp_path, signal_name):
+    import signal
+    import time
+
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    ready = tmp_path / "ready"
+    code = SLOW_IMPORT.format(scripts=SCRIPTS, ready=str(ready), source=RMM_LOG,
+                              out=str(out_dir / "t.memtrace"))
+    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not ready.exists() and time.time() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    assert ready.exists(), p.stderr.read() if p.poll() is not None else "never reached fsync"
+    p.send_signal(getattr(signal, signal_name))
+    _, err = p.communicate(timeout=30)
+    assert os.listdir(out_dir) == [], os.listdir(out_dir)
+    if signal_name != "SIGKILL":
+        assert p.returncode == 128 + getattr(signal, signal_name), err
+        assert err.strip().splitlines() == [f"memrel trace: stopped by {signal_name}; nothing written"]
+
+
+@needs_memrel
+def test_sighup_to_run_removes_its_imported_traces_and_keeps_the_journal(tmp_path):
+    import signal
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), MEMREL_PYTHON=sys.executable)
+    out = tmp_path / "run.json"
+    p = subprocess.Popen([MEMREL, "run", "-b", "host-malloc", "-w", f"{RMM_LOG},single-large",
+                          "--trace-scale", "1/1024", "-o", str(out)], env=env,
+                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(n.endswith(".memtrace") for n in os.listdir(tmp)):
+        time.sleep(0.02)
+    time.sleep(0.5)  # the import done, a cell running
+    p.send_signal(signal.SIGHUP)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + signal.SIGHUP, err
+    assert "SIGHUP" in err
+    assert [n for n in os.listdir(tmp) if n.endswith(".memtrace")] == []
+
+
+def test_a_names_markup_is_text_in_report_md():
+    sys.path.insert(0, SCRIPTS)
+    from memrel_report import document
+
+    name = "<img src=x onerror=alert(1)>[click](javascript:x)`c`"
+    text = document.to_markdown(f"Workload {name}", [
+        document.Heading(2, f"Trace {name}"),
+        document.Table(headers=["workload"], rows=[[name]]),
+        document.Links([document.Link(name, "workload-x.html")]),
+    ])
+    assert "<img" not in text
+    assert text.count("&lt;img src=x onerror=alert(1)&gt;\\[click\\](javascript:x)\\`c\\`") == 4
+
+
+# --- 8. Failures that are not the allocator's ---------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("python", ["/bin/true", "/bin/false", "/nonexistent/python3"])
+def test_memrel_python_that_is_not_python_is_said_with_exit_4(tmp_path, python):
+    env = dict(os.environ, MEMREL_PYTHON=python)
+    for args in (["report", "--out", str(tmp_path / "r"), HOST_RUN],
+                 ["trace", "import", RMM_LOG, "-o", str(tmp_path / "t.memtrace")],
+                 ["run", "-b", "null", "--include-null", "-w", RMM_LOG, "-o", str(tmp_path / "r.json")]):
+        r = subprocess.run([MEMREL, *args], env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 4, (args, r.returncode, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and python in lines[0] and "MEMREL_PYTHON" in lines[0], r.stderr
+        assert os.listdir(tmp_path) == [], os.listdir(tmp_path)
+
+
+# --- 5. A journal two runs write at once ----------------------------------------------------------
+
+def _journal_lines(path):
+    import json
+
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
+@needs_memrel
+def test_a_resume_while_the_run_is_live_is_refused_and_the_journal_kept(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "run.json"
+    journal = tmp_path / "run.json.journal"
+    args = [MEMREL, "run", "-b", "host-malloc", "-w", "temp-then-delete,single-large", "-o", str(out)]
+    env = dict(os.environ, MEMREL_INJECT_FAULT="hang",
+               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
+    live = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not (journal.exists() and
+                                              len(journal.read_text().splitlines()) >= 2):
+            time.sleep(0.02)
+        before = journal.read_bytes()
+        r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
+        refused(r, str(journal), "in use by a run that is still going")
+        assert journal.read_bytes() == before
+        assert live.poll() is None
+    finally:
+        live.send_signal(signal.SIGTERM)
+        live.communicate(timeout=30)
+    assert [line["cell"]["workload"] for line in _journal_lines(journal)[1:]] == ["temp-then-delete"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("field,value", [("backend", "host-malloc-retain"),
+                                         ("workload", "single-large"), ("index", 7)])
+def test_journal_records_are_checked_against_the_matrix(tmp_path, field, value):
+    import json
+    import signal
+    import time
+
+    out = tmp_path / "run.json"
+    journal = tmp_path / "run.json.journal"
+    args = [MEMREL, "run", "-b", "host-malloc", "-w", "temp-then-delete,single-large", "-o", str(out)]
+    env = dict(os.environ, MEMREL_INJECT_FAULT="hang",
+               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
+    live = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline and not (journal.exists() and
+                                          len(journal.read_text().splitlines()) >= 2):
+        time.sleep(0.02)
+    live.send_signal(signal.SIGTERM)
+    live.communicate(timeout=30)
+    header, record = _journal_lines(journal)
+    if field == "index":
+        record["index"] = value
+    else:
+        record["cell"][field] = value
+    journal.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n")
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
+    refused(r, str(journal), "cell")
+    assert not out.exists()
+
+
+@needs_memrel
+def test_a_python_named_without_a_folder_is_found_on_path(tmp_path):
+    # As execvp finds it: MEMREL_PYTHON unset means python3 on PATH.
+    env = {k: v for k, v in os.environ.items() if k != "MEMREL_PYTHON"}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    r = subprocess.run([MEMREL, "trace", "import", RMM_LOG, "-o", str(tmp_path / "t.memtrace")],
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+# --- 10. A trace is told by its magic, not its name -----------------------------------------------
+
+@needs_memrel
+def test_a_trace_and_a_log_are_told_by_content_not_extension(tmp_path):
+    env = dict(os.environ, MEMREL_PYTHON=sys.executable)
+    log = tmp_path / "log.txt"
+    shutil.copy(RMM_LOG, log)
+    trace = tmp_path / "snap.trace"
+    r = subprocess.run([MEMREL, "trace", "import", log, "-o", trace], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    for workload in (trace, log):
+        r = subprocess.run([MEMREL, "run", "-b", "null", "--include-null", "-w", workload, "-o",
+                            tmp_path / "run.json"], env=env, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, (workload, r.stderr)
+    r = subprocess.run([MEMREL, "validate", trace], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_h200_baseline_note_says_whether_it_holds_the_traces():
+    import json
+
+    folder = os.path.join(ROOT, "results", "baselines", "h200")
+    with open(os.path.join(folder, "suite.json"), encoding="utf-8") as f:
+        cells = json.load(f)["cells"]
+    traces = {c["workload"] for c in cells if c["workload"].startswith("trace-")}
+    with open(os.path.join(ROOT, "results", "baselines", "README.md"), encoding="utf-8") as f:
+        note = f.read()
+    if traces:
+        assert "holds no trace cells" not in note
+    else:
+        assert "holds no trace cells" in note.replace("**", "")
+        assert "the committed traces on every backend" not in note
+
+
+@needs_memrel
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="needs root and unshare to mount a full tmpfs in a mount namespace")
+def test_a_full_tmpdir_stops_the_run_instead_of_recording_crashed_cells(tmp_path):
+    full = tmp_path / "full"
+    full.mkdir()
+    out = tmp_path / "run.json"
+    script = (f"mount -t tmpfs -o size=256k none {full} || exit 77; "
+              f"dd if=/dev/zero of={full}/fill bs=4k count=1000 2>/dev/null; "
+              f"TMPDIR={full} {MEMREL} run -b null,host-malloc -w temp-then-delete -o {out}")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode == 77:
+        pytest.skip("cannot mount a tmpfs here")
+    assert r.returncode == 4, r.stderr
+    assert "could not write its result" in r.stderr and "TMPDIR" in r.stderr
+    assert not out.exists()
+    # Nothing recorded as crashed: a --resume runs the cell again.
+    assert len(_journal_lines(f"{out}.journal")) == 1
