@@ -3,6 +3,9 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+
+#include "platform/install_layout.hpp"
 
 namespace memrel::bench {
 namespace {
@@ -40,13 +43,8 @@ std::string min_time_flag(double seconds) {
 
 }  // namespace
 
-std::string default_backends_dir() {
-#ifdef MEMREL_SOURCE_DIR
-  return std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends";
-#else
-  return "benchmarks/backends";
-#endif
-}
+// As `memrel` finds them: the build tree's source or an installed prefix (platform/install_layout).
+std::string default_backends_dir() { return install_layout().data_dir + "/backends"; }
 
 BenchCommandLine parse_command_line(int argc, char** argv) {
   BenchCommandLine command_line;

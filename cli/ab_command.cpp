@@ -28,11 +28,8 @@
 #include "gate/read/interleaved_rounds.hpp"
 #include "gate/rules/tolerances.hpp"
 #include "platform/atomic_file.hpp"
+#include "platform/install_layout.hpp"
 #include "platform/run_context.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
 
 namespace memrel::cli {
 namespace {
@@ -165,8 +162,7 @@ int run_ab(AbArgs& a) {
   if (a.backends.empty()) throw std::invalid_argument("--backend: name at least one");
   if (!a.candidate.backend.empty() && a.backends.size() != 1)
     throw std::invalid_argument("--candidate-backend: compares against exactly one --backend");
-  if (a.out.empty())
-    a.out = std::string(MEMREL_SOURCE_DIR) + "/results/runs/ab-" + utc_now_iso8601();
+  if (a.out.empty()) a.out = install_layout().output_dir + "/runs/ab-" + utc_now_iso8601();
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
   fs::create_directories(rounds_dir, ec);
@@ -262,9 +258,11 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("--bench-arg", a.bench_args,
                  "An argument for memrel_bench on both sides (repeatable), e.g. "
                  "--bench-arg=--benchmark_filter=pair/");
-  sub.add_option("--out", a.out,
-                 "Folder for the rounds (rounds/) and the merged files (reference/, candidate/); "
-                 "default results/runs/ab-<UTC time>");
+  sub.add_option(
+      "--out", a.out,
+      "Folder for the rounds (rounds/) and the merged files (reference/, candidate/); "
+      "default: runs/ab-<UTC time> in memrel's outputs folder (results/ of a build tree; "
+      "$XDG_DATA_HOME/memrel installed)");
   sub.add_option("--markdown", a.markdown, "Also write the table to this file (atomically)");
   sub.add_option("--junit", a.junit, "Also write JUnit XML (as memrel compare --junit)");
   sub.add_option("--summary", a.summary, "Also write a one-screen Markdown summary");

@@ -23,17 +23,14 @@
 #include "gate/format.hpp"
 #include "gate/history/history_db.hpp"
 #include "gate/read/input_file.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
+#include "platform/install_layout.hpp"
 
 namespace memrel::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string default_db() { return std::string(MEMREL_SOURCE_DIR) + "/results/history.sqlite"; }
+std::string default_db() { return install_layout().output_dir + "/history.sqlite"; }
 
 // A folder stands for every *.json directly inside it, in name order.
 std::vector<std::string> expand(const std::vector<std::string>& paths) {

@@ -1,6 +1,7 @@
-// memrel's Python packages (scripts/<package>: the report, the trace importer), run from the
-// source tree memrel was built from, with $MEMREL_PYTHON (default python3) and
-// PYTHONPATH=MEMREL_SOURCE_DIR/scripts prepended to any PYTHONPATH already set.
+// memrel's Python packages (scripts/<package>: the report, the trace importer), run from where
+// this memrel finds them (platform/install_layout: the build tree's scripts/ or an installed
+// prefix's share/memrel/python), with $MEMREL_PYTHON (default python3) and that folder
+// prepended to any PYTHONPATH already set.
 #pragma once
 
 #include <string>

@@ -25,11 +25,8 @@
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
 #include "platform/gpu_selection.hpp"
+#include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
 
 namespace fs = std::filesystem;
 
@@ -105,7 +102,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   if (!a.shard.empty()) shard = parse_shard(a.shard);
   if (a.resume && a.out.empty())
     throw std::invalid_argument("--resume: give -o, the results file of the interrupted run");
-  if (a.out.empty()) a.out = default_run_path(std::string(MEMREL_SOURCE_DIR) + "/results/runs");
+  if (a.out.empty()) a.out = default_run_path(install_layout().output_dir + "/runs");
   check_output(a.out);
   a.options.journal_path = journal_path_for(a.out);
   a.options.resume = a.resume;
@@ -182,7 +179,8 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
                  "Workload names or files, or traces: FILE.memtrace, a PyTorch snapshot .pickle or "
                  "an RMM log .csv (docs/traces.md) (default: every file in --workloads-dir)")
       ->delimiter(',');
-  app.add_option("-o,--out", a->out, "Results file (default: results/runs/run-TIME.json)");
+  app.add_option("-o,--out", a->out,
+                 "Results file (default: " + install_layout().output_dir + "/runs/run-TIME.json)");
   app.add_option("--timeout", a->timeout,
                  "Seconds before a cell is killed and recorded as timeout (1 to 86400)")
       ->capture_default_str();

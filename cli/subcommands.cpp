@@ -6,11 +6,9 @@
 #include "cli/exit_codes.hpp"
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
+#include "platform/build_identity.hpp"
+#include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
 
 namespace memrel::cli {
 
@@ -54,8 +52,10 @@ int run_command_line(int argc, char** argv) {
   CLI::App app{"memrel: how much GPU memory really returns to the device, how fast, at what cost."};
   app.footer(exit_code::kExitCodesHelp);
   app.require_subcommand(1);
-  GlobalOptions global{std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads",
-                       std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends"};
+  app.set_version_flag("--version",
+                       "memrel " + memrel_version() + " (commit " + memrel_build_commit() + ")");
+  GlobalOptions global{install_layout().data_dir + "/workloads",
+                       install_layout().data_dir + "/backends"};
   app.add_option("--workloads-dir", global.workloads_dir, "Folder of workload JSON files")
       ->capture_default_str();
   app.add_option("--backends-dir", global.backends_dir,
