@@ -108,6 +108,12 @@ def show(args):
             print(f"{'alloc' if op == 1 else 'free'} {block} {size}")
 
 
+def _drop_stdout():
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def main(argv=None):
     args = parser().parse_args(argv)  # usage errors exit 2 (argparse)
     # A snapshot is millions of small dicts that live until the end: the cyclic collector would
@@ -121,6 +127,12 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("memrel trace: interrupted; nothing written", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader stopped early (`memrel trace show T --events | head`): what it wanted was
+        # printed. Not an error; the rest of the output goes nowhere, so that the final flush
+        # does not fail again.
+        _drop_stdout()
+        return EXIT_OK
     except Exception as e:  # a bug here, not bad input: one line, its own exit code
         print(f"memrel trace: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
               file=sys.stderr)
@@ -132,6 +144,9 @@ if __name__ == "__main__":
     code = main()
     # Leave without freeing a snapshot's millions of dicts one by one (a fifth of a second per
     # million entries): the process ends here anyway, and the output is already on disk.
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
     sys.stderr.flush()
     os._exit(code)
