@@ -12,6 +12,8 @@ import os
 import sqlite3
 import sys
 
+import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
+
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
 APPLICATION_ID = 0x6D656D72  # "memr"
 
@@ -21,7 +23,7 @@ class UsageError(Exception):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = memrel_help.ArgumentParser(
         prog="memrel history changes",
         description="Change points per metric and machine over the results history "
                     "(Apache Otava's E-Divisive: docs/history.md).")

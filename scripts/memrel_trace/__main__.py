@@ -17,9 +17,11 @@ from . import SCHEMA, rmm_log, torch_snapshot, trace_file
 from .builder import TraceBuilder
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, TraceInputError
 
+import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
+
 
 def parser():
-    p = argparse.ArgumentParser(
+    p = memrel_help.ArgumentParser(
         prog="memrel trace",
         description=f"Import allocation traces of real programs into {SCHEMA} (docs/traces.md).",
         epilog="Exit codes: 0 written; 2 unusable input (one line naming the file and the entry, "
