@@ -108,6 +108,9 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   a.options.resume = a.resume;
   a.options.backends_dir = global.backends_dir;
   a.options.memrel_executable = self_executable();
+  // Progress on a terminal, short in a log; -v and -q choose (cli/subcommand.hpp).
+  a.options.progress_every_cell =
+      global.verbosity > 0 || (global.verbosity == 0 && isatty(STDERR_FILENO) == 1);
   if (a.backends.empty()) {
     for (const auto& b : all_backends()) {
       if (b.name != "null" || a.include_null) a.backends.push_back(b.name);
@@ -151,7 +154,8 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     std::string error = check_backend_process(a.options, a.backends[i]);
     if (!error.empty()) throw std::invalid_argument(error);
   }
-  RunResults results = run_suite(a.options, std::cerr);
+  std::ostream no_progress(nullptr);  // -q: a stream without a buffer writes nothing
+  RunResults results = run_suite(a.options, global.verbosity < 0 ? no_progress : std::cerr);
   if (shard) results.context["shard"] = shard_record(matrix, *shard);
   write_file_atomically(a.out, to_json(results).dump(1) + "\n");
   // Every cell is in the results now; a kill before this line leaves a journal to resume.
@@ -160,7 +164,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   for (const auto& c : results.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
   std::cout << a.out << "\n";
-  std::cerr << run_summary(results.cells);
+  if (global.verbosity >= 0) std::cerr << run_summary(results.cells);
   std::cerr << "memrel: " << results.cells.size() << " cells written to " << a.out;
   if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
   std::cerr << "\n";

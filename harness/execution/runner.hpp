@@ -47,6 +47,9 @@ struct RunOptions {
   bool resume = false;
   // A workload path to run -> the file to name in the results (temporary imported traces).
   std::map<std::string, std::string> workload_originals;
+  // A progress line for every cell (`memrel run -v`, or stderr a terminal), not only the ones
+  // worth reading.
+  bool progress_every_cell = false;
 };
 
 // Loads a pluggable backend's library and resolves its symbols in a child process (`memrel
