@@ -168,7 +168,8 @@ int run_ab(AbArgs& a) {
   fs::create_directories(rounds_dir, ec);
   if (ec) throw std::invalid_argument("--out " + a.out + ": " + ec.message());
 
-  std::cout << "memrel ab: " << a.rounds << " rounds, interleaved, into " << a.out << "\n";
+  // Progress on stderr: stdout is the Markdown table, which CI pipes into its summary.
+  std::cerr << "memrel ab: " << a.rounds << " rounds, interleaved, into " << a.out << "\n";
   std::vector<std::string> unavailable;
   std::size_t compared = 0;
   for (const std::string& backend : a.backends) {
@@ -203,7 +204,7 @@ int run_ab(AbArgs& a) {
         }
         runs[side->role].push_back(read_benchmark_file(stem + ".json"));
       }
-      std::cout << "  " << backend << ": round " << round << " of " << a.rounds << " done\n"
+      std::cerr << "  " << backend << ": round " << round << " of " << a.rounds << " done\n"
                 << std::flush;
     }
     if (!ran) continue;
@@ -217,7 +218,7 @@ int run_ab(AbArgs& a) {
     }
     ++compared;
   }
-  for (const std::string& u : unavailable) std::cout << "  unavailable here: " << u << "\n";
+  for (const std::string& u : unavailable) std::cerr << "  unavailable here: " << u << "\n";
   if (compared == 0)
     throw std::invalid_argument("nothing to compare: every backend was unavailable here");
 
