@@ -24,6 +24,8 @@ install(DIRECTORY
         DESTINATION "${MEMREL_INSTALL_DATADIR}/python" COMPONENT memrel
         PATTERN "__pycache__" EXCLUDE
         PATTERN "*.pyc" EXCLUDE)
+install(FILES "${PROJECT_SOURCE_DIR}/scripts/memrel_help.py"
+        DESTINATION "${MEMREL_INSTALL_DATADIR}/python" COMPONENT memrel)
 
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/README.md"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT memrel)

@@ -69,6 +69,7 @@ def test_the_prefix_holds_what_memrel_needs(prefix):
                  "share/memrel/python/memrel_report/__main__.py",
                  "share/memrel/python/memrel_trace/__main__.py",
                  "share/memrel/python/memrel_history/__main__.py",
+                 "share/memrel/python/memrel_help.py",
                  "share/doc/memrel/LICENSE"):
         assert (prefix / path).is_file(), f"{path} not installed"
     assert "Apache License" in (prefix / "share/doc/memrel/LICENSE").read_text()
