@@ -47,8 +47,8 @@ struct RunOptions {
   bool resume = false;
   // A workload path to run -> the file to name in the results (temporary imported traces).
   std::map<std::string, std::string> workload_originals;
-  // A progress line for every cell (`memrel run -v`, or stderr a terminal), not only the ones
-  // worth reading.
+  // A progress line for every cell that ran (`memrel run -v`, or stderr a terminal), not only
+  // the ones worth reading.
   bool progress_every_cell = false;
 };
 
