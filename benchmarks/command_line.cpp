@@ -3,6 +3,9 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+
+#include "platform/install_layout.hpp"
 
 namespace memrel::bench {
 namespace {
@@ -56,13 +59,8 @@ double parse_min_time(const std::string& text) {
 
 }  // namespace
 
-std::string default_backends_dir() {
-#ifdef MEMREL_SOURCE_DIR
-  return std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends";
-#else
-  return "benchmarks/backends";
-#endif
-}
+// As `memrel` finds them: the build tree's source or an installed prefix (platform/install_layout).
+std::string default_backends_dir() { return install_layout().data_dir + "/backends"; }
 
 BenchCommandLine parse_command_line(int argc, char** argv) {
   BenchCommandLine command_line;

@@ -25,12 +25,9 @@
 #include "harness/execution/bench_launcher.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/run_context.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
 
 namespace memrel::cli {
 namespace {
@@ -138,8 +135,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   for (const std::string& given : a.backends) backends.push_back(resolved(given, global));
   std::optional<GivenBackend> candidate_backend;
   if (!a.candidate.backend.empty()) candidate_backend = resolved(a.candidate.backend, global);
-  if (a.out.empty())
-    a.out = std::string(MEMREL_SOURCE_DIR) + "/results/runs/ab-" + utc_now_iso8601();
+  if (a.out.empty()) a.out = install_layout().output_dir + "/runs/ab-" + utc_now_iso8601();
   check_ab_outputs(a);
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
@@ -149,7 +145,8 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
       {&a.reference, command_of(a.reference, a, global)},
       {&a.candidate, command_of(a.candidate, a, global)}};
 
-  std::cout << "memrel ab: " << a.rounds << " rounds, interleaved, into " << a.out << "\n";
+  // Progress on stderr: stdout is the Markdown table, which CI pipes into its summary.
+  std::cerr << "memrel ab: " << a.rounds << " rounds, interleaved, into " << a.out << "\n";
   std::vector<std::string> unavailable;
   std::size_t compared = 0;
   for (const GivenBackend& backend : backends) {
@@ -193,7 +190,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
         }
         runs[side->role].push_back(read_benchmark_file(job.json_path));
       }
-      std::cout << "  " << backend.name << ": round " << round << " of " << a.rounds << " done\n"
+      std::cerr << "  " << backend.name << ": round " << round << " of " << a.rounds << " done\n"
                 << std::flush;
     }
     if (!ran) continue;
@@ -207,7 +204,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     }
     ++compared;
   }
-  for (const std::string& u : unavailable) std::cout << "  unavailable here: " << u << "\n";
+  for (const std::string& u : unavailable) std::cerr << "  unavailable here: " << u << "\n";
   if (compared == 0)
     throw std::invalid_argument("nothing to compare: every backend was unavailable here");
 
@@ -248,9 +245,11 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--bench-arg", a.bench_args,
                  "An argument for memrel_bench on both sides (repeatable), e.g. "
                  "--bench-arg=--benchmark_filter=pair/");
-  sub.add_option("--out", a.out,
-                 "Folder for the rounds (rounds/) and the merged files (reference/, candidate/); "
-                 "default results/runs/ab-<UTC time>");
+  sub.add_option(
+      "--out", a.out,
+      "Folder for the rounds (rounds/) and the merged files (reference/, candidate/); "
+      "default: runs/ab-<UTC time> in memrel's outputs folder (results/ of a build tree; "
+      "$XDG_DATA_HOME/memrel installed)");
   sub.add_option("--markdown", a.markdown, "Also write the table to this file (atomically)");
   sub.add_option("--junit", a.junit, "Also write JUnit XML (as memrel compare --junit)");
   sub.add_option("--summary", a.summary, "Also write a one-screen Markdown summary");

@@ -19,12 +19,9 @@
 #include "harness/execution/bench_launcher.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/gpu_selection.hpp"
+#include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/run_context.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
 
 namespace fs = std::filesystem;
 
@@ -114,8 +111,7 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   if (!a.gpus.empty()) gpus = select_gpus(a.gpus);
 
   if (a.backends.empty()) a.backends = available_backend_names(global.backends_dir);
-  if (a.out.empty())
-    a.out = std::string(MEMREL_SOURCE_DIR) + "/results/runs/bench-" + utc_now_iso8601();
+  if (a.out.empty()) a.out = install_layout().output_dir + "/runs/bench-" + utc_now_iso8601();
   // Each backend resolved here, so that a typo costs nothing and two backends cannot write one
   // file; memrel_bench resolves the same string again in its own process.
   std::vector<BenchJob> jobs;

@@ -1,5 +1,7 @@
 // `memrel compare BASELINE CURRENT`: the gate nightly CI runs (docs/gate.md). The comparison
 // itself is gate/ (read, rules, print); this file is its command line.
+#include <algorithm>
+#include <iostream>
 #include <memory>
 #include <stdexcept>
 
@@ -18,14 +20,40 @@ constexpr const char* kCompareExitCodes =
 
 struct CompareArgs {
   std::string baseline, current, markdown, junit, summary, json, byte_tolerance;
+  bool only_common = false, only_changes = false;
   CompareOptions options;
 };
+
+// Drops the rows `drop` picks from every file of the report, and says on stderr how many went
+// and why, so that a shorter table is never mistaken for a smaller comparison.
+template <typename Drop>
+void leave_out(Report& report, Drop drop, const std::string& why) {
+  std::size_t dropped = 0;
+  for (FileComparison& f : report.files) {
+    const std::size_t before = f.rows.size();
+    f.rows.erase(std::remove_if(f.rows.begin(), f.rows.end(), drop), f.rows.end());
+    dropped += before - f.rows.size();
+  }
+  if (dropped > 0) std::cerr << "memrel compare: " << dropped << " rows left out: " << why << "\n";
+}
 
 int run_compare(const CompareArgs& a) {
   CompareOptions options = a.options;
   if (!a.byte_tolerance.empty()) options.byte_tolerance = parse_byte_tolerance(a.byte_tolerance);
   check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, {a.baseline, a.current});
   Report report = compare_paths(a.baseline, a.current, options);
+  if (a.only_common) {
+    // A quick run against a full baseline: what only one side has is not a regression here.
+    leave_out(
+        report,
+        [](const Row& r) { return r.verdict == Verdict::kMissing || r.verdict == Verdict::kNew; },
+        "--only-common (in one run only)");
+  }
+  if (a.only_changes) {
+    leave_out(
+        report, [](const Row& r) { return r.verdict == Verdict::kOk; },
+        "--only-changes (unchanged within tolerance)");
+  }
   return print_and_write(report, options, {a.markdown, a.junit, a.summary, a.json});
 }
 
@@ -41,6 +69,12 @@ RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("current", a.current,
                  "Current run: the same kind (file or folder) as the baseline")
       ->required();
+  sub.add_flag("--only-common", a.only_common,
+               "Compare only what both runs have: a quick or partial run against a full "
+               "baseline (cells and figures of one run only are left out, not failures)");
+  sub.add_flag("--only-changes", a.only_changes,
+               "Show only rows that changed (regressions, improvements, missing, new, info): "
+               "unchanged rows are left out of the table, the summary and the files");
   sub.add_flag("--allow-different-device", a.options.allow_different_device,
                "Compare even when the two runs recorded different GPUs");
   sub.add_option("--markdown", a.markdown, "Also write the table to this file (atomically)");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,17 +25,14 @@
 #include "gate/history/history_db.hpp"
 #include "gate/read/input_file.hpp"
 #include "platform/atomic_file.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
+#include "platform/install_layout.hpp"
 
 namespace memrel::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string default_db() { return std::string(MEMREL_SOURCE_DIR) + "/results/history.sqlite"; }
+std::string default_db() { return install_layout().output_dir + "/history.sqlite"; }
 
 // A folder stands for every *.json directly inside it, in name order.
 std::vector<std::string> expand(const std::vector<std::string>& paths) {
@@ -87,9 +85,18 @@ int run_add(const std::string& db_path, const std::vector<std::string>& given) {
   return exit_code::kSuccess;
 }
 
+// A figure with its unit, as a reader wants it (not 3.19301e+08): times by their _ns names, bytes
+// by the byte counters' and byte metrics' names (docs/history.md, docs/metrics.md), in MiB;
+// ratios and counts as plain numbers.
 std::string shown(double v, const std::string& metric) {
-  if (metric.size() >= 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0)
-    return format::nanoseconds(v);
+  const std::string figure = metric.substr(metric.rfind(':') + 1);
+  auto has = [&figure](const char* part) { return figure.find(part) != std::string::npos; };
+  if (has("_ns")) return format::nanoseconds(v);
+  const bool bytes = has("bytes") || has("peak_reserved") || has("peak_allocated") ||
+                     has("peak_requested") || has("peak_device_used") || figure == "reserved" ||
+                     figure == "allocated";
+  if (bytes && std::abs(v) >= (1 << 20)) return format::printf_string("%.2f MiB", v / (1 << 20));
+  if (bytes) return format::printf_string("%.0f B", v);
   return format::printf_string("%.6g", v);
 }
 

@@ -12,15 +12,12 @@
 #include "cli/exit_codes.hpp"
 #include "cli/python_probe.hpp"
 #include "platform/child_process.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
+#include "platform/install_layout.hpp"
 
 namespace memrel::cli {
 namespace {
 
-std::string scripts_dir() { return std::string(MEMREL_SOURCE_DIR) + "/scripts"; }
+std::string scripts_dir() { return install_layout().python_dir; }
 
 std::string python() {
   const char* env = std::getenv("MEMREL_PYTHON");
@@ -32,8 +29,7 @@ std::string missing_package(const std::string& package) {
   struct stat st {};
   const std::string main = scripts_dir() + "/" + package + "/__main__.py";
   if (stat(main.c_str(), &st) == 0) return "";
-  return scripts_dir() + "/" + package + " not found (memrel reads its Python packages from the " +
-         "source tree it was built from)";
+  return scripts_dir() + "/" + package + " not found (" + install_layout().description() + ")";
 }
 
 void set_pythonpath() {

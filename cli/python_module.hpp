@@ -1,9 +1,9 @@
-// memrel's Python packages (scripts/<package>: the report, the trace importer), run from the
-// source tree memrel was built from, with $MEMREL_PYTHON (default python3) and
-// PYTHONPATH=MEMREL_SOURCE_DIR/scripts prepended to the absolute entries of any PYTHONPATH
-// already set. Nothing from the user's folders is importable (docs/inputs.md, "Code"): the
-// package runs through scripts/memrel_entry.py, not `python3 -m`, which puts the working folder
-// first on the module path.
+// memrel's Python packages (scripts/<package>: the report, the trace importer), run from where
+// this memrel finds them (platform/install_layout: the build tree's scripts/ or an installed
+// prefix's share/memrel/python), with $MEMREL_PYTHON (default python3) and that folder
+// prepended to the absolute entries of any PYTHONPATH already set. Nothing from the user's
+// folders is importable (docs/inputs.md, "Code"): the package runs through memrel_entry.py,
+// not `python3 -m`, which puts the working folder first on the module path.
 #pragma once
 
 #include <string>

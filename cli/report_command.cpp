@@ -5,7 +5,7 @@
 // script's (0 written, 2 unusable input, 4 internal error).
 //
 // The interpreter is $MEMREL_PYTHON, else python3 on PATH; the package is found through
-// PYTHONPATH=MEMREL_SOURCE_DIR/scripts (cli/python_module.hpp).
+// memrel's Python folder on PYTHONPATH (cli/python_module.hpp).
 #include "cli/python_module.hpp"
 #include "cli/subcommand.hpp"
 

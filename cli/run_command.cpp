@@ -25,11 +25,8 @@
 #include "platform/byte_size.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/gpu_selection.hpp"
+#include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
 
 namespace fs = std::filesystem;
 
@@ -124,12 +121,15 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   if (!a.shard.empty()) shard = parse_shard(a.shard);
   if (a.resume && a.out.empty())
     throw std::invalid_argument("--resume: give -o, the results file of the interrupted run");
-  if (a.out.empty()) a.out = default_run_path(std::string(MEMREL_SOURCE_DIR) + "/results/runs");
+  if (a.out.empty()) a.out = default_run_path(install_layout().output_dir + "/runs");
   check_output(a.out);
   a.options.journal_path = journal_path_for(a.out);
   a.options.resume = a.resume;
   a.options.backends_dir = global.backends_dir;
   a.options.memrel_executable = self_executable();
+  // Progress on a terminal, short in a log; -v and -q choose (cli/subcommand.hpp).
+  a.options.progress_every_cell =
+      global.verbosity > 0 || (global.verbosity == 0 && isatty(STDERR_FILENO) == 1);
   if (a.backends.empty()) {
     for (const auto& b : all_backends()) {
       if (b.name != "null" || a.include_null) a.backends.push_back(b.name);
@@ -183,7 +183,8 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     std::string error = check_backend_process(a.options, a.backends[i]);
     if (!error.empty()) throw std::invalid_argument(error);
   }
-  RunResults results = run_suite(a.options, std::cerr);
+  std::ostream no_progress(nullptr);  // -q: a stream without a buffer writes nothing
+  RunResults results = run_suite(a.options, global.verbosity < 0 ? no_progress : std::cerr);
   write_file_atomically(a.out, to_json(results).dump(1) + "\n");
   // Every cell is in the results now; a kill before this line leaves a journal to resume.
   std::remove(a.options.journal_path.c_str());
@@ -191,7 +192,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   for (const auto& c : results.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
   std::cout << a.out << "\n";
-  std::cerr << run_summary(results.cells);
+  if (global.verbosity >= 0) std::cerr << run_summary(results.cells);
   std::cerr << "memrel: " << results.cells.size() << " cells written to " << a.out;
   if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
   std::cerr << "\n";
@@ -210,7 +211,8 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
                  "Workload names or files, or traces: FILE.memtrace, a PyTorch snapshot .pickle or "
                  "an RMM log .csv (docs/traces.md) (default: every file in --workloads-dir)")
       ->delimiter(',');
-  app.add_option("-o,--out", a->out, "Results file (default: results/runs/run-TIME.json)");
+  app.add_option("-o,--out", a->out,
+                 "Results file (default: " + install_layout().output_dir + "/runs/run-TIME.json)");
   app.add_option("--timeout", a->timeout,
                  "Seconds before a cell is killed and recorded as timeout (1 to 86400)")
       ->capture_default_str();

@@ -15,6 +15,9 @@ namespace memrel::cli {
 struct GlobalOptions {
   std::string workloads_dir;
   std::string backends_dir;  // backend files (memrel.backend/1), found by their names
+  // -q: -1, no progress; -v: 1, a line for every cell; 0: a line for every cell where stderr is
+  // a terminal, else only the lines worth reading (a log stays short).
+  int verbosity = 0;
 };
 
 // Returns the exit code (cli/exit_codes.hpp). Unusable input is thrown, not returned: the

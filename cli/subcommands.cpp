@@ -1,16 +1,17 @@
 #include "cli/subcommands.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 #include <stdexcept>
 
+#include "cli/did_you_mean.hpp"
 #include "cli/exit_codes.hpp"
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
+#include "platform/build_identity.hpp"
+#include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
-
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
-#endif
 
 namespace memrel::cli {
 
@@ -55,22 +56,70 @@ const std::vector<Subcommand>& subcommands() {
   return table;
 }
 
+namespace {
+
+// The first word that is not an option (nor the value of a global option): the subcommand.
+// Checked before CLI11 parses, which would answer a typo with "A subcommand is required" or
+// "The following arguments were not expected".
+std::string unknown_subcommand(int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const Subcommand& s : subcommands()) names.emplace_back(s.name);
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--workloads-dir" || word == "--backends-dir") {
+      ++i;
+      continue;
+    }
+    if (word.empty() || word[0] == '-') continue;
+    if (std::find(names.begin(), names.end(), word) != names.end()) return "";
+    const std::string near = did_you_mean(word, names);
+    return "unknown subcommand '" + word + "'" +
+           (near.empty() ? "" : "; did you mean " + near + "?") + " (memrel --help lists them)";
+  }
+  return "";
+}
+
+// A subcommand that hands its arguments to Python (trace, report, history changes) keeps them
+// all: with fallthrough, CLI11 would pass them up to memrel, which expects none of them.
+void keep_arguments_of_prefix_commands(CLI::App* app) {
+  if (app->get_prefix_command()) app->fallthrough(false);
+  for (CLI::App* sub : app->get_subcommands({})) keep_arguments_of_prefix_commands(sub);
+}
+
+}  // namespace
+
 int run_command_line(int argc, char** argv) {
+  if (std::string unknown = unknown_subcommand(argc, argv); !unknown.empty()) {
+    std::cerr << "memrel: " << unknown << "\n";
+    return exit_code::kUnusableInput;
+  }
   CLI::App app{"memrel: how much GPU memory really returns to the device, how fast, at what cost."};
   app.footer(exit_code::kExitCodesHelp);
   app.require_subcommand(1);
-  GlobalOptions global{std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads",
-                       std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends"};
+  app.set_version_flag("--version",
+                       "memrel " + memrel_version() + " (commit " + memrel_build_commit() + ")");
+  GlobalOptions global{install_layout().data_dir + "/workloads",
+                       install_layout().data_dir + "/backends"};
   app.add_option("--workloads-dir", global.workloads_dir, "Folder of workload JSON files")
       ->capture_default_str();
   app.add_option("--backends-dir", global.backends_dir,
                  "Folder of backend files (memrel.backend/1, docs/pluggable-backends.md)")
       ->capture_default_str();
+  // Before or after the subcommand (fallthrough): `memrel run -q` as well as `memrel -q run`.
+  app.add_flag_function(
+      "-q,--quiet", [&global](std::int64_t) { global.verbosity = -1; },
+      "No progress lines (errors and the results' path still print)");
+  app.add_flag_function(
+      "-v,--verbose", [&global](std::int64_t) { global.verbosity = 1; },
+      "A progress line for every cell (default: on a terminal; elsewhere only lines worth "
+      "reading)");
+  app.fallthrough();
 
   std::vector<std::pair<CLI::App*, RunSubcommand>> runners;
   for (const Subcommand& s : subcommands()) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);
     runners.emplace_back(sub, s.attach(*sub, global));
+    keep_arguments_of_prefix_commands(sub);
   }
 
   try {

@@ -9,17 +9,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platform/build_identity.hpp"
 #include "platform/nvml.hpp"
 
 #ifdef MEMREL_HAVE_CUDA
 #include <cuda_runtime_api.h>
-#endif
-
-// Set for this file alone by platform/CMakeLists.txt at configure time (MEMREL_COMMIT, else
-// `git describe --always --dirty`), so a binary names the source it was built from, not the one
-// a checkout holds when it runs.
-#ifndef MEMREL_BUILD_COMMIT
-#define MEMREL_BUILD_COMMIT "unknown"
 #endif
 
 namespace memrel {
@@ -107,7 +101,8 @@ MachineFingerprint machine_fingerprint(int device_index) {
   MachineFingerprint f;
   f.cpu_model = cpu_model();
   f.host = host_name();
-  f.memrel_commit = MEMREL_BUILD_COMMIT;
+  // The source it was built from, not the one a checkout holds when it runs.
+  f.memrel_commit = memrel_build_commit();
   nvml::Loaded nvml = nvml::query_system();
   if (nvml.system) {
     f.driver_version = nvml.system->driver_version;

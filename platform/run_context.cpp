@@ -8,18 +8,13 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "platform/build_identity.hpp"
+#include "platform/install_layout.hpp"
 #include "platform/machine_fingerprint.hpp"
 #include "platform/nvml.hpp"
 
 #ifdef MEMREL_HAVE_CUDA
 #include <cuda_runtime_api.h>
-#endif
-
-#ifndef MEMREL_VERSION
-#define MEMREL_VERSION "unknown"
-#endif
-#ifndef MEMREL_SOURCE_DIR
-#define MEMREL_SOURCE_DIR "."
 #endif
 
 namespace memrel {
@@ -59,16 +54,35 @@ nlohmann::json run_context() {
   const MachineFingerprint fingerprint = machine_fingerprint(0);
   c["cpu"] = fingerprint.cpu_model;
   c["cpu_count"] = sysconf(_SC_NPROCESSORS_ONLN);
-  c["memrel_version"] = MEMREL_VERSION;
+  c["memrel_version"] = memrel_version();
   // A source tree copied without .git (as to a lent GPU machine) names its commit this way.
   const char* given_commit = std::getenv("MEMREL_GIT_COMMIT");
-  std::string commit = given_commit != nullptr ? given_commit
-                                               : command_output("git -C '" MEMREL_SOURCE_DIR
-                                                                "' rev-parse HEAD 2>/dev/null");
+  const std::string source = install_layout().source_dir;
+  std::string commit;
+  bool dirty = false;
+  if (!source.empty()) {
+    // A build tree: its checkout now, which a build after each commit keeps equal to the binary.
+    commit = given_commit != nullptr
+                 ? given_commit
+                 : command_output("git -C '" + source + "' rev-parse HEAD 2>/dev/null");
+    dirty = !command_output("git -C '" + source +
+                            "' status --porcelain --untracked-files=no 2>/dev/null")
+                 .empty();
+  } else if (given_commit != nullptr) {
+    commit = given_commit;
+  } else {
+    // Installed: no checkout to ask (and none to trust); the commit fixed when it was built.
+    commit = memrel_build_commit();
+    const std::string suffix = "-dirty";
+    if (commit.size() > suffix.size() &&
+        commit.compare(commit.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      commit.resize(commit.size() - suffix.size());
+      dirty = true;
+    }
+    if (commit == "unknown") commit.clear();
+  }
   c["git_commit"] = commit.empty() ? nlohmann::json() : nlohmann::json(commit);
-  std::string dirty = command_output("git -C '" MEMREL_SOURCE_DIR
-                                     "' status --porcelain --untracked-files=no 2>/dev/null");
-  c["git_dirty"] = !dirty.empty();
+  c["git_dirty"] = dirty;
   nvml::Loaded nvml = nvml::query_system();
   if (nvml.system) {
     c["driver_version"] = nvml.system->driver_version;

@@ -18,6 +18,7 @@
 #include "allocators/backend_table.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/input_rules.hpp"
+#include "platform/install_layout.hpp"
 
 namespace fs = std::filesystem;
 
@@ -196,9 +197,9 @@ BackendFile parse_backend_file(const std::string& file) {
 std::vector<std::string> memrel_dirs() {
   std::vector<std::string> dirs;
   if (std::string dir = executable_dir(); !dir.empty()) dirs.push_back(dir);
-#ifdef MEMREL_BUILD_DIR
-  if (dirs.empty() || dirs.front() != MEMREL_BUILD_DIR) dirs.push_back(MEMREL_BUILD_DIR);
-#endif
+  // Where the examples are built or installed (platform/install_layout).
+  const std::string libraries = install_layout().library_dir;
+  if (!libraries.empty() && (dirs.empty() || dirs.front() != libraries)) dirs.push_back(libraries);
   return dirs;
 }
 

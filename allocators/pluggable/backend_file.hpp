@@ -56,9 +56,10 @@ struct BackendFile {
 BackendFile parse_backend_text(const std::string& text, const std::string& file);
 BackendFile parse_backend_file(const std::string& file);
 
-// Where a bare library name is looked for first: executable_dir() (platform/executable_path.hpp,
-// where the build puts the in-tree example libraries), then the build folder that
-// holds memrel and the examples (memrel_bench runs from its benchmarks/ subfolder).
+// Where a bare library name is looked for first: executable_dir() (platform/executable_path),
+// then memrel's library folder
+// (platform/install_layout: the build folder that holds memrel and the examples, which
+// memrel_bench runs below, or an installed prefix's lib/memrel).
 std::vector<std::string> memrel_dirs();
 
 // Whether the library can be found without loading it: an existing file for a path; for a bare

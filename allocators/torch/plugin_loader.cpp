@@ -12,6 +12,7 @@
 #include "allocators/availability.hpp"
 #include "allocators/torch/variants.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/install_layout.hpp"
 
 namespace memrel {
 namespace {
@@ -69,11 +70,11 @@ std::string torch_plugin_path() {
   if (const char* env = std::getenv("MEMREL_TORCH_PLUGIN"); env != nullptr && *env != '\0') {
     return is_file(env) ? std::string(env) : std::string();
   }
-#ifdef MEMREL_TORCH_PLUGIN
-  if (is_file(MEMREL_TORCH_PLUGIN)) return MEMREL_TORCH_PLUGIN;
-#endif
-  std::string beside = executable_dir() + "/" + kPluginFile;
-  return is_file(beside) ? beside : std::string();
+  // Built or installed with the pluggable examples (platform/install_layout), else beside memrel.
+  for (const std::string& dir : {install_layout().library_dir, executable_dir()}) {
+    if (std::string path = dir + "/" + kPluginFile; is_file(path)) return path;
+  }
+  return std::string();
 }
 
 Availability torch_backend_availability() {
@@ -82,8 +83,9 @@ Availability torch_backend_availability() {
       return {false, std::string("MEMREL_TORCH_PLUGIN=") + env + " is not a file"};
     }
 #ifdef MEMREL_TORCH_PLUGIN
-    return {false, std::string("the LibTorch plugin ") + MEMREL_TORCH_PLUGIN +
-                       " is missing (build the target memrel_torch)"};
+    return {false, std::string("the LibTorch plugin ") + kPluginFile + " is missing from " +
+                       install_layout().library_dir +
+                       " (build or install the target memrel_torch)"};
 #else
     return {false,
             "memrel was built without LibTorch (configure with torch installed: "

@@ -16,9 +16,9 @@
 
 namespace memrel {
 
-// Where the cell looks for the plugin: $MEMREL_TORCH_PLUGIN if set, else the path the build
-// wrote it to, else libmemrel_torch.so next to the memrel executable. Empty when none of these
-// exists.
+// Where the cell looks for the plugin: $MEMREL_TORCH_PLUGIN if set, else libmemrel_torch.so in
+// memrel's library folder (the build tree's top, or PREFIX/lib/memrel installed:
+// platform/install_layout), else next to the memrel executable. Empty when none of these exists.
 std::string torch_plugin_path();
 
 // Checked in the parent: a plugin file exists (nothing is loaded) and NVML sees a device.

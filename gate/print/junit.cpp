@@ -46,6 +46,19 @@ std::string describe(const Row& r) {
          (change.empty() ? "" : "; change " + change) + " (" + verdict_name(r.verdict) + ")";
 }
 
+// Jenkins (and tools like it) split a classname at its dots into packages: one dot only, between
+// the results file without its extension and the cell, so "suite.json" + "host-malloc/huge" is
+// class host-malloc/huge of package suite, not class json.host-malloc/huge of package suite.
+std::string classname(const std::string& file, const std::string& subject) {
+  std::string stem = file;
+  if (const auto dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  std::string out = stem + "." + subject;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == '.' && i != stem.size()) out[i] = '_';
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string to_junit_xml(const Report& report) {
@@ -65,7 +78,7 @@ std::string to_junit_xml(const Report& report) {
     out << "  <testsuite name=\"" << xml(f.title) << "\" tests=\"" << f.rows.size()
         << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
     for (const auto& r : f.rows) {
-      out << "    <testcase classname=\"" << xml(f.title + "." + r.subject) << "\" name=\""
+      out << "    <testcase classname=\"" << xml(classname(f.title, r.subject)) << "\" name=\""
           << xml(r.metric) << "\"";
       if (fails(r.verdict)) {
         out << ">\n      <failure message=\"" << xml(verdict_name(r.verdict)) << "\">"

@@ -61,7 +61,8 @@ std::string cell_line(const CellResult& cell, std::size_t index, std::size_t tot
                 cell.backend.c_str(), cell.workload.c_str(), cell.status.c_str(),
                 seconds(cell.wall_ns).c_str());
   std::string out = line;
-  if (cell.status == "ok") return out + "  (slow)";
+  // Every cell has a line with -v or on a terminal: "(slow)" only for those that are.
+  if (cell.status == "ok") return cell_worth_a_line(cell) ? out + "  (slow)" : out;
   if (!cell.reason.empty()) out += "  " + cell.reason.substr(0, 160);
   return out;
 }

@@ -289,7 +289,9 @@ class Scheduler {
   // A line for a cell only when it is worth reading (harness/execution/run_summary.hpp), and a line
   // per backend once all its cells are done: with --gpus they finish out of order.
   void print_progress(std::size_t finished, const CellResult& cell) {
-    if (cell_worth_a_line(cell)) {
+    // Every cell that ran; the unavailable ones (most of the matrix on a CPU machine) are
+    // grouped by reason in the summary at the end.
+    if ((options_.progress_every_cell && cell.status != "unavailable") || cell_worth_a_line(cell)) {
       progress_ << cell_line(cell, finished, matrix_.size());
       if (cell.gpu) progress_ << "  gpu " << cell.gpu->index;
       progress_ << std::endl;

@@ -51,6 +51,9 @@ struct RunOptions {
   // Where finished cells are journaled (empty: nowhere), and whether to continue that journal.
   std::string journal_path;
   bool resume = false;
+  // A progress line for every cell that ran (`memrel run -v`, or stderr a terminal), not only
+  // the ones worth reading.
+  bool progress_every_cell = false;
 };
 
 // Loads a pluggable backend's library and resolves its symbols in a child process (`memrel

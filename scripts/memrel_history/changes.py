@@ -13,6 +13,7 @@ import os
 import sqlite3
 import sys
 
+import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 import memrel_outputs
 
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
@@ -24,7 +25,7 @@ class UsageError(Exception):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = memrel_help.ArgumentParser(
         prog="memrel history changes",
         description="Change points per metric and machine over the results history "
                     "(Apache Otava's E-Divisive: docs/history.md).")

@@ -10,6 +10,8 @@ import sys
 
 from . import folder, gate_verdict, load, prepare
 
+import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
+
 # report (and with it matplotlib, half a second to import) is imported once the inputs have
 # been read: an unusable file is refused at once.
 
@@ -17,7 +19,7 @@ EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 2, 4
 
 
 def parser():
-    p = argparse.ArgumentParser(
+    p = memrel_help.ArgumentParser(
         prog="memrel report",
         description="Plots and a self-contained report folder (index.html, report.md, PNG + SVG) "
                     "from memrel results files (schema memrel.results/1).",

@@ -53,6 +53,12 @@ def _best_text(verdict, space, most=3):
         if len(known) == 1:
             return f"{known[0].backend} ({_fmt(verdict, known[0].value)}; the only one measured)"
         return "n/a: " + (entries[0].note.removeprefix("n/a: ") if entries[0].note else "no figure")
+    if verdict.tradeoff and len(best) > 1:
+        # No winner on one axis where two trade off: the frontier, cheapest per event first.
+        ends = sorted(best, key=lambda e: e.cost)
+        shown = "; ".join(f"{e.backend} {_fmt(verdict, e.value)} at {e.cost:.3g} {verdict.tradeoff}"
+                          for e in ends[:most])
+        return f"trade-off: {shown}" + (f" and {len(ends) - most} more" if len(ends) > most else "")
     names = [e.backend for e in best]
     shown = ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
     return f"★ {shown} ({_fmt(verdict, best[0].value)})"
@@ -161,7 +167,9 @@ def pages(inputs, out_dir):
         + [Link(b, site_data.page_name("backend", b), "(backend)") for b in prepare.backends(ran)])]
     blocks.append(Para("Numbers beside the pictures: " + ", ".join(files["verdicts"]) + ", " + files["metrics"]
                        + " (Downloads page: every file)."))
-    out.append(Page("index.html", "memrel report: which allocator gives memory back best, and fastest", blocks))
+    # "and fastest" only where benchmarks were read: without them nothing here measured speed.
+    fastest = ", and fastest" if any(v.unit == "us" for v in items) else ""
+    out.append(Page("index.html", f"memrel report: which allocator gives memory back best{fastest}", blocks))
 
     # --- workloads ----------------------------------------------------------------------------
     listing = []

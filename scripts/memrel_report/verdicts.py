@@ -28,7 +28,8 @@ class Entry:
     high: object = None
     count: int = 0        # how many figures (workloads, sizes, traces) the value summarises
     note: str = ""        # why n/a, or what a figure needs said (OOMs)
-    best: bool = False
+    best: bool = False    # the best; with a trade-off (Verdict.tradeoff), on the frontier
+    cost: object = None   # the second axis of a trade-off (trace replay: µs per event), or None
 
 
 @dataclass
@@ -44,6 +45,9 @@ class Verdict:
     basis: dict = field(default_factory=dict)   # space -> one line: over what the figures were taken
     workloads: dict = field(default_factory=dict)  # space -> the workloads (or traces) summarised
     entries: list = field(default_factory=list)
+    # Where two axes trade off (trace replay: reservation against time per event), the second
+    # axis's label; the entries marked best are then the frontier, not one winner.
+    tradeoff: str = ""
 
     def best(self, space):
         return [e for e in self.entries if e.space == space and e.best]
@@ -132,14 +136,14 @@ def _common_workloads(by_backend):
     return order, ran
 
 
-def _per_workload_verdict(verdict, cells, spaces, metric, na_reason, digits):
+def _per_workload_verdict(verdict, cells, spaces, metric, na_reason, digits, basis_note=""):
     """A verdict from one metrics field of each cell: per backend the median over the workloads
     every backend of its space finished ok (the lowest and highest beside it)."""
     for space, by_backend in _workload_cells(cells, spaces).items():
         common, ran = _common_workloads(by_backend)
         if common:
             verdict.basis[space] = (f"median over the {len(common)} workloads every {space} backend finished ok "
-                                    "(the line: lowest to highest)")
+                                    "(the line: lowest to highest)" + basis_note)
             verdict.workloads[space] = common
         for backend, cs in by_backend.items():
             if backend not in ran:
@@ -147,10 +151,39 @@ def _per_workload_verdict(verdict, cells, spaces, metric, na_reason, digits):
             chosen = [c for c in cs if c.ok and c.workload in common] if common else [c for c in cs if c.ok]
             entry = _median_entry(backend, space, [metric(c) for c in chosen])
             if entry is None:
-                entry = Entry(backend=backend, space=space, value=None, count=0, note=na_reason)
+                note = na_reason(chosen) if callable(na_reason) else na_reason
+                entry = Entry(backend=backend, space=space, value=None, count=0, note=note)
             verdict.entries.append(entry)
     _mark_best(verdict, digits)
     return verdict
+
+
+# The gate's tolerance for an observed byte figure (gate/rules/tolerances.hpp,
+# kObservedBytesTolerance: the driver's 2 MiB page). A ratio of bytes that small is noise the gate
+# itself ignores: 0.05 of 0.1 MiB says nothing about whether a release gives memory back.
+BYTES_TOLERANCE = 2 << 20
+
+
+def _releases(cell):
+    return [r for r in cell.raw["metrics"].get("releases") or [] if (r.get("releasable") or 0) > 0]
+
+
+def _effectiveness(cell):
+    """The cell's release effectiveness over the releases the gate can see (releasable at least
+    its byte tolerance), weighted by bytes as docs/metrics.md defines it; None without any."""
+    seen = [r for r in _releases(cell) if r["releasable"] >= BYTES_TOLERANCE]
+    if not seen:
+        return None
+    return sum(r.get("returned") or 0 for r in seen) / sum(r["releasable"] for r in seen)
+
+
+def _effectiveness_na(cells):
+    """Why a backend has no release-effectiveness figure: nothing releasable, or too little."""
+    small = [r["releasable"] for c in cells for r in _releases(c)]
+    if not small:
+        return "n/a: nothing releasable"
+    return (f"n/a: {min(small) / 2**20:.2f}-{max(small) / 2**20:.2f} MiB releasable, below the gate's "
+            f"{BYTES_TOLERANCE >> 20} MiB tolerance: too little to judge")
 
 
 def release_effectiveness(cells, spaces):
@@ -160,9 +193,11 @@ def release_effectiveness(cells, spaces):
         means="Of the bytes an allocator held beyond its live data when the workload asked for a release, "
               "the share the driver (host: the kernel) got back. 1.0: everything came back.",
         does_not="n/a: nothing releasable: at every release the allocator held nothing beyond its live data "
-                 "(memory was already back, the ideal case), not a failure. It says nothing about speed.")
-    return _per_workload_verdict(v, cells, spaces, lambda c: c.raw["metrics"]["release_effectiveness"],
-                                 "n/a: nothing releasable", 2)
+                 "(memory was already back, the ideal case), not a failure; or less releasable than the "
+                 f"gate's {BYTES_TOLERANCE >> 20} MiB byte tolerance, too little for a ratio to mean anything. "
+                 "It says nothing about speed.")
+    return _per_workload_verdict(v, cells, spaces, _effectiveness, _effectiveness_na, 2,
+                                 f", releases under {BYTES_TOLERANCE >> 20} MiB left out")
 
 
 def residual(cells, spaces):
@@ -256,6 +291,9 @@ def trace_replay(cells, spaces):
     for (space, backend), cs in by_backend.items():
         entry = _median_entry(backend, space, [c.raw["metrics"]["overhead_ratio"] for c in cs])
         ooms = sum(int(c.raw["trace"].get("ooms") or 0) for c in cs)
+        per_event = [c.raw["trace"].get("ns_per_event") for c in cs]
+        if entry is not None and per_event and all(isinstance(x, (int, float)) and x > 0 for x in per_event):
+            entry.cost = statistics.median(per_event) / 1000.0
         if entry is None:
             entry = Entry(backend=backend, space=space, value=None, note="n/a: keeps no reserved figure")
         if ooms:
@@ -266,7 +304,32 @@ def trace_replay(cells, spaces):
             v.basis[space] = f"median over the {len(traces)} trace{'s' if len(traces) != 1 else ''}"
             v.workloads[space] = traces
     _mark_best(v, 2)
+    _mark_frontier(v, 2)
     return v
+
+
+def _mark_frontier(verdict, digits):
+    """Where every ranked entry of a space has a cost too, the best are the frontier: the backends
+    no other beats on both axes (reserves no more and costs no more per event, better on one).
+    A backend that reserves exactly what is asked but costs 25 times more per event than a pool
+    is one end of a trade-off, not the winner. Several on the frontier: the verdict says so."""
+    for space in SPACES:
+        ranked = [e for e in verdict.entries if e.space == space and e.value is not None
+                  and e.backend not in REFERENCE_BACKENDS]
+        if len(ranked) < 2 or any(e.cost is None for e in ranked):
+            continue
+        def dominated(e):
+            a = (round(e.value, digits), float(f"{e.cost:.2g}"))
+            for o in ranked:
+                b = (round(o.value, digits), float(f"{o.cost:.2g}"))
+                if o is not e and b[0] <= a[0] and b[1] <= a[1] and b != a:
+                    return True
+            return False
+        frontier = [e for e in ranked if not dominated(e)]
+        for e in ranked:
+            e.best = e in frontier
+        if len(frontier) > 1:
+            verdict.tradeoff = "µs per event"
 
 
 def all_verdicts(cells, spaces, points):

@@ -21,9 +21,11 @@ from .builder import TraceBuilder
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, TraceInputError
 from .source_file import open_source
 
+import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
+
 
 def parser():
-    p = argparse.ArgumentParser(
+    p = memrel_help.ArgumentParser(
         prog="memrel trace",
         description=f"Import allocation traces of real programs into {SCHEMA} (docs/traces.md).",
         epilog="Exit codes: 0 written; 2 unusable input (one line naming the file and the entry, "
@@ -125,6 +127,10 @@ class _Stopped(BaseException):
 
 def _stop(signal_number, frame):
     raise _Stopped(signal_number)
+def _drop_stdout():
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def main(argv=None):
@@ -147,6 +153,12 @@ def main(argv=None):
         print(f"memrel trace: stopped by {signal.Signals(e.signal_number).name}; nothing written",
               file=sys.stderr)
         return 128 + e.signal_number
+    except BrokenPipeError:
+        # The reader stopped early (`memrel trace show T --events | head`): what it wanted was
+        # printed. Not an error; the rest of the output goes nowhere, so that the final flush
+        # does not fail again.
+        _drop_stdout()
+        return EXIT_OK
     except Exception as e:  # a bug here, not bad input: one line, its own exit code
         print(f"memrel trace: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
               file=sys.stderr)
@@ -158,6 +170,9 @@ if __name__ == "__main__":
     code = main()
     # Leave without freeing a snapshot's millions of dicts one by one (a fifth of a second per
     # million entries): the process ends here anyway, and the output is already on disk.
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
     sys.stderr.flush()
     os._exit(code)

@@ -57,6 +57,35 @@ TEST(CommandLine, BadOptionExitsTwo) {
   EXPECT_EQ(testing::run_command(testing::memrel_command("frobnicate")).exit_code, 2);
 }
 
+TEST(CommandLine, AMistypedSubcommandGetsTheNearestName) {
+  auto r = testing::run_command(testing::memrel_command("runn -b host-malloc"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output,
+            "memrel: unknown subcommand 'runn'; did you mean run? (memrel --help lists them)\n");
+  r = testing::run_command(testing::memrel_command("--workloads-dir /tmp comapre a b"));
+  EXPECT_NE(r.output.find("'comapre'; did you mean compare?"), std::string::npos) << r.output;
+  r = testing::run_command(testing::memrel_command("frobnicate"));
+  EXPECT_EQ(r.output, "memrel: unknown subcommand 'frobnicate' (memrel --help lists them)\n");
+}
+
+TEST(CommandLine, VersionNamesTheProjectVersionAndTheCommit) {
+  auto r = testing::run_command(testing::memrel_command("--version"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("memrel 0.1.0 (commit ", 0), 0u) << r.output;
+}
+
+TEST(CommandLine, QuietRunPrintsNoProgressAndVerbosePrintsEveryCell) {
+  testing::TempDir dir;
+  const std::string run = "run -b host-malloc -w temp-then-delete,fragmentation -o ";
+  auto quiet = testing::run_command(testing::memrel_command(run + dir.file("q.json") + " -q"));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output.find("[1/2]"), std::string::npos) << quiet.output;
+  EXPECT_EQ(quiet.output.find("[2/2]"), std::string::npos) << quiet.output;
+  auto verbose = testing::run_command(testing::memrel_command("-v " + run + dir.file("v.json")));
+  ASSERT_EQ(verbose.exit_code, 0) << verbose.output;
+  EXPECT_NE(verbose.output.find("[1/2]"), std::string::npos) << verbose.output;
+}
+
 // The table is the one description of every backend: docs/backends.md is its rendering and
 // must not drift from it.
 TEST(CommandLine, DocsBackendsIsTheTableAsMarkdown) {

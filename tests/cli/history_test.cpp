@@ -76,6 +76,10 @@ TEST(HistoryCommand, ThreeRunsShowATrend) {
       << show.output;
   EXPECT_NE(show.output.find("Trend: 1000 ns -> 1200 ns (+20.0% over 3 runs)"), std::string::npos)
       << show.output;
+  // Byte counters with their unit, not "4096" (nor 3.19301e+08 for larger ones).
+  auto bytes = run_command(history(dir, "show " + kPair + ":reserved"));
+  ASSERT_EQ(bytes.exit_code, 0) << bytes.output;
+  EXPECT_NE(bytes.output.find("| 4096 B |"), std::string::npos) << bytes.output;
 
   // The same file again is not a new run; a results file adds its cells' figures.
   auto again = run_command(history(dir, "add '" + dir.file("night1.json") + "' '" +

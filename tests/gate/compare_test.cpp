@@ -808,6 +808,36 @@ TEST(CompareCli, ExitCodesEndToEnd) {
   EXPECT_EQ(tolerance.exit_code, 2) << tolerance.output;
 }
 
+TEST(CompareCli, OnlyCommonAndOnlyChanges) {
+  TempDir dir;
+  // A quick run: one workload of the full baseline's.
+  json quick = host_run();
+  json kept = json::array();
+  for (const auto& c : quick["cells"])
+    if (c["workload"] == "single-large") kept.push_back(c);
+  quick["cells"] = kept;
+  scale(cell_of(quick, "host-malloc-retain", "single-large")["metrics"]["peak_reserved"], 1.10);
+  std::string partial = write_json(dir, "quick.json", quick);
+
+  auto full = run_command(memrel_command("compare '" + kHostRun + "' '" + partial + "'"));
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_NE(full.output.find("| **missing** |"), std::string::npos) << full.output;
+
+  auto common = run_command(
+      memrel_command("compare --only-common --only-changes '" + kHostRun + "' '" + partial + "'"));
+  EXPECT_EQ(common.exit_code, 1) << common.output;  // the doctored cell still regresses
+  EXPECT_EQ(common.output.find("| **missing** |"), std::string::npos) << common.output;
+  EXPECT_EQ(common.output.find("| ok |"), std::string::npos) << common.output;
+  EXPECT_NE(common.output.find("**REGRESSION**"), std::string::npos) << common.output;
+  EXPECT_NE(common.output.find("rows left out: --only-common"), std::string::npos) << common.output;
+
+  quick = host_run();
+  quick["cells"] = kept;
+  std::string clean = write_json(dir, "clean.json", quick);
+  auto ok = run_command(memrel_command("compare --only-common '" + kHostRun + "' '" + clean + "'"));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+}
+
 TEST(CompareCli, BenchmarkLatencyGateAndItsSwitch) {
   TempDir dir;
   std::string b = write_json(dir, "b.json", gbench({{kPair, samples(1000, 0.03, 10, 1), {}}}));

@@ -40,13 +40,21 @@ TEST(JunitXml, ATestcasePerRowAndAFailurePerRegressionOrMissingFigure) {
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
 }
 
+TEST(JunitXml, ClassnamesHaveOneDotBetweenFileAndCell) {
+  // Jenkins makes packages of a classname's dots: "suite.json" must not become package "suite".
+  Report report;
+  report.files.push_back({"bench-host.malloc.json", "", "", {}});
+  add_row(report.files[0].rows, "pair.warm/4096", "real_time", "1", "2", "", Verdict::kOk);
+  std::string xml = to_junit_xml(report);
+  EXPECT_NE(xml.find("classname=\"bench-host_malloc.pair_warm/4096\""), std::string::npos) << xml;
+}
+
 TEST(JunitXml, NamesAreEscaped) {
   Report report;
   report.files.push_back({"a<b>.json", "", "", {}});
   add_row(report.files[0].rows, "x&\"y'", "m\x01", "1", "2", "", Verdict::kRegression);
   std::string xml = to_junit_xml(report);
-  EXPECT_NE(xml.find("classname=\"a&lt;b&gt;.json.x&amp;&quot;y&apos;\""), std::string::npos)
-      << xml;
+  EXPECT_NE(xml.find("classname=\"a&lt;b&gt;.x&amp;&quot;y&apos;\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"m?\""), std::string::npos) << xml;
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
 }

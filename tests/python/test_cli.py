@@ -262,3 +262,19 @@ def test_memrel_report_subcommand(tmp_path):
     bad.write_text("")
     r = subprocess.run([memrel, "report", "--out", out, bad], capture_output=True, text=True, env=env)
     assert r.returncode == 2 and r.stderr == f"memrel report: {bad}: empty file\n"
+
+
+@pytest.mark.parametrize("module, words", [("memrel_report", []), ("memrel_trace", []),
+                                           ("memrel_trace", ["import"]),
+                                           ("memrel_history", [])])
+def test_python_subcommands_print_help_as_the_cpp_ones_do(module, words):
+    """One help style: what the command does, then "Usage: memrel ...", "Positionals:",
+    "Options:" and "-h,--help  Print this help message and exit", as CLI11 prints it."""
+    env = dict(os.environ, PYTHONPATH=SCRIPTS)
+    args = [*words, "--help"]
+    r = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "\nUsage: memrel " in r.stdout and "usage:" not in r.stdout
+    assert "\nOptions:\n" in r.stdout and "Print this help message and exit" in r.stdout
+    assert "positional arguments" not in r.stdout and "optional arguments" not in r.stdout

@@ -431,7 +431,9 @@ def test_sighup_to_run_removes_its_imported_traces_and_keeps_the_journal(tmp_pat
 
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    env = dict(os.environ, TMPDIR=str(tmp), MEMREL_PYTHON=sys.executable)
+    # Every cell hangs (the runner's fault injection), so the signal finds the run under way
+    # however fast this machine runs the cells.
+    env = dict(os.environ, TMPDIR=str(tmp), MEMREL_PYTHON=sys.executable, MEMREL_INJECT_FAULT="hang")
     out = tmp_path / "run.json"
     p = subprocess.Popen([MEMREL, "run", "-b", "host-malloc", "-w", f"{RMM_LOG},single-large",
                           "--trace-scale", "1/1024", "-o", str(out)], env=env,

@@ -247,3 +247,16 @@ def test_the_committed_rmm_log_replays_the_requests_of_the_trace_it_logged(tmp_p
     assert header["peak_requested_bytes"] == original_header["peak_requested_bytes"]
     sizes = [size for op, _, size in records if op == "alloc"]
     assert sizes == [size for op, _, size in original if OPS[op] == "alloc"]
+
+
+def test_show_into_a_reader_that_stops_early_is_no_error():
+    """`memrel trace show T --events | head`: the reader closes the pipe; no traceback, no
+    internal error, exit 0 (pipefail would otherwise fail the line)."""
+    trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+    env = dict(os.environ, PYTHONPATH=SCRIPTS)
+    r = subprocess.run(["bash", "-o", "pipefail", "-c",
+                        f'"{sys.executable}" -m memrel_trace show "{trace}" --events | head -3'],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.splitlines() == ["{", ' "schema": "memrel.trace/1",', ' "name": '
+                                     '"trace-transformer-varying-length",']
