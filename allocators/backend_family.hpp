@@ -5,7 +5,8 @@
 //
 // The harness and the results model never name a family: they ask the families through this
 // interface (allocators/backend_families.hpp lists them). Adding a family is one folder under
-// allocators/ with a class implementing this, and one line in backend_families.cpp.
+// allocators/ (a class implementing this in <family>_family.cpp, its CMakeLists.txt), its
+// add_subdirectory in allocators/CMakeLists.txt and its entry in backend_families.cpp.
 #pragma once
 
 #include <functional>
