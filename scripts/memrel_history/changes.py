@@ -8,6 +8,7 @@ database, not a memrel history, a newer schema, a metric it does not hold, a bad
 """
 
 import argparse
+import json
 import math
 import os
 import sqlite3
@@ -41,6 +42,9 @@ def parse_args(argv):
     p.add_argument("--min-runs", type=int, default=4,
                    help="series with fewer runs are listed as too short (default 4)")
     p.add_argument("--markdown", help="also write the table to this file")
+    p.add_argument("--json", action="store_true",
+                   help="print the change points as JSON instead of the table (memrel report "
+                        "--history reads them)")
     args = p.parse_args(argv)
     check_ranges(args)
     return args
@@ -111,6 +115,22 @@ def find_changes(values, args):
              cp.stats.pvalue) for cp in points]
 
 
+def change_points(series, args):
+    """Every change point as a dict, with the run before the shift too (its commit opens the
+    commit range the shift happened in): what --json prints."""
+    out = []
+    for (metric, machine), runs in sorted(series.items()):
+        if len(runs) < args.min_runs:
+            continue
+        for index, before, after, percent, p in find_changes([r[4] for r in runs], args):
+            prev, run = runs[index - 1], runs[index]
+            out.append({"metric": metric, "machine": machine, "run_id": run[0], "started": run[1],
+                        "commit": run[3], "previous_run_id": prev[0], "previous_started": prev[1],
+                        "previous_commit": prev[3], "before": before, "after": after,
+                        "change_percent": percent, "pvalue": p})
+    return out
+
+
 def report(series, args):
     rows, short = [], 0
     for (metric, machine), runs in sorted(series.items()):
@@ -156,6 +176,10 @@ def main(argv):
         print(f"memrel history changes: Apache Otava is not importable with {sys.executable} "
               f"({e}): run scripts/install-deps", file=sys.stderr)
         return 4
+    if args.json:
+        json.dump(change_points(series, args), sys.stdout)
+        sys.stdout.write("\n")
+        return 0
     text = report(series, args)
     sys.stdout.write(text)
     if args.markdown:
