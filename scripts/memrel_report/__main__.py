@@ -26,7 +26,8 @@ def parser():
         epilog="Exit codes: 0 written; 2 unusable input (missing, empty, malformed or wrong-schema "
                "file, bad option, --out not a report folder), nothing written; 4 internal error. "
                "See docs/report.md.")
-    p.add_argument("results", nargs="+", metavar="RESULTS.json", help="results of memrel run")
+    p.add_argument("results", nargs="*", metavar="RESULTS.json",
+                   help="results of memrel run (optional with --history)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="report folder to write (replaced whole if it holds an earlier report)")
     p.add_argument("--bench", action="append", default=[], metavar="BENCH.json",
@@ -35,6 +36,10 @@ def parser():
                    help="the verdicts memrel compare --json wrote, shown as the gate verdict")
     p.add_argument("--timeline", action="append", metavar="BACKEND/WORKLOAD",
                    help="draw the memory timeline of this cell only (repeatable; default: every cell)")
+    p.add_argument("--history", metavar="DB",
+                   help="the results history (memrel history add): trend pages and change points")
+    p.add_argument("--history-nights", type=int, default=None, metavar="N",
+                   help="the index lists the change points of the last N nights (default 14)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="processes drawing plots (default: the cores available, at most 8)")
     return p
@@ -45,10 +50,14 @@ def main(argv=None):
     args = p.parse_args(argv)  # usage errors exit 2 (argparse)
     if args.jobs is not None and args.jobs < 1:
         p.error("--jobs: must be at least 1")
+    if args.history_nights is not None and not 1 <= args.history_nights <= 100_000:
+        p.error("--history-nights: must be a whole number from 1 to 100000")
+    if not args.results and not args.history:
+        p.error("give RESULTS.json, --history DB, or both")
     try:
         runs = [load.load_results(path) for path in args.results]
         cells = load.collect_cells(runs)
-        if not cells:
+        if not cells and not args.history:
             raise load.InputError(args.results[0], "no cells in any results file: nothing to report")
         bench = [load.load_bench(path) for path in args.bench]
         verdict = gate_verdict.load_verdict(args.baseline_verdict) if args.baseline_verdict else None
@@ -62,12 +71,18 @@ def main(argv=None):
             prepare.select_timelines(cells, args.timeline)
         except ValueError as e:
             raise load.InputError("--timeline", e) from None
-        read = args.results + args.bench + [p for p in [args.baseline_verdict] if p]
+        history = None
+        if args.history:
+            from . import history as history_module
+
+            history = history_module.read(args.history)
+        read = args.results + args.bench + [p for p in [args.baseline_verdict, args.history] if p]
         folder.check(args.out, read)  # the output rule: none of them inside --out
         from . import report
 
         inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict, timelines=args.timeline,
-                               jobs=args.jobs or report.default_jobs())
+                               jobs=args.jobs or report.default_jobs(), history=history,
+                               history_nights=args.history_nights or 14)
         out, items = report.write(inputs, args.out)
     except load.InputError as e:
         print(f"memrel report: {e}", file=sys.stderr)

@@ -20,6 +20,8 @@ class Inputs:
     verdict: object = None                        # gate_verdict.GateVerdict (memrel compare --json)
     timelines: list = None                        # "backend/workload" to draw; None: every cell
     jobs: int = 1                                 # processes rendering plots
+    history: object = None                        # history.History (--history DB)
+    history_nights: int = 14                      # the index lists change points of these nights
 
 
 def _render(job, out_dir):
@@ -69,15 +71,31 @@ def _demoted(blocks):
 def build(inputs, out_dir):
     """Renders every plot and page (site.py) into out_dir (which must exist and be empty), the data
     files beside them, and report.md: the index (verdicts first) followed by every page."""
-    pages, items, _ = site.pages(inputs, out_dir)
+    if inputs.runs:
+        pages, items, _ = site.pages(inputs, out_dir)
+    else:  # a history alone: its index, its pages
+        pages, items = [site.Page("index.html", "memrel history", [])], []
+    trends = []
+    if inputs.history is not None:
+        from . import history_pages
+
+        trends = history_pages.pages(inputs.history)
+        # The index opens with what changed, then today's verdicts (when there are results).
+        pages[0].blocks[:0] = history_pages.index_blocks(inputs.history, inputs.history_nights)
+        pages[1:1] = trends
     images = [i for p in pages for i in _images(p.blocks)]
     for image, plot in zip(images, render([i.plot for i in images], out_dir, inputs.jobs)):
         image.plot = plot
-    pages.append(site.downloads_page(out_dir))
+    if inputs.runs:
+        pages.append(site.downloads_page(out_dir))
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     stamp = Para(f"Generated {now} by memrel report. Bytes: MiB = 2^20 B, exact bytes with them; times in µs. "
                  "Metric definitions: docs/metrics.md.")
     nav = site.nav_links(any(p.file == "traces.html" for p in pages), any(p.file == "latency.html" for p in pages))
+    if not inputs.runs:
+        nav = [site.Link("What changed", "index.html")]
+    if trends:
+        nav[1:1] = [site.Link(f"History: {p.file[8:-5]}", p.file) for p in trends]
     for page in pages:
         with open(os.path.join(out_dir, page.file), "w", encoding="utf-8") as f:
             f.write(to_html(page.title, page.blocks + [stamp], site_nav=nav, contents=page.file != "index.html"))

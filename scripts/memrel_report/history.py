@@ -1,0 +1,109 @@
+"""The results history as the site draws it (memrel report --history DB): every series of the
+database (Python's sqlite3, through scripts/memrel_history's own reader) laid out over the nights,
+and the change points of scripts/memrel_history (Apache Otava), computed in Otava's virtual
+environment: the report's Python has matplotlib, Otava's has its pinned numpy and scipy, and
+neither gets the other's packages."""
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+from . import load
+
+# Each figure the verdicts ask about, and how it reads: (group key, title, unit, better).
+GROUPS = {
+    "release_effectiveness": ("release", "Does a release give memory back?", "fraction", "higher"),
+    "residual_bytes": ("residual", "What stays held after the last release?", "bytes", "lower"),
+    "overhead_ratio": ("overhead", "How much does it reserve for what was asked?", "ratio", "lower"),
+    "peak_reserved": ("peak-reserved", "How much does it reserve at its peak?", "bytes", "lower"),
+    "latency": ("latency", "How fast are allocation and release?", "ns", "lower"),
+}
+
+
+@dataclass
+class Series:
+    metric: str              # SUBJECT:FIGURE
+    machine: str             # machine_id; '' for runs without a fingerprint
+    group: str
+    backend: str
+    values: dict             # night -> value (the night's last run)
+    runs: dict               # run id -> night
+    changes: list = field(default_factory=list)   # change point dicts (memrel_history --json)
+
+
+@dataclass
+class History:
+    path: str
+    nights: list             # YYYY-MM-DD, every night any run started, in order
+    series: list             # Series, in groups the site draws
+    changes: list            # every change point, drawn or not
+    otava_note: str = None   # why change points are missing, when they are
+
+
+def group_of(metric):
+    figure = metric.rsplit(":", 1)[-1]
+    if figure.startswith("median_latency_ns") or figure == "real_time_ns":
+        return "latency"
+    return figure if figure in GROUPS else None
+
+
+def backend_of(metric):
+    """A results subject is backend/workload; a benchmark's operation/backend/mode/size/..."""
+    parts = metric.rsplit(":", 1)[0].split("/")
+    return parts[1] if len(parts) >= 3 else parts[0]
+
+
+def otava_python():
+    """The interpreter of `memrel history changes` (cli/history_command.cpp changes_python)."""
+    chosen = os.environ.get("MEMREL_HISTORY_PYTHON")
+    if chosen:
+        return chosen
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    venv = os.path.join(cache, "memrel", "otava", "bin", "python")
+    return venv if os.access(venv, os.X_OK) else None
+
+
+def change_points(path):
+    """(change points, note): the note says why there are none to show when Otava could not run."""
+    python = otava_python()
+    if python is None:
+        return [], "change points not computed: Apache Otava is not installed (scripts/install-deps)"
+    scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=scripts)
+    r = subprocess.run([python, "-m", "memrel_history", "--db", path, "--json"], env=env,
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode == 2:
+        raise load.InputError(path, (r.stderr.strip().splitlines() or ["unusable history"])[-1]
+                              .removeprefix("memrel: "))
+    if r.returncode != 0:
+        return [], f"change points not computed: {' '.join(r.stderr.split())[:200]}"
+    return json.loads(r.stdout), None
+
+
+def read(path):
+    """The history at path, or load.InputError (exit 2) for one that is not a usable history."""
+    from memrel_history import changes as reader
+
+    try:
+        db = reader.open_history(path)
+        raw = reader.series_of(db, path, [], "")
+    except reader.UsageError as e:
+        raise load.InputError(path, str(e).removeprefix(f"{path}: ")) from None
+    points, note = change_points(path)
+    nights = sorted({started[:10] for runs in raw.values() for _, started, _, _, _ in runs})
+    by_key = {}
+    for p in points:
+        by_key.setdefault((p["metric"], p["machine"]), []).append(p)
+    series = []
+    for (metric, machine), runs in sorted(raw.items()):
+        group = group_of(metric)
+        if not group:
+            continue
+        s = Series(metric, machine, group, backend_of(metric),
+                   {started[:10]: value for _, started, _, _, value in runs},
+                   {run_id: started[:10] for run_id, started, _, _, _ in runs},
+                   by_key.get((metric, machine), []))
+        series.append(s)
+    return History(path, nights, series, points, note)
