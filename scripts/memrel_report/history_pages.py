@@ -2,7 +2,7 @@
 nights; a page per question with a trend chart per backend and its change points. Blocks only;
 report.py renders the charts (history_plots.trend_chart) and writes the pages."""
 
-from .document import Grid, Heading, Image, Link, Note, Para, Table
+from .document import Grid, Heading, Image, Link, Links, Note, Para, Table
 from .history import GROUPS
 from .history_plots import TrendChart
 from .prepare import slug
@@ -71,8 +71,8 @@ def index_blocks(history, last):
         blocks.append(change_table(history, points))
     else:
         blocks.append(Para("No change point in these nights."))
-    blocks.append(Para("Trends per question: " + ", ".join(
-        GROUPS[g][1] for g in GROUPS if any(s.group == g for s in history.series)) + " (History in the menu)."))
+    blocks += [Para("Trends over the nights, per question:"),
+               Links([Link(GROUPS[g][1], page_file(g)) for g in GROUPS if any(s.group == g for s in history.series)])]
     return blocks
 
 
