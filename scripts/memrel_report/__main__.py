@@ -38,7 +38,7 @@ def parser():
                    help="draw the memory timeline of this cell only (repeatable; default: every cell)")
     p.add_argument("--history", metavar="DB",
                    help="the results history (memrel history add): trend pages and change points")
-    p.add_argument("--history-nights", type=int, default=None, metavar="N",
+    p.add_argument("--history-nights", type=int, default=14, metavar="N",
                    help="the index lists the change points of the last N nights (default 14)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="processes drawing plots (default: the cores available, at most 8)")
@@ -50,7 +50,7 @@ def main(argv=None):
     args = p.parse_args(argv)  # usage errors exit 2 (argparse)
     if args.jobs is not None and args.jobs < 1:
         p.error("--jobs: must be at least 1")
-    if args.history_nights is not None and not 1 <= args.history_nights <= 100_000:
+    if not 1 <= args.history_nights <= 100_000:
         p.error("--history-nights: must be a whole number from 1 to 100000")
     if not args.results and not args.history:
         p.error("give RESULTS.json, --history DB, or both")
@@ -82,7 +82,7 @@ def main(argv=None):
 
         inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict, timelines=args.timeline,
                                jobs=args.jobs or report.default_jobs(), history=history,
-                               history_nights=args.history_nights or 14)
+                               history_nights=args.history_nights)
         out, items = report.write(inputs, args.out)
     except load.InputError as e:
         print(f"memrel report: {e}", file=sys.stderr)

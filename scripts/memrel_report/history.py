@@ -6,6 +6,7 @@ neither gets the other's packages."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -91,6 +92,12 @@ def read(path):
         raw = reader.series_of(db, path, [], "")
     except reader.UsageError as e:
         raise load.InputError(path, str(e).removeprefix(f"{path}: ")) from None
+    for runs in raw.values():
+        for run_id, started, _, _, _ in runs:
+            # SQLite keeps any type in any column: a night is the date a run started.
+            if not isinstance(started, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", started):
+                raise load.InputError(path, f"run {run_id}: started {started!r} is not an ISO 8601 time; "
+                                      "not a memrel history")
     points, note = change_points(path)
     nights = sorted({started[:10] for runs in raw.values() for _, started, _, _, _ in runs})
     by_key = {}

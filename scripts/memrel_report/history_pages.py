@@ -8,9 +8,6 @@ from .history_plots import TrendChart
 from .prepare import slug
 from .site import Page, PlotJob
 
-DEFAULT_NIGHTS = 14
-
-
 def page_file(group):
     return f"history-{slug(GROUPS[group][0])}.html"
 

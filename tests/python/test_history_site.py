@@ -149,9 +149,24 @@ def test_a_night_without_the_figure_is_a_gap_and_charts_share_their_scale(db):
     (["--history", "/nonexistent/history.sqlite"], "no history database here"),
     ([], "give RESULTS.json, --history DB, or both"),
     (["--history", HOST_RUN], "not a database"),
+    (["--history", "/nonexistent/history.sqlite", "--history-nights", "0"], "--history-nights"),
 ])
 def test_bad_history_input_exits_2_with_one_line(tmp_path, args, what):
     r = report(*args, "--out", str(tmp_path / "site"))
     assert r.returncode == 2, r.stderr
     assert what in r.stderr, r.stderr
     assert not (tmp_path / "site").exists()
+
+
+def test_a_run_without_a_start_time_is_refused(db, tmp_path):
+    # A crafted database: SQLite keeps what it is given (TEXT affinity makes 42 the text "42").
+    import shutil
+    import sqlite3
+
+    crafted = str(tmp_path / "crafted.sqlite")
+    shutil.copy(db, crafted)
+    with sqlite3.connect(crafted) as c:
+        c.execute("UPDATE runs SET started = 42 WHERE id = 3")
+    r = report("--history", crafted, "--out", str(tmp_path / "site"))
+    assert r.returncode == 2, r.stderr
+    assert "run 3: started '42' is not an ISO 8601 time" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
