@@ -1,4 +1,5 @@
 """Command line: python3 -m memrel_report [options] --out DIR RESULTS.json [RESULTS.json ...]
+              python3 -m memrel_report --history DB [options] --out DIR [RESULTS.json ...]
 
 Exit codes: 0 written; 2 unusable input (a missing, empty, malformed or wrong-schema file, a bad
 option, an --out that is not a report folder), nothing written; 4 internal error.
@@ -22,7 +23,8 @@ def parser():
     p = memrel_help.ArgumentParser(
         prog="memrel report",
         description="Plots and a self-contained report folder (index.html, report.md, PNG + SVG) "
-                    "from memrel results files (schema memrel.results/1).",
+                    "from memrel results files (schema memrel.results/1), and with --history the "
+                    "trends and change points of the results history.",
         epilog="Exit codes: 0 written; 2 unusable input (missing, empty, malformed or wrong-schema "
                "file, bad option, --out not a report folder), nothing written; 4 internal error. "
                "See docs/report.md.")

@@ -11,7 +11,7 @@ import os
 import random
 import subprocess
 
-from conftest import DATA
+from conftest import DATA, ROOT
 
 NIGHTS = 32
 STEP = 20                        # the first night of the planted step
@@ -66,3 +66,16 @@ def build_history(memrel, folder, nights=NIGHTS):
         subprocess.run([memrel, "history", "--db", db, "add", path], check=True, capture_output=True,
                        text=True, timeout=60)
     return db
+
+
+def memrel_binary():
+    """The memrel that adds the nights: MEMREL_BINARY, else the first build under build/."""
+    chosen = os.environ.get("MEMREL_BINARY")
+    if chosen:
+        return chosen
+    build = os.path.join(ROOT, "build")
+    for name in sorted(os.listdir(build)) if os.path.isdir(build) else []:
+        path = os.path.join(build, name, "memrel")
+        if os.access(path, os.X_OK):
+            return path
+    return None

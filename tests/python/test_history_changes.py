@@ -73,3 +73,24 @@ def test_without_otava_it_says_how_to_install_it(tmp_path):
 def test_the_otava_environment_is_installed():
     # scripts/install-deps puts it there; memrel history changes uses it by default.
     assert os.access(OTAVA_PYTHON, os.X_OK), f"{OTAVA_PYTHON} missing: run scripts/install-deps"
+
+
+def test_json_lists_the_planted_step_with_the_run_before_it(tmp_path):
+    """--json (what memrel report --history reads): 32 synthetic nights added by `memrel history
+    add` (history_nights.py), a step of +50 % at night 20: listed at that night's run, the run
+    before it naming the commit that opens the range."""
+    import json
+
+    import history_nights as nights
+    MEMREL = nights.memrel_binary()
+    if MEMREL is None or not os.access(OTAVA_PYTHON, os.X_OK):
+        pytest.skip("needs a memrel binary under build/ (or MEMREL_BINARY) and scripts/install-deps' Otava")
+    db = nights.build_history(MEMREL, str(tmp_path))
+    r = changes(OTAVA_PYTHON, "--db", db, "--json", "--metric", "host-malloc/fragmentation:peak_reserved")
+    assert r.returncode == 0, r.stderr
+    [point] = json.loads(r.stdout)
+    assert point["started"].startswith("2026-11-21") and point["previous_started"].startswith("2026-11-20")
+    assert point["commit"] == nights.commit_of(nights.STEP)
+    assert point["previous_commit"] == nights.commit_of(nights.STEP - 1)
+    assert point["run_id"] == point["previous_run_id"] + 1
+    assert point["after"] / point["before"] == pytest.approx(1.5, rel=0.01)

@@ -14,7 +14,7 @@ import sys
 import urllib.parse
 
 import pytest
-from conftest import HOST_RUN, ROOT, SCRIPTS
+from conftest import HOST_RUN, SCRIPTS
 
 import browser
 import history_nights as nights
@@ -25,19 +25,7 @@ STEPPED = f"{nights.STEP_CELL[0]}/{nights.STEP_CELL[1]}:{nights.STEP_FIGURE}"
 RANGE = f"{nights.commit_of(nights.STEP - 1)[:10]}..{nights.commit_of(nights.STEP)[:10]}"
 
 
-def memrel_binary():
-    chosen = os.environ.get("MEMREL_BINARY")
-    if chosen:
-        return chosen
-    build = os.path.join(ROOT, "build")
-    for name in sorted(os.listdir(build)) if os.path.isdir(build) else []:
-        path = os.path.join(build, name, "memrel")
-        if os.access(path, os.X_OK):
-            return path
-    return None
-
-
-MEMREL = memrel_binary()
+MEMREL = nights.memrel_binary()
 pytestmark = [
     pytest.mark.skipif(browser.find_chromium() is None, reason="no chromium on PATH: scripts/install-deps"),
     pytest.mark.skipif(MEMREL is None, reason="no memrel binary under build/ (build it, or set MEMREL_BINARY)"),
