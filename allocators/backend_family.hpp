@@ -45,6 +45,9 @@ struct BackendInfo {
   std::function<std::unique_ptr<Allocator>()> make;
   // The backend file it comes from; empty for compiled backends.
   std::string file = "";
+  // The files a cell of it reads (a backend file and the library it names): a run's output must
+  // be none of them (docs/inputs.md, "Outputs").
+  std::vector<std::string> input_files = {};
   // Loads what make() would load and resolves its symbols without making an allocator, in a
   // child process before any cell (`memrel cell --check`): throws one line naming the file when
   // it cannot. Empty when there is nothing to check ahead (compiled backends).

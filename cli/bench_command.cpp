@@ -5,6 +5,7 @@
 // process starts.
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -101,6 +102,10 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   command.quick = a.quick;
   command.timeout_s = a.timeout_s;
   if (!a.filter.empty()) command.bench_args.push_back("--benchmark_filter=" + a.filter);
+  // CLI::Range lets nan through (every comparison with it is false): refuse it here, where it
+  // would otherwise mean "the default" without a word.
+  if (std::isnan(a.min_time))
+    throw std::invalid_argument("--min-time nan: not a number of seconds");
   if (a.min_time > 0) {
     std::ostringstream value;
     value << a.min_time;

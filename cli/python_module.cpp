@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
@@ -53,11 +54,21 @@ std::vector<std::string> command(const std::string& package, const std::vector<s
 std::string python_path(const std::string& scripts, const char* existing) {
   std::string path = scripts;
   std::string rest = existing ? existing : "";
+  // An absolute entry that is the working folder under another spelling (/a/b/., a link to it)
+  // is the working folder all the same: its modules would shadow the standard library's.
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::canonical(".", ec);
+  auto is_cwd = [&](const std::string& entry) {
+    std::error_code entry_ec;
+    std::filesystem::path p = std::filesystem::canonical(entry, entry_ec);
+    return !ec && !entry_ec && p == cwd;
+  };
   for (std::size_t start = 0; start <= rest.size();) {
     std::size_t colon = rest.find(':', start);
     if (colon == std::string::npos) colon = rest.size();
     std::string entry = rest.substr(start, colon - start);
-    if (!entry.empty() && entry[0] == '/') path += ":" + entry;  // "" and relative: the cwd
+    // "" and relative entries name the working folder too.
+    if (!entry.empty() && entry[0] == '/' && !is_cwd(entry)) path += ":" + entry;
     start = colon + 1;
   }
   return path;

@@ -164,6 +164,9 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   // -o must be none of the run's inputs (a workload, a trace, a backend file), by identity.
   std::vector<std::string> inputs = a.workloads;
   for (const auto& b : a.backends) inputs.push_back(b);
+  // A backend file named by its name, and the library it loads, are inputs too.
+  for (const BackendInfo& b : backends)
+    inputs.insert(inputs.end(), b.input_files.begin(), b.input_files.end());
   std::vector<std::string> workload_names, workload_sources;
   for (const RunWorkload& w : a.options.workloads) {
     inputs.push_back(w.original);

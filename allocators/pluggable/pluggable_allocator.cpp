@@ -155,6 +155,8 @@ BackendInfo pluggable_backend(const BackendFile& b, const std::string& family) {
       b.name,  family,        b.description, release_line(b),
       b.space, b.environment, availability,  [b] { return make_pluggable_allocator(b); }};
   info.file = b.file;
+  info.input_files = {b.file};
+  if (b.library_path.find('/') != std::string::npos) info.input_files.push_back(b.library_path);
   info.check_loadable = [b] { load_pluggable_library(b); };
   return info;
 }

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "platform/input_rules.hpp"
+
 namespace memrel {
 
 std::string journal_path_for(const std::string& results_path) { return results_path + ".journal"; }
@@ -24,9 +26,13 @@ JournalContent read_journal(const std::string& path) {
     const std::string where = path + ": line " + std::to_string(line) + ": ";
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(text.substr(start, end - start));
-    } catch (const nlohmann::json::parse_error& e) {
-      throw ResultsError(where + "malformed JSON at byte " + std::to_string(e.byte));
+      // By the input rules: a key given twice in one record is refused, not "last one wins".
+      j = parse_input_json(text.substr(start, end - start), path);
+    } catch (const InputError& e) {
+      // The place and what is wrong; not the parser's own diagnostics.
+      std::string message = e.message();
+      message = message.substr(0, message.find(": [json.exception"));
+      throw ResultsError(where + (e.place().empty() ? "" : e.place() + ": ") + message);
     }
     if (line == 1) {
       if (!j.is_object() || j.value("schema", "") != kJournalSchema)

@@ -612,3 +612,83 @@ def test_a_full_tmpdir_stops_the_run_instead_of_recording_crashed_cells(tmp_path
     assert not out.exists()
     # Nothing recorded as crashed: a --resume runs the cell again.
     assert len(_journal_lines(f"{out}.journal")) == 1
+
+
+# --- Found by the second adversarial pass ------------------------------------------------------
+
+@needs_memrel
+def test_run_o_onto_a_backend_file_named_by_its_name_or_its_library_is_refused(tmp_path):
+    backends = tmp_path / "bd"
+    backends.mkdir()
+    example = os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")
+    shutil.copy(example, backends / "pluggable-host-example.json")
+    before = read(backends / "pluggable-host-example.json")
+    r = subprocess.run([MEMREL, "--backends-dir", str(backends), "run", "-b",
+                        "pluggable-host-example", "-w", "temp-then-delete", "-o",
+                        str(backends / "pluggable-host-example.json")],
+                       capture_output=True, text=True, timeout=120)
+    refused(r, "-o")
+    assert read(backends / "pluggable-host-example.json") == before
+    # A backend file naming its library by a path: the library is an input as well.
+    import json
+
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    if not os.path.exists(library):
+        pytest.skip("the host example library is not built next to memrel")
+    shutil.copy(library, tmp_path / "lib.so")
+    description = json.loads(open(example).read())
+    description["library"] = "./lib.so"
+    (tmp_path / "p.json").write_text(json.dumps(description))
+    before = read(tmp_path / "lib.so")
+    r = subprocess.run([MEMREL, "run", "-b", str(tmp_path / "p.json"), "-w", "temp-then-delete",
+                        "-o", str(tmp_path / "lib.so")], capture_output=True, text=True, timeout=120)
+    refused(r, "-o")
+    assert read(tmp_path / "lib.so") == before
+
+
+@needs_memrel
+def test_a_pythonpath_entry_that_is_the_working_folder_imports_nothing_from_it(tmp_path):
+    plant(tmp_path)
+    shutil.copy(RMM_LOG, tmp_path / "log.csv")
+    for entry in (str(tmp_path), str(tmp_path) + "/.", str(tmp_path) + "/"):
+        env = dict(os.environ, MEMREL_PYTHON=sys.executable, PYTHONPATH=entry)
+        r = subprocess.run([MEMREL, "trace", "import", "log.csv", "-o", "out.memtrace"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, (entry, r.stderr)
+        assert marks(tmp_path) == [], entry
+        os.remove(tmp_path / "out.memtrace")
+
+
+@needs_memrel
+def test_bench_min_time_nan_is_refused():
+    r = subprocess.run([MEMREL, "bench", "-b", "null", "--min-time", "nan", "-o", "/nonexistent"],
+                       capture_output=True, text=True, timeout=60)
+    refused(r, "--min-time")
+
+
+@needs_memrel
+def test_a_journal_record_with_a_key_twice_is_refused(tmp_path):
+    import json
+    import signal
+    import time
+
+    out = tmp_path / "run.json"
+    journal = tmp_path / "run.json.journal"
+    args = [MEMREL, "run", "-b", "host-malloc", "-w", "temp-then-delete,single-large", "-o", str(out)]
+    env = dict(os.environ, MEMREL_INJECT_FAULT="hang",
+               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
+    live = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline and not (journal.exists() and
+                                          len(journal.read_text().splitlines()) >= 2):
+        time.sleep(0.02)
+    live.send_signal(signal.SIGTERM)
+    live.communicate(timeout=30)
+    header, record = journal.read_text().splitlines()
+    status = json.dumps(json.loads(record)["cell"]["status"])
+    record = record.replace('"status":' + status, '"status":' + status + ',"status":"crashed"', 1)
+    assert record.count('"status":') >= 2, record[:200]
+    journal.write_text(header + "\n" + record + "\n")
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
+    refused(r, str(journal), "status")
+    assert not out.exists()
