@@ -15,6 +15,7 @@
 #include "platform/child_process.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/owned_fd.hpp"
 
 namespace memrel {
 namespace {
@@ -28,41 +29,22 @@ constexpr auto kPollInterval = std::chrono::milliseconds(5);
 // memrel_bench's exit code for a bad option or an unknown backend (docs/benchmarks.md).
 constexpr int kBenchUsageExit = 2;
 
-// An open file descriptor, closed when it goes out of scope.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Fd& operator=(Fd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 struct Running {
   std::size_t index = 0;
   pid_t pid = 0;
-  Fd output;  // its stdout and stderr
+  OwnedFd output;  // its stdout and stderr
   Clock::time_point start, deadline;
 };
 
 // The log file named by the job, else an anonymous one. Close-on-exec: the child gets it as its
 // stdout and stderr only.
-Fd open_output(const BenchJob& job) {
-  if (job.log_path.empty()) return Fd(anonymous_file());
+OwnedFd open_output(const BenchJob& job) {
+  if (job.log_path.empty()) return OwnedFd(anonymous_file());
   int fd = open(job.log_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     throw std::invalid_argument(job.log_path + ": cannot write the log of " + job.name + " (" +
                                 std::strerror(errno) + ")");
-  return Fd(fd);
+  return OwnedFd(fd);
 }
 
 std::string last_line(std::string text) {

@@ -23,6 +23,7 @@
 #include "harness/workload/workload.hpp"
 #include "platform/child_process.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/owned_fd.hpp"
 #include "platform/run_context.hpp"
 
 namespace memrel {
@@ -32,25 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 // How often the runner looks at its children, its deadlines and the signals it was sent.
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
-
-// A file descriptor closed when it goes out of scope.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Fd& operator=(Fd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
 
 std::string tail_of(std::string s, std::size_t max_bytes) {
   if (s.size() > max_bytes) s = "..." + s.substr(s.size() - max_bytes);
@@ -92,14 +74,14 @@ CellRequest cell_request(const RunOptions& options, const std::string& backend) 
 // a folder whatever happens to the runner.
 struct RunningChild {
   pid_t pid = 0;
-  Fd result{-1}, stderr_file{-1};
+  OwnedFd result{-1}, stderr_file{-1};
   Clock::time_point start, deadline;
 };
 
 RunningChild start(const ChildSpec& base, std::uint64_t timeout_s, bool with_result) {
   RunningChild child;
-  child.stderr_file = Fd(anonymous_file());
-  if (with_result) child.result = Fd(anonymous_file());
+  child.stderr_file = OwnedFd(anonymous_file());
+  if (with_result) child.result = OwnedFd(anonymous_file());
   ChildSpec spec = base;
   spec.stderr_fd = child.stderr_file.get();
   spec.fd3 = child.result.get();
