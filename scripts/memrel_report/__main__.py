@@ -85,7 +85,12 @@ def main(argv=None):
         inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict, timelines=args.timeline,
                                jobs=args.jobs or report.default_jobs(), history=history,
                                history_nights=args.history_nights)
-        out, items = report.write(inputs, args.out)
+        try:
+            out, items = report.write(inputs, args.out)
+        except (PermissionError, FileNotFoundError, NotADirectoryError) as e:
+            # Where --out cannot be made (a read-only or missing place): the user's to fix, not a
+            # bug (the second adversarial pass: `--out /sys/rep` was an internal error).
+            raise load.InputError("--out", f"{args.out}: cannot be written ({e.strerror})") from None
     except load.InputError as e:
         print(f"memrel report: {e}", file=sys.stderr)
         return EXIT_INPUT

@@ -126,6 +126,10 @@ def read_json(path, cap=MAX_JSON_BYTES):
                           parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise InputError(path, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        # Nested deeper than Python's recursion limit (the second adversarial pass: 100,000
+        # levels gave an internal error): no memrel file is nested more than a few levels.
+        raise InputError(path, "JSON nested too deep to read: refused") from None
     except _Ambiguous as e:
         what = str(e)
         if what.endswith("is not JSON") or what.startswith("number overflow"):

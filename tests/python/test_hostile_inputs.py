@@ -692,3 +692,21 @@ def test_a_journal_record_with_a_key_twice_is_refused(tmp_path):
     r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
     refused(r, str(journal), "status")
     assert not out.exists()
+
+
+@needs_memrel
+def test_report_of_json_nested_too_deep_is_one_line_exit_2(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    r = subprocess.run([MEMREL, "report", "--out", str(tmp_path / "rep"), str(deep)],
+                       capture_output=True, text=True, timeout=120)
+    refused(r, "deep.json", "nested too deep")
+
+
+@needs_memrel
+def test_report_out_where_nothing_can_be_written_is_one_line_exit_2(tmp_path):
+    if not os.path.isdir("/sys/kernel"):
+        pytest.skip("no sysfs here to stand for a place nothing can be written to")
+    r = subprocess.run([MEMREL, "report", "--out", "/sys/memrel-report-test", HOST_RUN],
+                       capture_output=True, text=True, timeout=300)
+    refused(r, "--out", "cannot be written")
