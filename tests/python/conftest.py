@@ -89,3 +89,14 @@ def assert_plot(out_dir, plot):
     """Both files of a plots.Plot exist and are what their names say."""
     assert_png(os.path.join(out_dir, plot.png))
     assert_svg(os.path.join(out_dir, plot.svg))
+
+
+def memrel_binary():
+    """The memrel under test: MEMREL_BINARY, else the first build under build/; None without one."""
+    if os.environ.get("MEMREL_BINARY"):
+        return os.environ["MEMREL_BINARY"]
+    for preset in ("ci", "default", "gpu"):
+        path = os.path.join(ROOT, "build", preset, "memrel")
+        if os.access(path, os.X_OK):
+            return path
+    return None

@@ -14,7 +14,7 @@ import subprocess
 import jsonschema
 import pytest
 
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, memrel_binary
 from memrel_report import gate_verdict, load
 
 SCHEMAS = os.path.join(ROOT, "docs", "schemas")
@@ -22,16 +22,6 @@ FORMATS = os.path.join(DATA, "formats")
 READERS = {"results": load.load_results, "benchmark": load.load_bench, "gate-verdicts": gate_verdict.load_verdict}
 # The formats memrel compare reads (the verdicts are its output, read by the report only).
 CPP_READS = ("results", "benchmark")
-
-
-def memrel_binary():
-    if os.environ.get("MEMREL_BINARY"):
-        return os.environ["MEMREL_BINARY"]
-    for preset in ("ci", "default", "gpu"):
-        path = os.path.join(ROOT, "build", preset, "memrel")
-        if os.access(path, os.X_OK):
-            return path
-    return None
 
 
 MEMREL = memrel_binary()

@@ -12,20 +12,10 @@ import sys
 
 import pytest
 
-from conftest import HOST_RUN, ROOT, SCRIPTS
+from conftest import HOST_RUN, ROOT, SCRIPTS, memrel_binary
 
 RMM_LOG = os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
 ENTRY = os.path.join(SCRIPTS, "memrel_entry.py")
-
-
-def memrel_binary():
-    if os.environ.get("MEMREL_BINARY"):
-        return os.environ["MEMREL_BINARY"]
-    for preset in ("ci", "default", "gpu"):
-        path = os.path.join(ROOT, "build", preset, "memrel")
-        if os.access(path, os.X_OK):
-            return path
-    return None
 
 
 MEMREL = memrel_binary()
@@ -516,11 +506,9 @@ def test_a_resume_while_the_run_is_live_is_refused_and_the_journal_kept(tmp_path
     assert [line["cell"]["workload"] for line in _journal_lines(journal)[1:]] == ["temp-then-delete"]
 
 
-@needs_memrel
-@pytest.mark.parametrize("field,value", [("backend", "host-malloc-retain"),
-                                         ("workload", "single-large"), ("index", 7)])
-def test_journal_records_are_checked_against_the_matrix(tmp_path, field, value):
-    import json
+def interrupted_run(tmp_path):
+    """A run of two cells stopped by SIGTERM while its second hangs: (args, results path, journal
+    path), the journal holding its header and the first cell's record."""
     import signal
     import time
 
@@ -536,6 +524,16 @@ def test_journal_records_are_checked_against_the_matrix(tmp_path, field, value):
         time.sleep(0.02)
     live.send_signal(signal.SIGTERM)
     live.communicate(timeout=30)
+    return args, out, journal
+
+
+@needs_memrel
+@pytest.mark.parametrize("field,value", [("backend", "host-malloc-retain"),
+                                         ("workload", "single-large"), ("index", 7)])
+def test_journal_records_are_checked_against_the_matrix(tmp_path, field, value):
+    import json
+
+    args, out, journal = interrupted_run(tmp_path)
     header, record = _journal_lines(journal)
     if field == "index":
         record["index"] = value
@@ -669,21 +667,8 @@ def test_bench_min_time_nan_is_refused():
 @needs_memrel
 def test_a_journal_record_with_a_key_twice_is_refused(tmp_path):
     import json
-    import signal
-    import time
 
-    out = tmp_path / "run.json"
-    journal = tmp_path / "run.json.journal"
-    args = [MEMREL, "run", "-b", "host-malloc", "-w", "temp-then-delete,single-large", "-o", str(out)]
-    env = dict(os.environ, MEMREL_INJECT_FAULT="hang",
-               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
-    live = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 30
-    while time.time() < deadline and not (journal.exists() and
-                                          len(journal.read_text().splitlines()) >= 2):
-        time.sleep(0.02)
-    live.send_signal(signal.SIGTERM)
-    live.communicate(timeout=30)
+    args, out, journal = interrupted_run(tmp_path)
     header, record = journal.read_text().splitlines()
     status = json.dumps(json.loads(record)["cell"]["status"])
     record = record.replace('"status":' + status, '"status":' + status + ',"status":"crashed"', 1)

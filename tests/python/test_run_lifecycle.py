@@ -16,20 +16,10 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, memrel_binary
 
 FAST = "temp-then-delete"  # tens of milliseconds a cell
 SLOW = "single-large"      # 360 MiB: a second
-
-
-def memrel_binary():
-    if os.environ.get("MEMREL_BINARY"):
-        return os.environ["MEMREL_BINARY"]
-    for preset in ("ci", "default", "gpu"):
-        path = os.path.join(ROOT, "build", preset, "memrel")
-        if os.access(path, os.X_OK):
-            return path
-    return None
 
 
 MEMREL = memrel_binary()
