@@ -10,11 +10,14 @@ const BackendFamily& host_family();
 const BackendFamily& rmm_family();
 const BackendFamily& torch_family();
 const BackendFamily& pluggable_family();
+const BackendFamily& xla_family();
+const BackendFamily& cupy_family();
 
 const std::vector<const BackendFamily*>& backend_families() {
   // One entry per family, in the order `memrel list` shows their backends.
   static const std::vector<const BackendFamily*> families = {
-      &cuda_family(), &host_family(), &rmm_family(), &torch_family(), &pluggable_family()};
+      &cuda_family(), &host_family(), &rmm_family(),      &torch_family(),
+      &xla_family(),  &cupy_family(), &pluggable_family()};
   return families;
 }
 

@@ -1,0 +1,77 @@
+#include "allocators/embedded_python/embedded_interpreter.hpp"
+
+#include <mutex>
+#include <stdexcept>
+
+namespace memrel::embedded_python {
+namespace {
+
+void check(PyStatus status, const std::string& python, const char* what) {
+  if (PyStatus_Exception(status)) {
+    throw std::runtime_error("cannot start the Python of " + python + " (" + what +
+                             "): " + (status.err_msg ? status.err_msg : "unknown error"));
+  }
+}
+
+}  // namespace
+
+void start_interpreter(const std::string& python) {
+  static std::once_flag started;
+  static std::string failure;
+  std::call_once(started, [&python] {
+    try {
+      PyConfig config;
+      PyConfig_InitPythonConfig(&config);
+      // Ctrl-C and the parent's SIGTERM stay the cell's (platform/interrupt), not Python's.
+      config.install_signal_handlers = 0;
+      config.parse_argv = 0;
+      // program_name as the interpreter that has the frameworks: Python computes its prefix from
+      // it and finds a venv's pyvenv.cfg beside it, so sys.path is that Python's.
+      PyStatus s = PyConfig_SetBytesString(&config, &config.program_name, python.c_str());
+      if (!PyStatus_Exception(s)) {
+        char* argv[] = {const_cast<char*>("memrel")};
+        s = PyConfig_SetBytesArgv(&config, 1, argv);
+      }
+      if (!PyStatus_Exception(s)) s = Py_InitializeFromConfig(&config);
+      PyConfig_Clear(&config);
+      check(s, python, "Py_InitializeFromConfig");
+      // The GIL is taken per call (Gil), from whichever thread calls.
+      PyEval_SaveThread();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  });
+  if (!failure.empty()) throw std::runtime_error(failure);
+}
+
+PyObject* take_exception() {
+#if PY_VERSION_HEX >= 0x030C0000
+  return PyErr_GetRaisedException();
+#else
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+  if (type == nullptr) return nullptr;
+  PyErr_NormalizeException(&type, &value, &traceback);
+  if (traceback != nullptr && value != nullptr) PyException_SetTraceback(value, traceback);
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+  return value;
+#endif
+}
+
+std::string exception_line(PyObject* exception) {
+  if (exception == nullptr) return "unknown Python error";
+  std::string out = Py_TYPE(exception)->tp_name;
+  Ref text(PyObject_Str(exception));
+  if (text) {
+    const char* utf8 = PyUnicode_AsUTF8(text.get());
+    if (utf8 != nullptr && *utf8 != '\0') {
+      std::string message(utf8);
+      out += ": " + message.substr(0, message.find('\n'));
+    }
+  }
+  PyErr_Clear();
+  return out;
+}
+
+}  // namespace memrel::embedded_python
