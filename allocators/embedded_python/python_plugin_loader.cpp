@@ -120,9 +120,12 @@ std::string python_plugin_path() {
 
 Availability python_framework_availability(const std::string& probe) {
 #ifndef MEMREL_PYTHON_PLUGIN
+#ifndef MEMREL_PYTHON_PLUGIN_SKIPPED
+#define MEMREL_PYTHON_PLUGIN_SKIPPED "no Python embedding files"
+#endif
   return {false,
-          "memrel was built without Python's embedding files (install python3-dev: "
-          "docs/frameworks.md)"};
+          "memrel was built without the embedded-Python plugin: " MEMREL_PYTHON_PLUGIN_SKIPPED
+          " (docs/frameworks.md)"};
 #endif
   if (python_plugin_path().empty()) {
     if (std::string env = non_empty_env("MEMREL_PYTHON_PLUGIN"); !env.empty())
