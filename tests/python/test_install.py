@@ -73,6 +73,9 @@ def test_the_prefix_holds_what_memrel_needs(prefix):
                  "share/doc/memrel/LICENSE"):
         assert (prefix / path).is_file(), f"{path} not installed"
     assert "Apache License" in (prefix / "share/doc/memrel/LICENSE").read_text()
+    # The embedded-Python plugin (xla, cupy: docs/frameworks.md) goes where the cell looks for it.
+    if os.path.isfile(os.path.join(BUILD, "libmemrel_python.so")):
+        assert (prefix / "lib/memrel/libmemrel_python.so").is_file(), "the Python plugin not installed"
     # Nothing of the build tree: no marker naming the source, no caches.
     assert not list(prefix.rglob("memrel-build-tree")) and not list(prefix.rglob("__pycache__"))
 
@@ -140,6 +143,9 @@ def test_list_reads_the_installed_backend_files(hidden_run, prefix):
     assert rc == 0, err
     assert f"{prefix}/share/memrel/backends" in out and "pluggable-host-example" in out
     assert "temp-then-delete" in out
+    # Found from the prefix: the xla and cupy rows do not say that the plugin is missing.
+    assert "xla-bfc" in out and "cupy-pool" in out
+    assert "libmemrel_python.so is missing" not in out
 
 
 def test_run_writes_its_results_under_the_data_home(hidden_run):
