@@ -75,7 +75,7 @@ def worker(name, mib):
                          if k in ("bytes_in_use", "pool_bytes", "peak_bytes_in_use",
                                   "bytes_limit", "bytes_reserved")}
         jnp.zeros((1,), jnp.uint8).block_until_ready()
-        phase("client-started", stats(), "jax imported, one 1-byte array made and deleted")
+        phase("client-started", stats(), "jax imported, one 1-byte array made (and dropped)")
         a = jnp.zeros((n,), jnp.uint8).block_until_ready()
         phase("first-array", stats(), f"jnp.zeros({mib} MiB)")
         a.delete()
@@ -120,11 +120,15 @@ def smi(query, *extra):
     return [line.split(", ") for line in out.strip().splitlines() if line.strip()]
 
 
-def process_used_mib(pid):
-    for row in smi("compute-apps=pid,used_memory"):
-        if row and row[0].strip() == str(pid):
-            return int(row[1])
-    return 0
+def compute_apps():
+    """Every process nvidia-smi lists on the device, as {pid: MiB} (in a container the pids may
+    be the host's, so the whole list is kept beside the worker's own figure)."""
+    return {row[0].strip(): int(row[1]) for row in smi("compute-apps=pid,used_memory")
+            if len(row) == 2}
+
+
+def process_used_mib(pid, apps):
+    return apps.get(str(pid), 0)
 
 
 def device_used_mib():
@@ -150,9 +154,12 @@ def run_config(name, mib):
                "process_used_mib": 0, "device_used_mib": device_used_mib(),
                "neighbour_can_allocate_bytes": neighbour_bytes()}]
     for line in child.stdout:
+        if not line.startswith("{"):
+            continue  # a framework's own output, not a phase
         record = json.loads(line)
         time.sleep(0.2)  # NVML's per-process figure lags a moment behind the driver
-        record["process_used_mib"] = process_used_mib(child.pid)
+        record["compute_apps_mib"] = compute_apps()
+        record["process_used_mib"] = process_used_mib(child.pid, record["compute_apps_mib"])
         record["device_used_mib"] = device_used_mib()
         record["neighbour_can_allocate_bytes"] = neighbour_bytes()
         phases.append(record)
