@@ -3,8 +3,9 @@ embedded interpreter (the protocol: allocators/embedded_python/python_allocator.
 
 The allocator is chosen by the cell's environment (XLA_PYTHON_CLIENT_PREALLOCATE,
 XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_ALLOCATOR, set by allocators/xla/xla_family.cpp)
-before jax loads, as a JAX program would set it. JAX's Python layer offers no allocation of
-uninitialised device memory, so an allocation of n bytes runs a compiled `zeros((n,), uint8)`:
+before jax loads, as a JAX program would set it. JAX's public Python API has no allocation of
+uninitialised device memory (jnp.empty is zeros), so an allocation of n bytes runs a compiled
+`zeros((n,), uint8)`:
 one fill kernel per allocation, and one XLA compile the first time a size is asked for (cached
 per size; its cost is measured apart by benchmarks/frameworks/python_overhead.py). A free is the
 array's delete(), which hands its buffer back to XLA's allocator at once, as `del` of the last
@@ -64,8 +65,8 @@ class XlaBackend:
 
     def release(self):
         # XLA offers no call that hands cached device memory back while its client lives (BFC
-        # keeps its pool; the cuda_async allocator's pool keeps what its release threshold
-        # lets it); the platform allocator caches nothing.
+        # keeps its pool, the cuda_async allocator its memory pool); the platform allocator
+        # caches nothing.
         pass
 
     def synchronize(self):

@@ -51,8 +51,8 @@ constexpr XlaVariant kXlaVariants[] = {
      "nothing to do: a deleted array's memory returns to the driver at once", "false", "platform"},
     {"xla-cuda-async",
      "XLA's cuda_async allocator (cudaMallocAsync on a stream-ordered pool), no preallocation",
-     "nothing: XLA offers no call to trim its pool; it keeps what its release threshold lets it",
-     "false", "cuda_async"},
+     "nothing: XLA offers no call that trims its pool while the client lives", "false",
+     "cuda_async"},
 };
 
 Availability xla_availability() { return python_framework_availability(kProbe); }
