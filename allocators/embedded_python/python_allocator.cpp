@@ -61,7 +61,14 @@ class PythonAllocator : public Allocator {
 
   ~PythonAllocator() override {
     Gil gil;
-    for (auto& [p, handle] : live_) drop(handle);
+    // Blocks the cell never freed go back to the framework; a framework's error here has no
+    // one to go to (a destructor must not throw), and the process is ending its cell anyway.
+    for (auto& [p, handle] : live_) {
+      try {
+        drop(handle);
+      } catch (const std::exception&) {
+      }
+    }
     for (PyObject* o :
          {allocate_, free_, release_, synchronize_, fill_, usage_, is_out_of_memory_, backend_})
       Py_XDECREF(o);
