@@ -281,7 +281,11 @@ std::unique_ptr<ZygoteClient> ZygoteClient::start(const ChildSpec& zygote,
   close(pair[1]);
   std::unique_ptr<ZygoteClient> client(new ZygoteClient(pid, pair[0]));
   std::string reply;
-  if (!client->read_messages(static_cast<int>(ready_within.count()), &reply) || reply.empty()) {
+  if (!client->read_messages(static_cast<int>(ready_within.count()), &reply)) {
+    *why = "it ended before it was ready (a crash while loading?)";
+    return nullptr;
+  }
+  if (reply.empty()) {
     *why = "it did not say it was ready within " + std::to_string(ready_within.count()) + " ms";
     return nullptr;
   }
