@@ -55,4 +55,10 @@ std::map<std::string, std::string> loaded_runtime_versions() {
   return versions;
 }
 
+std::uint64_t library_load_ns() {
+  std::uint64_t total = 0;
+  for (const BackendFamily* family : backend_families()) total += family->library_load_ns();
+  return total;
+}
+
 }  // namespace memrel

@@ -9,6 +9,7 @@
 // add_subdirectory in allocators/CMakeLists.txt and its entry in backend_families.cpp.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -52,6 +53,11 @@ struct BackendInfo {
   // child process before any cell (`memrel cell --check`): throws one line naming the file when
   // it cannot. Empty when there is nothing to check ahead (compiled backends).
   std::function<void()> check_loadable = nullptr;
+  // Loads, in a zygote (harness/execution/zygote.hpp), the libraries a cell of this backend
+  // would load in make(), so that the cells forked from it find them loaded. Must create no
+  // CUDA context and start no thread: the zygote forks afterwards. Never throws: a library
+  // that does not load is the cell's to report, as without a zygote. Empty: nothing to load.
+  std::function<void()> preload = nullptr;
 };
 
 // A backend file of the backends folder as a family read it.
@@ -105,6 +111,11 @@ class BackendFamily {
   // The versions of the runtimes this family has loaded in this process (a cell process, after
   // make()), e.g. {"torch": "2.11.0"}, for the machine fingerprint. Never loads anything.
   virtual std::map<std::string, std::string> loaded_runtime_versions() const { return {}; }
+
+  // The time this process has spent loading this family's own libraries at run time (dlopen of
+  // a framework, with its static initialisation); 0 for libraries linked into memrel, which
+  // load with the process. Already loaded by a zygote (preload), they cost a cell nothing.
+  virtual std::uint64_t library_load_ns() const { return 0; }
 };
 
 }  // namespace memrel

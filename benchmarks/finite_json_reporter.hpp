@@ -14,7 +14,7 @@
 
 namespace memrel::bench {
 
-class FiniteJsonReporter final : public benchmark::JSONReporter {
+class FiniteJsonReporter : public benchmark::JSONReporter {
  public:
   void ReportRuns(const std::vector<Run>& reports) override {
     std::vector<Run> finite = reports;

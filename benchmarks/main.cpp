@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "benchmarks/benchmark_families.hpp"
 #include "benchmarks/command_line.hpp"
 #include "benchmarks/finite_json_reporter.hpp"
+#include "benchmarks/time_split_reporter.hpp"
 #include "platform/device_probe.hpp"
 #include "platform/run_context.hpp"
 
@@ -141,7 +143,12 @@ void add_memrel_context(const BackendInfo& backend, const MeasurementPlan& plan,
   }
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 int run(int argc, char** argv) {
+  const auto process_start = std::chrono::steady_clock::now();
   const BenchCommandLine command_line = parse_command_line(argc, argv);
   if (command_line.help) {
     print_help();
@@ -186,10 +193,15 @@ int run(int argc, char** argv) {
   if (!availability.available) return unavailable(backend->name, availability.reason);
   std::unique_ptr<DeviceProbe> device;  // holds the CUDA context for the whole run
   std::unique_ptr<Allocator> allocator;
+  double context_seconds = 0, backend_init_seconds = 0;
   try {
+    auto t = std::chrono::steady_clock::now();
     if (backend->space == MemorySpace::kDevice) device = DeviceProbe::create();
+    context_seconds = seconds_since(t);
+    t = std::chrono::steady_clock::now();
     allocator = backend->make();
     allocator->synchronize();
+    backend_init_seconds = seconds_since(t);
   } catch (const Unavailable& e) {
     return unavailable(backend->name, e.what());
   } catch (const std::exception& e) {
@@ -207,15 +219,21 @@ int run(int argc, char** argv) {
   register_release_benchmarks(target);
   register_churn_benchmarks(target);
 
-  // Google Benchmark makes its own reporter for every output that is not JSON.
-  FiniteJsonReporter json_display, json_file;
+  // Google Benchmark makes its own reporter for every output that is not JSON. The file's
+  // reporter also times the benchmarks (TimeSplitReporter: the JSON is the same).
+  FiniteJsonReporter json_display;
+  TimeSplitReporter json_file;
   const bool display_json =
       google_benchmark_flag(command_line, "benchmark_format", "console") == "json";
   const bool file_json =
       !google_benchmark_flag(command_line, "benchmark_out", "").empty() &&
       google_benchmark_flag(command_line, "benchmark_out_format", "json") == "json";
+  const double start_seconds = seconds_since(process_start);
   benchmark::RunSpecifiedBenchmarks(display_json ? &json_display : nullptr,
                                     file_json ? &json_file : nullptr);
+  if (file_json)
+    std::cerr << "memrel_bench: " << backend->name << ": "
+              << json_file.summary(start_seconds, context_seconds, backend_init_seconds) << "\n";
   benchmark::RegisterMemoryManager(nullptr);
   benchmark::Shutdown();
   if (failure_count() > 0) {

@@ -132,6 +132,9 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     job.backend = given;
     job.name = backend.name;
     job.json_path = (fs::path(a.out) / file).string();
+    // Started with the backend's environment, memrel_bench need not run itself again to get it
+    // (a second process start per torch backend).
+    job.environment = backend.cell_environment;
     if (!a.logs.empty())
       job.log_path =
           (fs::path(a.logs) / ("bench-" + file_name_piece(backend.name) + ".log")).string();

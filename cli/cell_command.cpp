@@ -2,9 +2,12 @@
 // debugging. The protocol, both ends, is harness/execution/cell_protocol.hpp: this file only maps
 // its options onto the command line parser.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
+#include "cli/subcommands.hpp"
 #include "harness/execution/cell_protocol.hpp"
 
 namespace memrel::cli {
@@ -26,9 +29,20 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
   app.add_flag(p::kCheck, r->check,
                "Only load the backend's library and resolve its symbols (backend files); run "
                "nothing");
+  app.add_flag(p::kZygote, r->zygote,
+               "Serve as the zygote of this backend's cells on descriptor 3 (the runner's way: "
+               "docs/design.md, \"Cells start warm\"); run nothing itself")
+      ->excludes(p::kCheck);
   return [r, &global] {
     r->backends_dir = global.backends_dir;
-    return serve_cell(*r);
+    if (!r->zygote) return serve_cell(*r);
+    // Each forked cell runs its command line as an exec'd `memrel cell` would.
+    return serve_cell_zygote(*r, [](const std::vector<std::string>& args) {
+      std::vector<char*> argv;
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      return run_command_line(static_cast<int>(args.size()), argv.data());
+    });
   };
 }
 

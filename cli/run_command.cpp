@@ -40,7 +40,8 @@ struct RunArgs {
   RunOptions options;
   std::vector<std::string> backends, workloads;
   std::string out, host_capacity = "1GiB", trace_scale = "auto", timeout = "300", gpus, shard;
-  bool include_null = false, resume = false;
+  bool include_null = false, resume = false, no_zygote = false;
+  std::string zygote = "device";
 };
 
 std::uint64_t parse_timeout(const std::string& text) {
@@ -127,6 +128,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   a.options.resume = a.resume;
   a.options.backends_dir = global.backends_dir;
   a.options.memrel_executable = self_executable();
+  a.options.zygote = parse_zygote_use(a.no_zygote ? "none" : a.zygote, "--zygote");
   // Progress on a terminal, short in a log; -v and -q choose (cli/subcommand.hpp).
   a.options.progress_every_cell =
       global.verbosity > 0 || (global.verbosity == 0 && isatty(STDERR_FILENO) == 1);
@@ -240,6 +242,14 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
                  "Run shard K of N (K/N, from 1/N to N/N): the cells at positions K-1, K-1+N, ... "
                  "of the matrix's backend/workload names sorted; join with memrel merge "
                  "(docs/slurm.md)");
+  app.add_option("--zygote", a->zygote,
+                 "Which cells are forked from their backend's warm zygote, the others started "
+                 "by fork + exec of memrel cell: device (default; a host cell's heap figures "
+                 "would carry the zygote's history), all, none (docs/design.md, \"Cells start "
+                 "warm\")")
+      ->check(CLI::IsMember({"none", "device", "all"}))
+      ->capture_default_str();
+  app.add_flag("--no-zygote", a->no_zygote, "The same as --zygote none")->excludes("--zygote");
   app.add_flag("--include-null", a->include_null,
                "Also run the null backend (measures memrel itself)");
   return [a, &global] { return run_run(*a, global); };

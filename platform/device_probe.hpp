@@ -16,6 +16,11 @@ struct DeviceDescription {
   int cuda_runtime_version = 0, cuda_driver_version = 0;
 };
 
+// Loads the GPU driver's library (what the CUDA runtime loads at its first call) without calling
+// into it: no context, no device opened. For a zygote, whose children then find it loaded (each
+// still creates its own context). Never throws; nothing to do without CUDA.
+void preload_device_driver();
+
 // The driver's view of device 0, from inside a cell. Creating one creates the CUDA context.
 class DeviceProbe {
  public:

@@ -1,5 +1,6 @@
 // DeviceProbe through the CUDA runtime (device used) and NVML (process used).
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include "platform/cuda_error.hpp"
@@ -31,6 +32,11 @@ class CudaDeviceProbe : public DeviceProbe {
 };
 
 }  // namespace
+
+void preload_device_driver() {
+  // The name the CUDA runtime itself opens; it finds this handle (dlopen of a loaded library).
+  if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL) == nullptr) dlerror();
+}
 
 std::unique_ptr<DeviceProbe> DeviceProbe::create() {
   int count = 0;

@@ -4,6 +4,8 @@
 
 namespace memrel {
 
+void preload_device_driver() {}
+
 std::unique_ptr<DeviceProbe> DeviceProbe::create() {
   throw Unavailable(
       "memrel was built without the CUDA toolkit (CUDAToolkit not found at configure time)");

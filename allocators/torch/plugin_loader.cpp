@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -30,14 +31,26 @@ using MakeFn = Allocator* (*)(const char* variant);
 using RunOverFn = void (*)(Allocator* backend, const char* program, const char* args_json,
                            ProgramContext* context);
 
+std::uint64_t plugin_load_ns = 0;
+
+// dlopen of the plugin, timed; the second call finds it loaded and costs nothing.
+void* open_plugin(const std::string& path) {
+  auto start = std::chrono::steady_clock::now();
+  // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace. The plugin is never
+  // unloaded: LibTorch does not support dlclose, and the allocator's code lives there.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  plugin_load_ns += static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
+  return handle;
+}
+
 // The plugin's handle, loaded once per process and checked against this memrel's interface.
 void* load_plugin() {
   Availability a = torch_backend_availability();
   if (!a.available) throw BackendUnavailable(a.reason);
   std::string path = torch_plugin_path();
-  // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace. The plugin is never
-  // unloaded: LibTorch does not support dlclose, and the allocator's code lives there.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = open_plugin(path);
   if (handle == nullptr) {
     const char* err = dlerror();
     throw BackendUnavailable("cannot load " + path + ": " + (err ? err : "unknown dlopen error"));
@@ -94,6 +107,16 @@ Availability torch_backend_availability() {
   }
   return device_backend_availability();
 }
+
+void preload_torch_plugin() {
+  const std::string path = torch_plugin_path();
+  if (path.empty()) return;
+  if (open_plugin(path) == nullptr) dlerror();  // the cell loads it again and reports why not
+  // What the zygote spent is not a cell's.
+  plugin_load_ns = 0;
+}
+
+std::uint64_t torch_plugin_load_ns() { return plugin_load_ns; }
 
 std::unique_ptr<Allocator> make_torch_allocator(const std::string& variant) {
   auto make = plugin_symbol<MakeFn>(load_plugin(), "memrel_torch_make");

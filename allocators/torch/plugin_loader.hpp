@@ -42,6 +42,15 @@ void run_torch_program_native(Allocator& torch_allocator, const std::string& nam
 void run_torch_program_on(Allocator& backend, const std::string& name, const std::string& args_json,
                           ProgramContext& context);
 
+// In a zygote (BackendInfo::preload): loads the plugin, and so LibTorch, without touching the
+// device (no NVML, no CUDA call), so that the cells forked from it find it loaded. Never throws:
+// a plugin that does not load is the cell's to report.
+void preload_torch_plugin();
+
+// How long this process spent in loading the plugin (dlopen: LibTorch's libraries and their
+// static initialisation); 0 when it found it loaded (preloaded by its zygote) or never loaded it.
+std::uint64_t torch_plugin_load_ns();
+
 // LibTorch's version, when this process has already loaded the plugin (a torch backend was
 // made here); empty otherwise. Never loads the plugin (RTLD_NOLOAD): the parent must not.
 std::optional<std::string> loaded_torch_version();

@@ -24,9 +24,18 @@ class TorchFamily : public BackendFamily {
         env["PYTORCH_CUDA_ALLOC_CONF"] = v.alloc_conf;
       }
       std::string backend = v.name;
-      rows.push_back({backend, name(), v.description, v.release, MemorySpace::kDevice, env,
+      BackendInfo row{backend,
+                      name(),
+                      v.description,
+                      v.release,
+                      MemorySpace::kDevice,
+                      env,
                       torch_backend_availability,
-                      [backend] { return make_torch_allocator(backend); }});
+                      [backend] { return make_torch_allocator(backend); }};
+      // LibTorch (0.44 s a cell on the H200) loads once per zygote, with the variant's settings
+      // already in the zygote's environment: PyTorch reads them when its library loads.
+      row.preload = preload_torch_plugin;
+      rows.push_back(std::move(row));
     }
     return rows;
   }
@@ -64,6 +73,8 @@ class TorchFamily : public BackendFamily {
                                " needs LibTorch: " + e.what());
     }
   }
+
+  std::uint64_t library_load_ns() const override { return torch_plugin_load_ns(); }
 
   std::map<std::string, std::string> loaded_runtime_versions() const override {
     if (auto version = loaded_torch_version()) return {{"torch", *version}};

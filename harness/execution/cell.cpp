@@ -35,8 +35,24 @@ class CellRun : public ProgramContext {
     result_.workload = workload_.name;
     result_.workload_source = workload_.source;
     result_.setup.memory_space = backend_.space == MemorySpace::kDevice ? "device" : "host";
+    // Made before the workload, as every record of the harness (execute() says why).
+    CellTiming& timing = result_.timing.emplace();
+    const std::uint64_t libraries_at_start = library_load_ns();
     try {
       set_up();
+      const std::uint64_t libraries_before_work = library_load_ns();
+      Clock::time_point work = Clock::now();
+      struct WorkTime {  // charged however the workload ends, an OOM or an error included
+        CellTiming& timing;
+        std::uint64_t probes_before, libraries_before;
+        Clock::time_point start;
+        ~WorkTime() {
+          std::uint64_t spent = elapsed_ns(start);
+          std::uint64_t others =
+              (timing.probe_ns - probes_before) + (library_load_ns() - libraries_before);
+          timing.work_ns = spent > others ? spent - others : 0;
+        }
+      } work_time{timing, timing.probe_ns, libraries_before_work, work};
       if (replayer_) {
         replayer_->run(
             *allocator_,
@@ -71,6 +87,8 @@ class CellRun : public ProgramContext {
         result_.setup.environment[entry.first] = v;
     }
     result_.metrics = compute_metrics(result_);
+    timing.library_load_ns = library_load_ns() - libraries_at_start;
+    timing.context_ns = result_.setup.context_create_ns.value_or(0);
     result_.wall_ns = elapsed_ns(start);
     return result_;
   }
@@ -108,10 +126,13 @@ class CellRun : public ProgramContext {
           std::make_unique<TraceReplayer>(trace, make_trace_plan(trace, divisor), backend_.space);
     }
     std::uint64_t used_before_init = raw_used();
+    const std::uint64_t libraries_before_init = library_load_ns();
     Clock::time_point t = Clock::now();
     allocator_ = backend_.make();
     allocator_->synchronize();
     s.backend_init_ns = elapsed_ns(t);
+    const std::uint64_t loading = library_load_ns() - libraries_before_init;
+    result_.timing->backend_init_ns = s.backend_init_ns > loading ? s.backend_init_ns - loading : 0;
     // A backend may have loaded a runtime whose version only this process can tell: the runner
     // puts it in the run's machine fingerprint (the parent loads no backend's library).
     if (auto versions = loaded_runtime_versions(); !versions.empty() && s.device.is_object())
@@ -224,6 +245,11 @@ class CellRun : public ProgramContext {
   std::uint64_t raw_used() const { return device_ ? device_->used_bytes() : host_rss_bytes(); }
 
   Snapshot probe(bool with_process) {
+    struct ProbeTime {
+      CellTiming& timing;
+      Clock::time_point start = Clock::now();
+      ~ProbeTime() { timing.probe_ns += elapsed_ns(start); }
+    } probe_time{*result_.timing};
     allocator_->synchronize();
     Snapshot s;
     s.requested = requested_live_;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
@@ -15,6 +16,8 @@
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
 #include "platform/child_process.hpp"
+#include "platform/device_probe.hpp"
+#include "platform/zygote.hpp"
 
 namespace memrel {
 namespace {
@@ -39,8 +42,8 @@ std::vector<std::string> cell_command_line(const std::string& executable, const 
   std::vector<std::string> args = {executable};
   if (!r.backends_dir.empty()) args.insert(args.end(), {p::kBackendsDir, r.backends_dir});
   args.insert(args.end(), {p::kSubcommand, p::kBackend, r.backend});
-  if (r.check) {
-    args.push_back(p::kCheck);
+  if (r.check || r.zygote) {
+    args.push_back(r.check ? p::kCheck : p::kZygote);
     return args;
   }
   args.insert(args.end(), {p::kWorkload, r.workload});
@@ -53,6 +56,7 @@ std::vector<std::string> cell_command_line(const std::string& executable, const 
 }
 
 int serve_cell(const CellRequest& r) {
+  const auto entered = std::chrono::steady_clock::now();
   // Started by the runner (a group of its own): whatever this cell starts ends with it, also
   // when the runner dies (the parent-death signal is SIGTERM).
   end_own_group_on_sigterm();
@@ -76,7 +80,10 @@ int serve_cell(const CellRequest& r) {
       parse_byte_size(r.host_capacity, cell_protocol::kHostCapacity, kMaxRequestBytes);
   options.trace_scale_divisor = parse_trace_scale(r.trace_scale);
   CellResult result = run_cell(backend, w, options);
-  std::string text = to_json(result).dump(1) + "\n";
+  nlohmann::json record = to_json(result);
+  record[cell_protocol::kEnteredKey] =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(entered.time_since_epoch()).count();
+  std::string text = record.dump(1) + "\n";
   try {
     if (r.result_fd >= 0)
       write_to_fd(r.result_fd, text);
@@ -87,6 +94,20 @@ int serve_cell(const CellRequest& r) {
     return kCellResultNotWritten;
   }
   return 0;
+}
+
+int serve_cell_zygote(const CellRequest& r,
+                      const std::function<int(const std::vector<std::string>&)>& run_command_line) {
+  std::string refusal;
+  try {
+    BackendInfo backend = resolve_backend(r.backend, r.backends_dir);
+    if (backend.space == MemorySpace::kDevice) preload_device_driver();
+    if (backend.preload) backend.preload();
+    refusal = fork_hazard();
+  } catch (const std::exception& e) {
+    refusal = e.what();
+  }
+  return serve_zygote(cell_protocol::kResultDescriptor, run_command_line, refusal);
 }
 
 }  // namespace memrel

@@ -7,6 +7,7 @@
 // allocator settings read once at library load (PyTorch's) can differ between cells.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ inline constexpr const char* kResultFd = "--result-fd";
 inline constexpr const char* kHostCapacity = "--host-capacity";
 inline constexpr const char* kTraceScale = "--trace-scale";
 inline constexpr const char* kCheck = "--check";
+// Serve as the zygote of the backend's cells (platform/zygote.hpp) on descriptor 3.
+inline constexpr const char* kZygote = "--zygote";
+// A key the cell adds to its result: when it began, on the monotonic clock the runner starts it
+// by (steady_clock: CLOCK_MONOTONIC, one for the whole machine). The runner takes it out and
+// keeps the difference: the cell's spawn time (CellTiming::spawn_ns).
+inline constexpr const char* kEnteredKey = "cell_entered_monotonic_ns";
 // The runner hands the cell an anonymous file as this descriptor for its result.
 inline constexpr int kResultDescriptor = 3;
 }  // namespace cell_protocol
@@ -37,6 +44,8 @@ struct CellRequest {
   int result_fd = -1;  // a descriptor the runner opened (its way)
   // Only load the backend's library and resolve its symbols (backend files); run nothing.
   bool check = false;
+  // Serve as the zygote of the backend's cells instead of running one (--zygote).
+  bool zygote = false;
 };
 
 // The runner's end: the whole command line, `executable` first.
@@ -49,5 +58,14 @@ std::vector<std::string> cell_command_line(const std::string& executable,
 // when the result could not be handed over. Throws std::invalid_argument for an unusable
 // request (one line).
 int serve_cell(const CellRequest& request);
+
+// The zygote's end (`memrel cell --backend B --zygote`): loads what the backend's cells load
+// (the GPU driver's library for a device backend, and what its family declares:
+// BackendInfo::preload), creating no CUDA context, then forks a cell per request of the runner on
+// descriptor 3; each child runs `run_command_line` with the cell's command line, as an exec'd
+// `memrel cell` would. It refuses (and the runner execs that backend's cells) when forking would
+// not be safe (platform/zygote.hpp, fork_hazard). Returns its exit code.
+int serve_cell_zygote(const CellRequest& request,
+                      const std::function<int(const std::vector<std::string>&)>& run_command_line);
 
 }  // namespace memrel

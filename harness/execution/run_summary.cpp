@@ -47,6 +47,13 @@ std::string status_counts(const std::vector<CellResult>& cells) {
   return out;
 }
 
+// The sums time_split prints.
+struct TimeSplit {
+  std::size_t cells = 0, zygote = 0, exec = 0;
+  std::uint64_t wall = 0, spawn = 0, library_load = 0, context = 0, backend_init = 0, work = 0,
+                probes = 0;
+};
+
 }  // namespace
 
 bool cell_worth_a_line(const CellResult& cell, double slow_s) {
@@ -152,6 +159,55 @@ std::string run_summary(const std::vector<CellResult>& cells) {
   if (not_run)
     out << "; " << not_run << " backend" << (not_run == 1 ? "" : "s") << " ran none (above)";
   out << "\n";
+  out << time_split(cells);
+  return out.str();
+}
+
+std::string time_split(const std::vector<CellResult>& cells) {
+  TimeSplit t;
+  std::vector<std::uint64_t> overheads, contexts;
+  std::vector<double> ratios;
+  for (const auto& c : cells) {
+    if (!c.timing) continue;
+    const CellTiming& s = *c.timing;
+    ++t.cells;
+    (s.started_by == "zygote" ? t.zygote : t.exec) += 1;
+    t.wall += c.wall_ns;
+    t.spawn += s.spawn_ns;
+    t.library_load += s.library_load_ns;
+    t.context += s.context_ns;
+    t.backend_init += s.backend_init_ns;
+    t.work += s.work_ns;
+    t.probes += s.probe_ns;
+    if (s.context_ns > 0 && c.status == "ok") {
+      std::uint64_t overhead = c.wall_ns > s.work_ns ? c.wall_ns - s.work_ns : 0;
+      overheads.push_back(overhead);
+      contexts.push_back(s.context_ns);
+      ratios.push_back(static_cast<double>(overhead) / static_cast<double>(s.context_ns));
+    }
+  }
+  if (t.cells == 0) return "";
+  std::uint64_t parts = t.spawn + t.library_load + t.context + t.backend_init + t.work + t.probes;
+  std::ostringstream out;
+  out << "time split of " << t.cells << " cells that ran (" << t.zygote << " from a zygote, "
+      << t.exec << " by exec): spawn " << seconds(t.spawn) << ", library load "
+      << seconds(t.library_load) << ", CUDA context " << seconds(t.context) << ", backend init "
+      << seconds(t.backend_init) << ", work " << seconds(t.work) << ", probes " << seconds(t.probes)
+      << ", rest " << seconds(t.wall > parts ? t.wall - parts : 0) << "; wall " << seconds(t.wall)
+      << "\n";
+  if (!ratios.empty()) {
+    auto median = [](auto values) {
+      std::sort(values.begin(), values.end());
+      return values[values.size() / 2];
+    };
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "per device cell (median of %zu ok): overhead (wall - work) %.3f s, CUDA "
+                  "context %.3f s, overhead / context %.2f\n",
+                  ratios.size(), static_cast<double>(median(overheads)) / 1e9,
+                  static_cast<double>(median(contexts)) / 1e9, median(ratios));
+    out << line;
+  }
   return out.str();
 }
 

@@ -40,6 +40,13 @@ std::vector<ReasonGroup> group_unavailable(const std::vector<CellResult>& cells)
 // "84 cells unavailable (cuda-malloc, cuda-async, ... x 12 workloads): no CUDA device: ...".
 std::string format_group(const ReasonGroup& group);
 
+// Where the cells' time went (CellTiming), summed over the cells that ran:
+// "time split of 60 cells that ran (60 from a zygote, 0 by exec): spawn 0.40 s, library load ...";
+// and, over the device cells that finished ok, the median overhead (wall - work), the median CUDA
+// context creation and the median of their ratio (issue 25's figure). Empty when no cell has a
+// timing (results of older builds).
+std::string time_split(const std::vector<CellResult>& cells);
+
 // The closing lines: the groups, then one row per backend (cells per status, wall time).
 std::string run_summary(const std::vector<CellResult>& cells);
 

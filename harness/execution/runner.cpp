@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -25,6 +26,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/owned_fd.hpp"
 #include "platform/run_context.hpp"
+#include "platform/zygote.hpp"
 
 namespace memrel {
 namespace {
@@ -71,14 +73,16 @@ CellRequest cell_request(const RunOptions& options, const std::string& backend) 
 }
 
 // A child at work: its stderr and result are anonymous files, so that nothing of it is left in
-// a folder whatever happens to the runner.
+// a folder whatever happens to the runner. Forked by a zygote (`via`), or by us with exec.
 struct RunningChild {
   pid_t pid = 0;
   OwnedFd result{-1}, stderr_file{-1};
   Clock::time_point start, deadline;
+  ZygoteClient* via = nullptr;
 };
 
-RunningChild start(const ChildSpec& base, std::uint64_t timeout_s, bool with_result) {
+RunningChild start(const ChildSpec& base, std::uint64_t timeout_s, bool with_result,
+                   ZygoteClient* zygote = nullptr) {
   RunningChild child;
   child.stderr_file = OwnedFd(anonymous_file());
   if (with_result) child.result = OwnedFd(anonymous_file());
@@ -87,13 +91,28 @@ RunningChild start(const ChildSpec& base, std::uint64_t timeout_s, bool with_res
   spec.fd3 = child.result.get();
   child.start = Clock::now();
   child.deadline = child.start + std::chrono::seconds(timeout_s);
-  child.pid = start_child(spec);
+  if (zygote != nullptr) {
+    child.pid = zygote->start_child(spec);  // throws when the zygote cannot: the caller execs
+    child.via = zygote;
+  } else {
+    child.pid = start_child(spec);
+  }
   return child;
+}
+
+// SIGKILL to the child's group and its wait status.
+int kill_running(const RunningChild& child) {
+  return child.via ? child.via->kill_child(child.pid) : kill_child_group(child.pid);
 }
 
 // The wait status once the child has exited; empty while it runs. What the child started and
 // left behind in its group ends with it (the group's id stays taken while it has members).
 std::optional<int> exited(const RunningChild& child) {
+  if (child.via) {
+    std::optional<int> status = child.via->exited(child.pid);
+    if (status) kill(-child.pid, SIGKILL);
+    return status;
+  }
   int status = 0;
   pid_t done = waitpid(child.pid, &status, WNOHANG);
   if (done == child.pid) {
@@ -134,6 +153,10 @@ class Scheduler {
     std::vector<std::optional<Running>> running(slots);
     std::size_t next = 0, finished = done.size();
     for (const auto& [index, cell] : done) count_for_backend_line(cell);
+    for (std::size_t i = 0; i < matrix_.size(); ++i) {
+      if (forks_from_zygote(matrix_[i]) && !done.count(i) && matrix_[i].availability.available)
+        ++zygotes_[matrix_[i].backend_arg].cells_to_start;
+    }
     auto finish = [&](std::size_t index, CellResult cell) {
       cell.workload_source = original(cell.workload_source);
       if (cell.trace) cell.trace->file = original(cell.trace->file);
@@ -146,7 +169,7 @@ class Scheduler {
         std::size_t ended = 0;
         for (auto& r : running) {
           if (!r) continue;
-          kill_child_group(r->child.pid);
+          kill_running(r->child);
           ++ended;
         }
         std::string kept = journal ? ", kept in " + options_.journal_path +
@@ -166,7 +189,7 @@ class Scheduler {
                                       m.availability.reason));
             continue;
           }
-          running[slot] = Running{index, start(spec_for(m, slot), options_.cell_timeout_s, true)};
+          running[slot] = start_cell(index, slot);
         }
       }
       bool any = false;
@@ -176,9 +199,10 @@ class Scheduler {
         Running& r = *running[slot];
         std::optional<int> status = exited(r.child);
         bool timed_out = !status && Clock::now() > r.child.deadline;
-        if (timed_out) status = kill_child_group(r.child.pid);
+        if (timed_out) status = kill_running(r.child);
         if (!status) continue;
-        CellResult cell = outcome(matrix_[r.index], r.child, *status, timed_out);
+        CellResult cell = outcome(matrix_[r.index], r.child, *status, timed_out, r.started_by);
+        end_zygote_if_done(matrix_[r.index].backend_arg, r.child.via);
         if (!options_.gpus.empty()) {
           const GpuSlot& gpu = options_.gpus[slot];
           cell.gpu = CellGpu{
@@ -197,7 +221,70 @@ class Scheduler {
   struct Running {
     std::size_t index;
     RunningChild child;
+    std::string started_by;  // "zygote" or "exec"
   };
+
+  // A backend's zygote, started at its first cell; `refused` says why its cells exec instead.
+  struct Zygote {
+    std::unique_ptr<ZygoteClient> client;
+    std::string refused;
+    std::size_t cells_to_start = 0;
+  };
+
+  bool zygotes_on() const {
+    return options_.zygote != ZygoteUse::kNone && options_.module_loading != "EAGER";
+  }
+  bool forks_from_zygote(const MatrixCell& m) const {
+    return zygotes_on() &&
+           (options_.zygote == ZygoteUse::kAll || m.backend.space == MemorySpace::kDevice);
+  }
+
+  ZygoteClient* zygote_for(const MatrixCell& m) {
+    if (!forks_from_zygote(m)) return nullptr;
+    Zygote& z = zygotes_[m.backend_arg];
+    if (z.client) return z.client.get();
+    if (!z.refused.empty()) return nullptr;
+    ChildSpec spec;
+    CellRequest request = cell_request(options_, m.backend_arg);
+    request.zygote = true;
+    spec.args = cell_command_line(options_.memrel_executable, request);
+    spec.environment = child_environment(options_, m.backend);
+    // Loading a framework takes seconds, not minutes; never longer than a cell may take.
+    auto ready_within =
+        std::chrono::milliseconds(1000 * std::min<std::uint64_t>(options_.cell_timeout_s, 120));
+    std::string why;
+    z.client = ZygoteClient::start(spec, ready_within, &why);
+    if (!z.client) refuse(m.backend.name, z, why);
+    return z.client.get();
+  }
+
+  void refuse(const std::string& backend, Zygote& z, const std::string& why) {
+    z.client.reset();
+    z.refused = why.empty() ? "unknown" : why;
+    progress_ << "memrel: " << backend << ": its cells start by exec (no zygote: " << z.refused
+              << ")" << std::endl;
+  }
+
+  Running start_cell(std::size_t index, std::size_t slot) {
+    const MatrixCell& m = matrix_[index];
+    ChildSpec spec = spec_for(m, slot);
+    if (forks_from_zygote(m)) --zygotes_[m.backend_arg].cells_to_start;
+    if (ZygoteClient* zygote = zygote_for(m)) {
+      try {
+        return Running{index, start(spec, options_.cell_timeout_s, true, zygote), "zygote"};
+      } catch (const std::runtime_error& e) {
+        refuse(m.backend.name, zygotes_[m.backend_arg], e.what());
+      }
+    }
+    return Running{index, start(spec, options_.cell_timeout_s, true), "exec"};
+  }
+
+  // A zygote goes once its backend has no cell left to start and none running.
+  void end_zygote_if_done(const std::string& backend_arg, ZygoteClient* via) {
+    auto it = zygotes_.find(backend_arg);
+    if (it == zygotes_.end() || !it->second.client || it->second.client.get() != via) return;
+    if (it->second.cells_to_start == 0 && via->running() == 0) it->second.client.reset();
+  }
 
   std::string original(const std::string& path) const {
     for (const RunWorkload& w : options_.workloads) {
@@ -222,8 +309,8 @@ class Scheduler {
   }
 
   // A crash, a timeout or a missing result becomes the cell's status.
-  CellResult outcome(const MatrixCell& m, const RunningChild& child, int status,
-                     bool timed_out) const {
+  CellResult outcome(const MatrixCell& m, const RunningChild& child, int status, bool timed_out,
+                     const std::string& started_by) const {
     std::uint64_t wall_ns = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - child.start).count());
     std::string stderr_tail = tail_of(read_whole_fd(child.stderr_file.get()), 2000);
@@ -242,7 +329,21 @@ class Scheduler {
       try {
         std::string text = read_whole_fd(child.result.get());
         if (text.empty()) throw ResultsError("no result written");
-        cell = cell_from_json(nlohmann::json::parse(text));
+        nlohmann::json record = nlohmann::json::parse(text);
+        // When the cell began, on our clock: its spawn time is the difference.
+        std::optional<std::int64_t> entered;
+        if (record.is_object() && record.contains(cell_protocol::kEnteredKey)) {
+          if (record[cell_protocol::kEnteredKey].is_number_integer())
+            entered = record[cell_protocol::kEnteredKey].get<std::int64_t>();
+          record.erase(cell_protocol::kEnteredKey);
+        }
+        cell = cell_from_json(record);
+        if (entered && cell.timing) {
+          std::int64_t spawn = *entered - std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              child.start.time_since_epoch())
+                                              .count();
+          cell.timing->spawn_ns = spawn > 0 ? static_cast<std::uint64_t>(spawn) : 0;
+        }
       } catch (const nlohmann::json::exception& e) {
         why = std::string("its result is not JSON: ") + e.what();
       } catch (const ResultsError& e) {
@@ -265,6 +366,8 @@ class Scheduler {
                                (stderr_tail.empty() ? "" : ": " + stderr_tail));
     }
     cell.wall_ns = wall_ns;
+    if (!cell.timing) cell.timing.emplace();
+    cell.timing->started_by = started_by;
     return cell;
   }
 
@@ -302,9 +405,17 @@ class Scheduler {
   std::vector<MatrixCell> matrix_;
   std::ostream& progress_;
   std::map<std::string, std::vector<CellResult>> by_backend_;
+  std::map<std::string, Zygote> zygotes_;  // by backend argument; ended with the scheduler
 };
 
 }  // namespace
+
+ZygoteUse parse_zygote_use(const std::string& text, const std::string& option) {
+  if (text == "none") return ZygoteUse::kNone;
+  if (text == "device") return ZygoteUse::kDevice;
+  if (text == "all") return ZygoteUse::kAll;
+  throw std::invalid_argument(option + " " + text + ": expected none, device or all");
+}
 
 std::string check_backend_process(const RunOptions& options, const std::string& backend_name) {
   const BackendInfo backend = resolve_backend(backend_name, options.backends_dir);

@@ -1,8 +1,14 @@
 // Runs every (backend, workload) cell in a fresh child process.
 //
-// fork + exec, never fork alone: a forked CUDA process is unusable, and a fresh process gives
-// each cell a clean context and lets allocator settings that are read once at library load
-// (PyTorch's) differ between cells. The parent creates no CUDA context at all.
+// Never a fork of a process with a CUDA context (a forked CUDA process is unusable): a fresh
+// process gives each cell a clean context and lets allocator settings that are read once at
+// library load (PyTorch's) differ between cells. The parent creates no CUDA context at all.
+// A cell starts warm: forked from its backend's zygote (`memrel cell --zygote`, started by fork +
+// exec with the backend's environment), which has loaded the backend's libraries but created no
+// context (platform/zygote.hpp); host cells (unless --zygote all), every cell with --zygote none,
+// and where a zygote refuses, by fork + exec of `memrel cell`. Either way the cell protocol
+// (cell_protocol.hpp) is the interface, and the results say how each cell started
+// (CellTiming::started_by).
 //
 // Cells run one at a time, or with --gpus one per GPU at a time, each child seeing only its GPU:
 // the device-wide probes stay true because no two cells share a device. Every cell is journaled
@@ -33,6 +39,11 @@ struct RunWorkload {
   std::string path, original, name;
 };
 
+enum class ZygoteUse { kNone, kDevice, kAll };
+
+// "none", "device", "all"; throws std::invalid_argument naming `option` otherwise.
+ZygoteUse parse_zygote_use(const std::string& text, const std::string& option);
+
 struct RunOptions {
   std::string memrel_executable;  // the binary that provides `memrel cell`
   // Table names, names of backend files in backends_dir, or backend file paths: each cell is
@@ -54,6 +65,13 @@ struct RunOptions {
   // A progress line for every cell that ran (`memrel run -v`, or stderr a terminal), not only
   // the ones worth reading.
   bool progress_every_cell = false;
+  // Which cells are forked from their backend's zygote (`memrel run --zygote`); the others are
+  // fork + exec. kDevice by default: a host cell's figures are its own process's heap, and a
+  // zygote's history changes its layout (measured: host-malloc x trace-rmm-log-convnet-on-rmm-pool
+  // max_overhead_bytes 5.1 MiB lower, every run), while a device cell's are the driver's and its
+  // allocator's. None with module_loading EAGER, where a library preloaded before the context
+  // would have its kernels loaded with the context, moving them from backend init to the context.
+  ZygoteUse zygote = ZygoteUse::kDevice;
 };
 
 // Loads a pluggable backend's library and resolves its symbols in a child process (`memrel

@@ -106,6 +106,17 @@ If<S, CellResult> visit_fields(S& s, V&& v) {
   v("trace", s.trace);                          // optional: absent for workload cells
   v("program_allocator", s.program_allocator);  // optional: cells that ran a program
   v("gpu", s.gpu);                              // optional: runs with --gpus only
+  v("timing", s.timing);                        // optional: cells that ran
+}
+template <class S, class V>
+If<S, CellTiming> visit_fields(S& s, V&& v) {
+  v("started_by", s.started_by);
+  v("spawn_ns", s.spawn_ns);
+  v("library_load_ns", s.library_load_ns);
+  v("context_ns", s.context_ns);
+  v("backend_init_ns", s.backend_init_ns);
+  v("work_ns", s.work_ns);
+  v("probe_ns", s.probe_ns);
 }
 template <class S, class V>
 If<S, ProgramAllocatorRecord> visit_fields(S& s, V&& v) {
@@ -172,8 +183,9 @@ bool field_may_be_absent(const T&, const char*) {
 }
 bool field_may_be_absent(const CellResult&, const char* key) {
   return std::strcmp(key, "trace") == 0 || std::strcmp(key, "program_allocator") == 0 ||
-         std::strcmp(key, "gpu") == 0;
+         std::strcmp(key, "gpu") == 0 || std::strcmp(key, "timing") == 0;
 }
+bool field_may_be_absent(const CellTiming&, const char*) { return true; }
 bool field_may_be_absent(const ProgramAllocatorRecord&, const char* key) {
   return std::strcmp(key, "framework") == 0 || std::strcmp(key, "allocator") == 0;
 }
@@ -226,7 +238,8 @@ nlohmann::json value_json(const T& v) {
       using Field = std::decay_t<decltype(field)>;
       if constexpr (std::is_same_v<Field, std::optional<TraceReplay>> ||
                     std::is_same_v<Field, std::optional<ProgramAllocatorRecord>> ||
-                    std::is_same_v<Field, std::optional<CellGpu>>) {
+                    std::is_same_v<Field, std::optional<CellGpu>> ||
+                    std::is_same_v<Field, std::optional<CellTiming>>) {
         if (!field) return;
       }
       out[key] = value_json(field);

@@ -115,6 +115,20 @@ struct CellGpu {
   std::optional<std::string> uuid;
 };
 
+// Where a cell's time went (docs/results-schema.md, "timing"): the parts do not overlap, and
+// what wall_ns holds beyond their sum is the rest (handing the result over, the process's exit,
+// the runner noticing it). Written by the cell and completed by the runner (started_by,
+// spawn_ns); absent in files written before it and for cells that never ran.
+struct CellTiming {
+  std::string started_by;             // "exec" (fork + exec) or "zygote" (forked from a warm one)
+  std::uint64_t spawn_ns = 0;         // the runner's start to the cell's first line of its own
+  std::uint64_t library_load_ns = 0;  // family libraries loaded in the cell (a framework)
+  std::uint64_t context_ns = 0;       // the CUDA context (setup.context_create_ns); 0 for host
+  std::uint64_t backend_init_ns = 0;  // making the allocator, less library_load_ns within it
+  std::uint64_t work_ns = 0;          // the steps or the replay, less probes and library loads
+  std::uint64_t probe_ns = 0;         // the probes at marks, releases and after steps
+};
+
 struct CellResult {
   std::string backend, workload, workload_source;
   std::string status;  // ok, oom, unavailable, crashed, timeout, error
@@ -128,6 +142,7 @@ struct CellResult {
   std::optional<TraceReplay> trace;                         // trace cells only (docs/traces.md)
   std::optional<ProgramAllocatorRecord> program_allocator;  // cells that ran a program
   std::optional<CellGpu> gpu;                               // runs with --gpus only
+  std::optional<CellTiming> timing;                         // cells that ran (issue 25)
 };
 
 struct RunResults {

@@ -11,12 +11,15 @@
 //   its module, its first matmul cuBLAS).
 // Trace workloads launch no kernels, so their remainder must be 0 within one 2 MiB granule.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
 
 #include "allocators/backend_table.hpp"
+#include "allocators/torch/plugin_loader.hpp"
 #include "harness/results/results.hpp"
 #include "test_support.hpp"
 
@@ -215,8 +218,9 @@ TEST_F(TorchBackends, Seed000ProgramMatchesThePythonFiguresToTheByte) {
   }
   expect_attribution_known(c);
   print_attribution(c);
-  // Only the 1-element tensor's fill launches a kernel (randn runs on the CPU, .to() copies):
-  // the remainder is that kernel's module, and it must not move after it.
+  // Kernels: the 1-element tensor's fill, then the device fill of the first seed tensor (normal_,
+  // where the seed's randn ran on the CPU): the remainder is their modules, and must not move
+  // by more than a granule after the context.
   const std::int64_t kernels = remainder(c, at(c, "after-context"));
   EXPECT_GE(kernels, -kGranule);
   for (const auto& m : c.marks) {
@@ -229,6 +233,165 @@ TEST_F(TorchBackends, Seed000ProgramMatchesThePythonFiguresToTheByte) {
   EXPECT_NEAR(i64(*at(c, "after-context").process_used) -
                   i64(*at(c, "single:after-free-release").process_used),
               2 * MiB, kGranule);
+}
+
+// The torch programs' requests, as the allocator beneath torch receives them (issue 25): the seed
+// programs make their tensors on the device and fill them there (normal_, uniform_) where the
+// seeds' scripts drew them on the CPU and copied them over. Recorded through PyTorch's pluggable
+// allocator over cuda-malloc, every request, release and mark in order must be the one the CPU
+// version made: one allocation of the tensor's bytes where .to('cuda') made it, freed at the same
+// moment. The expectations are written from the seeds' scripts (randn(...).to('cuda') allocates
+// its result once and nothing else on the device); a fill that allocated a temporary, or a
+// different order, fails here.
+class RecordingAllocator : public Allocator {
+ public:
+  RecordingAllocator(std::unique_ptr<Allocator> inner, std::vector<std::string>& log)
+      : inner_(std::move(inner)), log_(log) {}
+  void* allocate(std::size_t bytes) override {
+    log_.push_back("alloc " + std::to_string(bytes));
+    return inner_->allocate(bytes);
+  }
+  void deallocate(void* p, std::size_t bytes) override {
+    log_.push_back("free " + std::to_string(bytes));
+    inner_->deallocate(p, bytes);
+  }
+  void release() override {
+    log_.push_back("release");
+    inner_->release();
+  }
+  void synchronize() override { inner_->synchronize(); }
+  void fill(void* p, std::size_t bytes) override { inner_->fill(p, bytes); }
+  Usage usage() const override { return inner_->usage(); }
+  MemorySpace space() const override { return inner_->space(); }
+
+ private:
+  std::unique_ptr<Allocator> inner_;
+  std::vector<std::string>& log_;
+};
+
+class RecordingContext : public ProgramContext {
+ public:
+  explicit RecordingContext(std::vector<std::string>& log) : log_(log) {}
+  void mark(const std::string& label, std::uint64_t) override { log_.push_back("mark " + label); }
+  void mark_peaks(const std::string& label, std::uint64_t, const Usage&) override {
+    log_.push_back("mark " + label);
+  }
+
+ private:
+  std::vector<std::string>& log_;
+};
+
+// The program's requests in a child process: PyTorch takes its pluggable allocator once per
+// process, and this one must not create a CUDA context before it forks.
+std::vector<std::string> requests_of(const std::string& program, const std::string& args) {
+  int fds[2];
+  EXPECT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::vector<std::string> log;
+    std::string text;
+    try {
+      RecordingAllocator recorder(resolve_backend("cuda-malloc", "").make(), log);
+      RecordingContext context(log);
+      run_torch_program_on(recorder, program, args, context);
+      for (const std::string& line : log) text += line + "\n";
+    } catch (const std::exception& e) {
+      text = std::string("error ") + e.what() + "\n";
+    }
+    for (std::size_t done = 0; done < text.size();) {
+      ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) _exit(1);
+      done += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(text.substr(at, end - at));
+  return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += "  " + l + "\n";
+  return s;
+}
+
+TEST_F(TorchBackends, SeedProgramRequestsAreTheSeedsToTheByte) {
+  const std::string t = "377487360", huge = "4294967296";
+  const std::vector<std::string> expected = {
+      "alloc 4",
+      "free 4",
+      "mark after-context",  // torch.zeros(1, device='cuda'); del
+      "alloc " + t,
+      "mark single:after-alloc",
+      "release",
+      "mark single:after-release-only",
+      "free " + t,
+      "mark single:after-free-only",
+      "release",
+      "mark single:after-free-release",
+      "alloc " + t,
+      "alloc " + t,
+      "mark pair:after-alloc",
+      "release",
+      "mark pair:after-release-only",
+      "free " + t,
+      "free " + t,
+      "release",
+      "mark pair:after-free-release",
+      "alloc " + huge,
+      "mark huge:after-alloc",
+      "release",
+      "mark huge:after-release-only",
+      "free " + huge,
+      "mark huge:after-free-only",
+      "release",
+      "mark huge:after-free-release"};
+  std::vector<std::string> got = requests_of("seed-000", "{}");
+  EXPECT_EQ(got, expected) << "recorded:\n" << joined(got);
+}
+
+TEST_F(TorchBackends, ToHostProgramRequestsAreTheSeedsToTheByte) {
+  const std::string t = "377487360";
+  const std::vector<std::string> expected = {"alloc " + t,
+                                             "mark after-to-device",
+                                             "mark after-to-host",
+                                             "free " + t,
+                                             "mark after-del-device",
+                                             "release",
+                                             "mark after-empty-cache",
+                                             "mark after-del-host"};
+  std::vector<std::string> got = requests_of("to-host-then-delete", "{}");
+  EXPECT_EQ(got, expected) << "recorded:\n" << joined(got);
+}
+
+// Up to the first matmul: the weights, each parameter once in model order, then the input. What
+// follows (cuBLAS's workspace, the activations) is the program's work, not its data.
+TEST_F(TorchBackends, LinearStackDataRequestsAreTheModelsToTheByte) {
+  std::vector<std::string> expected;
+  for (int layer = 0; layer < 2; ++layer) {
+    expected.push_back("alloc 4194304");  // 1024 x 1024 float32
+    expected.push_back("alloc 4096");     // 1024 float32
+  }
+  expected.push_back("mark after-weights");
+  expected.push_back("alloc 262144");  // 64 x 1024 float32
+  expected.push_back("mark after-input");
+  std::vector<std::string> got = requests_of(
+      "linear-stack", R"({"layers": 2, "width": 1024, "batch": 64, "modes": ["no_grad"]})");
+  ASSERT_GE(got.size(), expected.size()) << "recorded:\n" << joined(got);
+  EXPECT_EQ(std::vector<std::string>(got.begin(), got.begin() + expected.size()), expected)
+      << "recorded:\n"
+      << joined(got);
 }
 
 TEST_F(TorchBackends, TempThenDeleteProgramKeeps20MiBForA3_8MiBTensor) {

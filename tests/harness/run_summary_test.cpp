@@ -67,3 +67,37 @@ TEST(RunSummaryTest, UnavailableCellsAreGroupedByReasonLargestFirst) {
 
 }  // namespace
 }  // namespace memrel
+
+namespace memrel {
+namespace {
+
+// Issue 25's figures: the split summed over the cells that ran, and the median device cell's
+// overhead (wall - work) against its CUDA context.
+TEST(RunSummaryTest, TheTimeSplitSumsTheCellsAndComparesTheMedianOverheadWithTheContext) {
+  std::vector<CellResult> cells;
+  for (int i = 0; i < 3; ++i) {
+    CellResult c = cell("cuda-malloc", "w" + std::to_string(i), "ok", "", 1.0);
+    c.timing = CellTiming{"zygote", 10'000'000, 0, 200'000'000, 1'000'000, 700'000'000, 50'000'000};
+    cells.push_back(c);
+  }
+  CellResult host = cell("host-malloc", "w", "ok", "", 0.5);
+  host.timing = CellTiming{"exec", 10'000'000, 0, 0, 0, 400'000'000, 10'000'000};
+  cells.push_back(host);
+  cells.push_back(cell("torch-native", "w", "unavailable", "no CUDA device"));  // no timing
+  const std::string split = time_split(cells);
+  EXPECT_NE(split.find("time split of 4 cells that ran (3 from a zygote, 1 by exec): spawn "
+                       "0.04 s, library load 0.00 s, CUDA context 0.60 s, backend init 0.00 s, "
+                       "work 2.50 s, probes 0.16 s, rest 0.20 s; wall 3.50 s"),
+            std::string::npos)
+      << split;
+  // Each device cell: 1.0 s wall - 0.7 s work = 0.3 s against a 0.2 s context.
+  EXPECT_NE(split.find("per device cell (median of 3 ok): overhead (wall - work) 0.300 s, CUDA "
+                       "context 0.200 s, overhead / context 1.50"),
+            std::string::npos)
+      << split;
+  EXPECT_NE(run_summary(cells).find(split), std::string::npos) << "the summary ends with it";
+  EXPECT_EQ(time_split({cell("a", "w", "ok")}), "") << "results of older builds have no timing";
+}
+
+}  // namespace
+}  // namespace memrel

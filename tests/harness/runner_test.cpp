@@ -104,6 +104,70 @@ TEST_F(RunnerTest, ACrashingCellIsRecordedAndTheSuiteGoesOn) {
   for (const auto& c : r.cells) {
     EXPECT_EQ(c.status, "crashed");
     EXPECT_NE(c.reason.find("signal 6"), std::string::npos) << c.reason;
+    ASSERT_TRUE(c.timing.has_value());
+    EXPECT_EQ(c.timing->started_by, "exec") << "host cells are exec'd unless --zygote all";
+  }
+}
+
+TEST_F(RunnerTest, ACrashInACellForkedFromAZygoteIsRecordedAsBefore) {
+  RunResults r = run("-b host-malloc,host-malloc-retain -w temp-then-delete --zygote all", 3,
+                     "MEMREL_INJECT_FAULT=abort");
+  ASSERT_EQ(r.cells.size(), 2u);
+  for (const auto& c : r.cells) {
+    EXPECT_EQ(c.status, "crashed");
+    EXPECT_NE(c.reason.find("signal 6"), std::string::npos) << c.reason;
+    ASSERT_TRUE(c.timing.has_value());
+    EXPECT_EQ(c.timing->started_by, "zygote");
+  }
+}
+
+TEST_F(RunnerTest, AHangingCellForkedFromAZygoteTimesOut) {
+  RunResults r = run("-b host-malloc -w temp-then-delete --timeout 1 --zygote all", 3,
+                     "MEMREL_INJECT_FAULT=hang");
+  ASSERT_EQ(r.cells.size(), 1u);
+  EXPECT_EQ(r.cells[0].status, "timeout");
+  EXPECT_EQ(r.cells[0].timing->started_by, "zygote");
+  EXPECT_LT(r.cells[0].wall_ns, 10'000'000'000u);
+}
+
+// Cells start warm (docs/design.md, "Cells start warm"): forked from their backend's zygote, or
+// with --no-zygote by fork + exec; the results say which, and where the time went; the bytes are
+// the same either way.
+TEST_F(RunnerTest, CellsForkedFromAZygoteSayHowAndMeasureWhatExecdCellsMeasure) {
+  const std::string cells = "-b host-malloc,host-malloc-retain -w single-large,fragmentation";
+  RunResults warm = run(cells + " --zygote all", 0);
+  EXPECT_NE(output_.find("time split of 4 cells that ran (4 from a zygote, 0 by exec)"),
+            std::string::npos)
+      << output_;
+  RunResults cold = run(cells + " --no-zygote", 0);
+  EXPECT_NE(output_.find("(0 from a zygote, 4 by exec)"), std::string::npos) << output_;
+  ASSERT_EQ(warm.cells.size(), 4u);
+  ASSERT_EQ(cold.cells.size(), 4u);
+  for (std::size_t i = 0; i < warm.cells.size(); ++i) {
+    const CellResult& w = warm.cells[i];
+    const CellResult& c = find_cell(cold, w.backend, w.workload);
+    ASSERT_EQ(w.status, "ok") << w.reason;
+    ASSERT_EQ(c.status, "ok") << c.reason;
+    ASSERT_TRUE(w.timing && c.timing);
+    EXPECT_EQ(w.timing->started_by, "zygote");
+    EXPECT_EQ(c.timing->started_by, "exec");
+    for (const CellResult* cell : {&w, &c}) {
+      const CellTiming& t = *cell->timing;
+      EXPECT_GT(t.spawn_ns, 0u);
+      EXPECT_GT(t.work_ns, 0u);
+      EXPECT_GT(t.probe_ns, 0u);
+      EXPECT_EQ(t.context_ns, 0u) << "a host cell has no CUDA context";
+      EXPECT_LE(t.spawn_ns + t.library_load_ns + t.backend_init_ns + t.work_ns + t.probe_ns,
+                cell->wall_ns)
+          << "the parts do not overlap";
+    }
+    ASSERT_EQ(w.marks.size(), c.marks.size());
+    for (std::size_t m = 0; m < w.marks.size(); ++m) {
+      EXPECT_EQ(w.marks[m].at.requested, c.marks[m].at.requested) << w.marks[m].label;
+      EXPECT_NEAR(static_cast<double>(w.marks[m].at.device_used_delta),
+                  static_cast<double>(c.marks[m].at.device_used_delta), 2.0 * MiB)
+          << w.backend << " x " << w.workload << " at " << w.marks[m].label;
+    }
   }
 }
 

@@ -124,24 +124,37 @@ def test_bad_gpu_lists_are_refused(tmp_path, gpus, fake, what):
 
 # ------------------------------------------------------------------ signals, SIGKILL and resume
 
-def start_hanging_run(tmp_path, env):
-    """host-malloc on FAST then SLOW; the SLOW cell starts a child, writes both pids and hangs."""
+def parent_of(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[1])
+
+
+def start_hanging_run(tmp_path, env, zygote="device"):
+    """host-malloc on FAST then SLOW; the SLOW cell starts a child, writes both pids and hangs.
+    With zygote "all" the cells are forked from a zygote (docs/design.md, "Cells start warm"):
+    its pid is returned too, as one more process that must not outlive the run."""
     pids = tmp_path / "pids"
     env = dict(env, MEMREL_INJECT_FAULT=f"hang-with-child:{pids}",
                MEMREL_INJECT_FAULT_CELL=f"host-malloc/{SLOW}")
     out = tmp_path / "run.json"
-    runner = subprocess.Popen([MEMREL, "run", "-b", "host-malloc", "-w", f"{FAST},{SLOW}", "-o", out],
+    runner = subprocess.Popen([MEMREL, "run", "-b", "host-malloc", "-w", f"{FAST},{SLOW}", "-o", out,
+                               "--zygote", zygote],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert wait_for(pids.exists), "the hanging cell never started"
     cell, grandchild = map(int, pids.read_text().split())
     assert alive(cell) and alive(grandchild)
+    if zygote == "all":
+        zygote_pid = parent_of(cell)
+        assert zygote_pid != runner.pid, "the cell was forked by the zygote"
+        return runner, out, (cell, grandchild, zygote_pid)
     return runner, out, (cell, grandchild)
 
 
+@pytest.mark.parametrize("zygote", ["device", "all"])
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_ends_the_cells_keeps_the_finished_and_leaves_no_temporary_file(tmp_path, tmpdir_env, sig, code):
+def test_a_signal_ends_the_cells_keeps_the_finished_and_leaves_no_temporary_file(tmp_path, tmpdir_env, sig, code, zygote):
     env, tmp = tmpdir_env
-    runner, out, pids = start_hanging_run(tmp_path, env)
+    runner, out, pids = start_hanging_run(tmp_path, env, zygote)
     runner.send_signal(sig)
     _, stderr = runner.communicate(timeout=10)
     assert runner.returncode == code, stderr
@@ -154,9 +167,10 @@ def test_a_signal_ends_the_cells_keeps_the_finished_and_leaves_no_temporary_file
     assert [(line["index"], line["cell"]["workload"], line["cell"]["status"]) for line in lines[1:]] == [(0, FAST, "ok")]
 
 
-def test_sigkill_of_the_runner_ends_its_cell_and_the_cells_child(tmp_path, tmpdir_env):
+@pytest.mark.parametrize("zygote", ["device", "all"])
+def test_sigkill_of_the_runner_ends_its_cell_and_the_cells_child(tmp_path, tmpdir_env, zygote):
     env, tmp = tmpdir_env
-    runner, out, pids = start_hanging_run(tmp_path, env)
+    runner, out, pids = start_hanging_run(tmp_path, env, zygote)
     runner.kill()
     runner.communicate(timeout=10)
     assert wait_for(lambda: not any(map(alive, pids)), 5), "a cell or its child outlived the runner"
