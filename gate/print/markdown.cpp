@@ -1,5 +1,6 @@
 #include "gate/print/markdown.hpp"
 
+#include <cmath>
 #include <sstream>
 
 #include "gate/format.hpp"
@@ -29,6 +30,11 @@ std::string to_markdown(const Report& report, const CompareOptions& options) {
   if (report.machine_drift) {
     out << format::printf_string("; machine drift x%.3f divided out", *report.machine_drift)
         << " (--normalize-drift: the median current/baseline ratio over every benchmark)";
+    if (report.drift_spread) {
+      out << format::printf_string(", its spread over the benchmarks x%.3f",
+                                   std::exp(*report.drift_spread))
+          << " (between two separate runs a latency must stand out from it)";
+    }
   }
   out << ". See docs/gate.md.\n";
   for (const auto& f : report.files) {
