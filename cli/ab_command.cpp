@@ -37,8 +37,9 @@ namespace fs = std::filesystem;
 
 constexpr const char* kAbExitCodes =
     "Exit codes: 0 no regression of the candidate; 1 a regression (latency by the rank test over "
-    "the rounds, bytes exactly), a benchmark missing from the candidate, or a side that failed to "
-    "run; 2 unusable input (bad option, no memrel_bench, every backend unavailable here).";
+    "the rounds, and per family of sizes by the signed-rank test of the rounds paired; bytes "
+    "exactly), a benchmark missing from the candidate, or a side that failed to run; 2 unusable "
+    "input (bad option, no memrel_bench, every backend unavailable here).";
 
 // One side of the comparison: which memrel_bench, which backend, with what environment.
 struct Side {

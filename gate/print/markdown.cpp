@@ -36,6 +36,15 @@ std::string to_markdown(const Report& report, const CompareOptions& options) {
           << " (between two separate runs a latency must stand out from it)";
     }
   }
+  bool families = false;
+  for (const auto& f : report.files)
+    for (const auto& r : f.rows)
+      families |= r.metric.find("(family, rounds paired)") != std::string::npos;
+  if (families) {
+    out << "; per family of sizes (`.../*`): Wilcoxon signed-rank over the rounds, each round's "
+           "candidate/reference ratio (mean of log over the sizes), in the same false discovery "
+           "rate";
+  }
   out << ". See docs/gate.md.\n";
   for (const auto& f : report.files) {
     out << "\n### " << format::markdown_cell(f.title) << "\n\n";
