@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "allocators/backend_table.hpp"
 #include "cli/comparison_outputs.hpp"
@@ -36,8 +37,9 @@ namespace fs = std::filesystem;
 
 constexpr const char* kAbExitCodes =
     "Exit codes: 0 no regression of the candidate; 1 a regression (latency by the rank test over "
-    "the rounds, bytes exactly), a benchmark missing from the candidate, or a side that failed to "
-    "run; 2 unusable input (bad option, no memrel_bench, every backend unavailable here).";
+    "the rounds, and per family of sizes by the signed-rank test of the rounds paired; bytes "
+    "exactly), a benchmark missing from the candidate, or a side that failed to run; 2 unusable "
+    "input (bad option, no memrel_bench, every backend unavailable here).";
 
 // One side of the comparison: which memrel_bench, which backend, with what environment.
 struct Side {
@@ -50,10 +52,14 @@ struct Side {
 struct AbArgs {
   std::vector<std::string> backends;
   Side reference{"reference", "", "", {}}, candidate{"candidate", "", "", {}};
-  int rounds = 5;
+  // 10: the paired family test (gate/rules/family_rules.hpp) needs 6 rounds before its
+  // smallest p falls below 0.05, and more to pass the false discovery rate over a file's tests;
+  // with 10 it can reach 0.002 (docs/gate.md, "Families").
+  int rounds = 10;
   bool quick = false;
   std::vector<std::string> bench_args;
   std::string out, markdown, junit, summary, json;
+  std::string run_id;  // the out folder and the start time: what tells this run's halves apart
   CompareOptions options;
 };
 
@@ -90,7 +96,10 @@ nlohmann::json ab_context(const Side& side, const std::string& backend, const Ab
           {"bench", side.bench},
           {"environment", side.environment},
           {"rounds", a.rounds},
-          {"order", "per backend: reference, candidate, reference, candidate, ..."},
+          {"run", a.run_id},
+          {"order",
+           "per backend, round by round: reference then candidate in odd rounds, candidate then "
+           "reference in even rounds"},
           {"bench_args", a.bench_args}};
 }
 
@@ -135,7 +144,9 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   for (const std::string& given : a.backends) backends.push_back(resolved(given, global));
   std::optional<GivenBackend> candidate_backend;
   if (!a.candidate.backend.empty()) candidate_backend = resolved(a.candidate.backend, global);
-  if (a.out.empty()) a.out = install_layout().output_dir + "/runs/ab-" + utc_now_iso8601();
+  const std::string started = utc_now_iso8601();
+  if (a.out.empty()) a.out = install_layout().output_dir + "/runs/ab-" + started;
+  a.run_id = a.out + " " + started;
   check_ab_outputs(a);
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
@@ -153,7 +164,13 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     std::map<std::string, std::vector<BenchmarkRun>> runs;  // role -> one per round
     bool ran = true;
     for (int round = 1; round <= a.rounds && ran; ++round) {
-      for (const Side* side : {&a.reference, &a.candidate}) {
+      // The order alternates, so that going first or second in a round (a machine warming up
+      // or cooling down between the two) falls on both sides alike and cancels out of the
+      // paired family test instead of reading as a change.
+      const std::vector<const Side*> order =
+          round % 2 ? std::vector<const Side*>{&a.reference, &a.candidate}
+                    : std::vector<const Side*>{&a.candidate, &a.reference};
+      for (const Side* side : order) {
         const GivenBackend& runs_here =
             side == &a.candidate && candidate_backend ? *candidate_backend : backend;
         const std::string stem = rounds_dir + "/" + side->role + "-" +
@@ -238,7 +255,7 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
                  "NAME=VALUE set for the candidate only (repeatable)");
   sub.add_option("--rounds", a.rounds,
                  "Processes per side, interleaved; each gives one sample (its median) to the "
-                 "rank test, which needs 5 a side")
+                 "rank test, which needs 5 a side; the paired family test needs 6")
       ->capture_default_str()
       ->check(CLI::Range(static_cast<int>(kMinRepetitions), 1000));
   sub.add_flag("--quick", a.quick, "memrel_bench --quick on both sides");

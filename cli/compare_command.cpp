@@ -98,8 +98,9 @@ RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions&) {
       ->capture_default_str()
       ->check(alpha_range());
   sub.add_flag("--normalize-drift", a.options.normalize_drift,
-               "Judge latencies after dividing out the machine's drift (median ratio over every "
-               "benchmark): for baselines taken on another machine of the same model");
+               "Between two separate runs of one machine, gate latency that stands out from their "
+               "drift: the median ratio over every benchmark divided out, and a shift beyond the "
+               "spread of the benchmarks' ratios (without it, separate runs' latency is info)");
   sub.add_flag(
       "--no-latency-gate{false}", a.options.gate_latency,
       "Report benchmark latencies without gating on them (a machine shared while it measures)");

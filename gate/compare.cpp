@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "gate/read/ab_halves.hpp"
 #include "gate/read/input_file.hpp"
 #include "gate/read/pairing.hpp"
 #include "gate/rules/cell_rules.hpp"
@@ -12,6 +13,19 @@
 
 namespace memrel {
 namespace {
+
+// Two separate runs of one machine (not the halves of one ab run): each run's repetitions are
+// moments apart in one process and do not sample the drift between runs, which moves a whole
+// run's figures together (measured on the 2-core machine: two back-to-back runs of one build,
+// 3 "regressions" at p = 0.0079). The rank test cannot tell that drift from a change.
+constexpr const char* kSeparateRunsNotGated =
+    "two separate runs: their drift is not in the repetitions; gate it with memrel ab, or "
+    "--normalize-drift";
+constexpr const char* kSeparateRunsWhy =
+    "two separate runs: latency is information only. Each run's repetitions do not sample the "
+    "drift between runs, so a rank test over them cannot tell the machine's drift from a change. "
+    "Latency gates between the halves of one memrel ab run (rounds interleaved, paired), or "
+    "with --normalize-drift, for a shift beyond the drift between these two runs";
 
 // A pair as read: either side absent when only the other folder has the file.
 struct ReadPair {
@@ -60,19 +74,38 @@ FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& giv
   }
   const InputFile& b = *pair.baseline;
   const InputFile& c = *pair.current;
-  std::optional<Row> fingerprint_row;
+  std::optional<Row> fingerprint_row, separate_runs_row;
   if (b.kind == InputKind::kBenchmark) {
-    // Suite latencies are never gated; benchmark latencies only on one machine.
+    // Suite latencies are never gated; benchmark latencies only on one machine, and there only
+    // between the halves of one ab run unless --normalize-drift asks for a shift beyond the
+    // drift between two separate runs.
+    options.interleaved =
+        options.interleaved || ab_halves(b.benchmarks.context, c.benchmarks.context);
+    if (options.interleaved) options.drift_spread.reset();  // one ab run: nothing drifted apart
     LatencyStanding standing = latency_standing(b.fingerprint, c.fingerprint, options.interleaved);
     fingerprint_row = standing.row;
     if (!standing.may_gate && options.gate_latency) {
       options.gate_latency = false;
       options.latency_not_gated_because = standing.why_not;
+    } else if (!options.interleaved && options.normalize_drift && !options.drift_spread &&
+               options.gate_latency) {
+      options.gate_latency = false;
+      options.latency_not_gated_because =
+          "two separate runs: fewer than " + std::to_string(kMinBenchmarksForDriftSpread) +
+          " benchmarks timed on both sides, too few to estimate how unevenly the machine drifted";
+    } else if (!options.interleaved && !options.normalize_drift && options.gate_latency) {
+      options.gate_latency = false;
+      options.latency_not_gated_because = kSeparateRunsNotGated;
+      std::vector<Row> rows;
+      add_row(rows, "file", "latency", "one run", "another run", "", Verdict::kInfo,
+              kSeparateRunsWhy);
+      separate_runs_row = rows.front();
     }
   }
   FileComparison fc = b.kind == InputKind::kResults
                           ? compare_runs(b.results, c.results, options)
                           : compare_benchmark_runs(b.benchmarks, c.benchmarks, options);
+  if (separate_runs_row) fc.rows.insert(fc.rows.begin(), *separate_runs_row);
   if (fingerprint_row) fc.rows.insert(fc.rows.begin(), *fingerprint_row);
   if (b.gpu != c.gpu) {
     // Only reached when the difference is allowed or one side records no GPU at all.
@@ -104,6 +137,8 @@ Report compare_paths(const std::string& baseline, const std::string& current,
     }
     options.machine_drift = machine_drift(timed);
     report.machine_drift = options.machine_drift;
+    options.drift_spread = machine_drift_spread(timed);
+    report.drift_spread = options.drift_spread;
   }
   for (const auto& p : pairs) report.files.push_back(compare_read_pair(p, options));
   return report;

@@ -29,6 +29,10 @@ struct CompareOptions {
   // that every backend shares (a driver change) is removed too: the report prints the factor.
   bool normalize_drift = false;
   double machine_drift = 1.0;  // set by compare_paths when normalize_drift is on
+  // With --normalize-drift between two separate runs: the spread of the drift over the
+  // benchmarks (machine_drift_spread, log scale), set by compare_paths. A benchmark must then
+  // stand out from it as well as pass the rank test (latency_rules.cpp); none: not estimable.
+  std::optional<double> drift_spread;
 };
 
 }  // namespace memrel

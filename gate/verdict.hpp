@@ -55,6 +55,7 @@ struct Report {
   std::string baseline_path, current_path;
   std::vector<FileComparison> files;
   std::optional<double> machine_drift;  // with --normalize-drift: the factor divided out
+  std::optional<double> drift_spread;   // and the spread of the drift over the benchmarks (log)
 
   Summary summary() const;
   // 0 when nothing regressed and nothing went missing, else 1. (Unusable input never gets this

@@ -31,7 +31,9 @@ nlohmann::json rules_json(const Report& report, const CompareOptions& options) {
           {"min_repetitions", kMinRepetitions},
           {"latency_gated", options.gate_latency},
           {"machine_drift",
-           report.machine_drift ? nlohmann::json(*report.machine_drift) : nlohmann::json(nullptr)}};
+           report.machine_drift ? nlohmann::json(*report.machine_drift) : nlohmann::json(nullptr)},
+          {"drift_spread",
+           report.drift_spread ? nlohmann::json(*report.drift_spread) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json summary_json(const Report& report) {

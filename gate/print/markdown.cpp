@@ -1,5 +1,6 @@
 #include "gate/print/markdown.hpp"
 
+#include <cmath>
 #include <sstream>
 
 #include "gate/format.hpp"
@@ -29,6 +30,20 @@ std::string to_markdown(const Report& report, const CompareOptions& options) {
   if (report.machine_drift) {
     out << format::printf_string("; machine drift x%.3f divided out", *report.machine_drift)
         << " (--normalize-drift: the median current/baseline ratio over every benchmark)";
+    if (report.drift_spread) {
+      out << format::printf_string(", its spread over the benchmarks x%.3f",
+                                   std::exp(*report.drift_spread))
+          << " (between two separate runs a latency must stand out from it)";
+    }
+  }
+  bool families = false;
+  for (const auto& f : report.files)
+    for (const auto& r : f.rows)
+      families |= r.metric.find("(family, rounds paired)") != std::string::npos;
+  if (families) {
+    out << "; per family of sizes (`.../*`): Wilcoxon signed-rank over the rounds, each round's "
+           "candidate/reference ratio (mean of log over the sizes), in the same false discovery "
+           "rate";
   }
   out << ". See docs/gate.md.\n";
   for (const auto& f : report.files) {

@@ -56,7 +56,9 @@ LatencyStanding latency_standing(const std::optional<MachineFingerprint>& baseli
       s.may_gate = true;
       if (!software.empty())
         add_row(rows, "file", "machine fingerprint", described(baseline), described(current), "",
-                Verdict::kInfo, "same machine, other " + joined(software) + ": latency gated");
+                Verdict::kInfo,
+                "same machine, other " + joined(software) +
+                    ": latency comparable (gated as ab halves or with --normalize-drift)");
     }
   }
   if (!rows.empty()) s.row = rows.front();

@@ -11,6 +11,7 @@
 #include "allocators/backend_table.hpp"
 #include "gate/format.hpp"
 #include "gate/rules/byte_rules.hpp"
+#include "gate/rules/family_rules.hpp"
 #include "gate/rules/mann_whitney.hpp"
 #include "gate/rules/match_by_key.hpp"
 
@@ -88,6 +89,16 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
   std::vector<double> expected = b.real_time_ns;  // the baseline as this machine would run it
   for (double& t : expected) t *= drift;
   MannWhitneyResult test = mann_whitney_u(expected, c.real_time_ns);
+  if (options.drift_spread && *fb > 0 && *fc > 0) {
+    // Two separate runs, --normalize-drift: the shift must also stand out from how unevenly
+    // the machine moved the benchmarks between the runs (the spread of their log ratios). The
+    // two conditions together are an intersection-union test, whose p is the larger of the two.
+    const double z = std::log(*fc / (*fb * drift)) / std::max(*options.drift_spread, 1e-12);
+    const double p_drift = std::erfc(std::fabs(z) / std::sqrt(2.0));
+    test.p_value = std::max(test.p_value, p_drift);
+    change_text +=
+        format::printf_string(" (%.1f spreads of the drift between the runs)", std::fabs(z));
+  }
   bool large = std::fabs(change) > options.latency_min_change;
   if (!options.gate_latency) {
     add_row(rows, b.name, metric, describe_figure(b), describe_figure(c), change_text,
@@ -133,6 +144,34 @@ void apply_false_discovery_rate(std::vector<Row>& rows, const std::vector<Pendin
   }
 }
 
+// The halves of one `memrel ab` run: one row per family of sizes, its rounds paired
+// (gate/rules/family_rules.hpp). Its test joins the file's others in the false discovery rate, so
+// adding the families cannot raise the share of false regressions reported.
+void compare_families(std::vector<Row>& rows, const std::vector<MatchedSeries>& matched,
+                      const CompareOptions& options, std::vector<PendingTest>& tests) {
+  const std::string metric = "real_time (family, rounds paired)";
+  for (const FamilyFinding& f : paired_family_tests(matched, options.alpha)) {
+    const std::string subject = f.family + "/*";
+    const std::string sizes = std::to_string(f.sizes) + " sizes";
+    const std::string rounds = f.rounds ? std::to_string(f.rounds) + " rounds, median ratio " +
+                                              format::printf_string("x%.3f", 1 + f.change)
+                                        : "";
+    const std::string change = f.rounds ? format::printf_string("%+.1f%%", 100 * f.change) : "";
+    if (!f.p_value) {
+      add_row(rows, subject, metric, sizes, rounds, change, Verdict::kInfo, f.untested_because);
+      continue;
+    }
+    if (!options.gate_latency) {
+      add_row(rows, subject, metric, sizes, rounds, change, Verdict::kInfo,
+              "not gated (" + options.latency_not_gated_because + ")", f.p_value);
+      continue;
+    }
+    tests.push_back(
+        {rows.size(), *f.p_value, f.change, std::fabs(f.change) > options.latency_min_change});
+    add_row(rows, subject, metric, sizes, rounds, change, Verdict::kOk, "", f.p_value);
+  }
+}
+
 std::optional<std::int64_t> counter_figure(const BenchmarkSeries& s, const std::string& name) {
   auto it = s.counters.find(name);
   if (it == s.counters.end()) return std::nullopt;
@@ -164,6 +203,7 @@ FileComparison compare_benchmark_runs(const BenchmarkRun& baseline, const Benchm
                                       const CompareOptions& options) {
   FileComparison out;
   std::vector<PendingTest> tests;
+  std::vector<MatchedSeries> matched;
   using Series = const BenchmarkSeries*;
   auto keyed = [](const BenchmarkRun& run) {
     std::vector<std::pair<std::string, Series>> series;
@@ -176,6 +216,7 @@ FileComparison compare_benchmark_runs(const BenchmarkRun& baseline, const Benchm
         bool host = host_backend_benchmark(baseline.context, b->name) ||
                     host_backend_benchmark(current.context, c->name);
         compare_series(out.rows, *b, *c, host, options, tests);
+        matched.push_back({b, c});
       },
       [&](const std::string& key, const Series& b) {
         add_row(out.rows, key, "benchmark", describe_figure(*b), "absent", "", Verdict::kMissing,
@@ -184,6 +225,8 @@ FileComparison compare_benchmark_runs(const BenchmarkRun& baseline, const Benchm
       [&](const std::string& key, const Series& c) {
         add_row(out.rows, key, "benchmark", "absent", describe_figure(*c), "", Verdict::kNew);
       });
+  // Rounds pair up only between the halves of one ab run: round r of each side ran back to back.
+  if (options.interleaved) compare_families(out.rows, matched, options, tests);
   apply_false_discovery_rate(out.rows, tests, options);
   return out;
 }

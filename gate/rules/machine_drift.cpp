@@ -1,12 +1,15 @@
 #include "gate/rules/machine_drift.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
 namespace memrel {
 
-double machine_drift(const std::vector<BenchmarkRunPair>& pairs) {
+namespace {
+
+std::vector<double> drift_ratios(const std::vector<BenchmarkRunPair>& pairs) {
   std::vector<double> ratios;
   for (const auto& [baseline, current] : pairs) {
     std::map<std::string, const BenchmarkSeries*> current_series;
@@ -19,10 +22,30 @@ double machine_drift(const std::vector<BenchmarkRunPair>& pairs) {
       if (fb && fc && *fb > 0 && *fc > 0) ratios.push_back(*fc / *fb);
     }
   }
-  if (ratios.empty()) return 1.0;
-  std::sort(ratios.begin(), ratios.end());
-  std::size_t n = ratios.size();
-  return n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0;
+  return ratios;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+}  // namespace
+
+double machine_drift(const std::vector<BenchmarkRunPair>& pairs) {
+  std::vector<double> ratios = drift_ratios(pairs);
+  return ratios.empty() ? 1.0 : median(ratios);
+}
+
+std::optional<double> machine_drift_spread(const std::vector<BenchmarkRunPair>& pairs) {
+  std::vector<double> logs;
+  for (double r : drift_ratios(pairs)) logs.push_back(std::log(r));
+  if (logs.size() < kMinBenchmarksForDriftSpread) return std::nullopt;
+  const double centre = median(logs);
+  std::vector<double> deviations;
+  for (double l : logs) deviations.push_back(std::fabs(l - centre));
+  return 1.4826 * median(deviations);
 }
 
 }  // namespace memrel

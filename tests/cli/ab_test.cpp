@@ -123,6 +123,31 @@ TEST_F(AbCommand, ASlowerCandidateFailsNamingTheFigures) {
   EXPECT_EQ(valid.exit_code, 0) << valid.output;
 }
 
+// The example's planted slowdown (MEMREL_EXAMPLE_SLOWDOWN_NS, 20 us on every allocate and free)
+// over 6 rounds: both sizes and their family regress (6 rounds: the paired family test's
+// smallest p is 2 / 2^6), and `memrel compare` on the run's halves afterwards says the same.
+TEST_F(AbCommand, APlantedSlowdownFailsTheFamilyAndCompareOfTheHalvesAgrees) {
+  TempDir dir;
+  auto r = run_command(memrel_command(
+      "ab -b pluggable-host-example --quick --rounds 6 --latency-min-change 0.5 "
+      "'--bench-arg=--benchmark_filter=^pair/pluggable-host-example/warm/(512|32768)/' "
+      "--candidate-env MEMREL_EXAMPLE_SLOWDOWN_NS=20000 --out '" +
+      dir.file("ab") + "'"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string family =
+      "| pair/pluggable-host-example/warm/* · real_time (family, rounds paired) |";
+  std::size_t at = r.output.find(family);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+  EXPECT_NE(line.find("**REGRESSION**"), std::string::npos) << line;
+  EXPECT_NE(line.find("p=0.0312"), std::string::npos) << line;  // every round slower
+  EXPECT_NE(r.output.find("3 regressions"), std::string::npos) << r.output;
+  auto again = run_command(memrel_command("compare '" + dir.file("ab/reference") + "' '" +
+                                          dir.file("ab/candidate") + "'"));
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_NE(again.output.find("3 regressions"), std::string::npos) << again.output;
+}
+
 TEST_F(AbCommand, BadOptionsExit2WithOneLine) {
   TempDir dir;
   for (const std::string& bad : {std::string("--candidate-env NOVALUE"), std::string("--rounds 3"),

@@ -22,6 +22,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "example_slowdown.hpp"
+
 #define EXAMPLE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
@@ -48,6 +50,7 @@ size_t rounded(ssize_t size) {
 }  // namespace
 
 EXAMPLE_EXPORT void* memrel_cuda_example_alloc(ssize_t size, int /*device*/, void* /*stream*/) {
+  memrel_example::spin_planted_slowdown();
   Cache& c = cache();
   size_t bytes = rounded(size);
   std::lock_guard<std::mutex> lock(c.mutex);
@@ -70,6 +73,7 @@ EXAMPLE_EXPORT void* memrel_cuda_example_alloc(ssize_t size, int /*device*/, voi
 
 EXAMPLE_EXPORT void memrel_cuda_example_free(void* ptr, ssize_t /*size*/, int /*device*/,
                                              void* /*stream*/) {
+  memrel_example::spin_planted_slowdown();
   if (ptr == nullptr) return;
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);

@@ -24,6 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "example_slowdown.hpp"
+
 #define EXAMPLE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
@@ -63,6 +65,7 @@ void test_delay() {
 }  // namespace
 
 EXAMPLE_EXPORT void* memrel_host_example_alloc(ssize_t size, int /*device*/, void* /*stream*/) {
+  memrel_example::spin_planted_slowdown();
   test_delay();
   Cache& c = cache();
   size_t bytes = rounded(size);
@@ -84,6 +87,7 @@ EXAMPLE_EXPORT void* memrel_host_example_alloc(ssize_t size, int /*device*/, voi
 
 EXAMPLE_EXPORT void memrel_host_example_free(void* ptr, ssize_t /*size*/, int /*device*/,
                                              void* /*stream*/) {
+  memrel_example::spin_planted_slowdown();
   if (ptr == nullptr) return;
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);

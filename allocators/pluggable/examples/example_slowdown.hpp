@@ -1,0 +1,54 @@
+// A planted slowdown for the example allocators, to measure what `memrel ab` can detect
+// (scripts/detectable-slowdown, docs/ab.md "What it detects"): MEMREL_EXAMPLE_SLOWDOWN_NS=N
+// makes every allocate and every free of the example spin for about N nanoseconds before its
+// work, so that one build run with two settings is a reference and a candidate slower by a known
+// amount. Read once, when the library loads; absent, empty or 0: no slowdown. Not part of what an
+// allocator brings to memrel; it is here only because these examples are memrel's own.
+//
+// The spin counts loop iterations calibrated when the library loads, not the clock: reading
+// steady_clock costs tens of nanoseconds (over 100 ns a pair on the 2-core VM), so a clock-timed
+// wait cannot plant less than that. A sleep cannot either: it lasts tens of microseconds.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
+namespace memrel_example {
+
+// Not inlined, so that the calibration (a constant count) and the use (a count read at run time)
+// run the same machine code; the asm keeps every iteration.
+__attribute__((noinline)) inline void spin_iterations(std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) asm volatile("" : "+r"(i));
+}
+
+// Iterations for the planted nanoseconds: the median of five timed runs of 100,000 iterations,
+// scaled. The median, not the fastest: on a machine whose cores are shared (hyperthreads, a
+// VM), the fastest run was a quiet moment and the spin in use runs slower than that.
+inline std::uint64_t planted_iterations() {
+  static const std::uint64_t iterations = [] {
+    const char* v = std::getenv("MEMREL_EXAMPLE_SLOWDOWN_NS");
+    const long long ns = v == nullptr ? 0 : std::strtoll(v, nullptr, 10);
+    if (ns <= 0) return std::uint64_t{0};
+    constexpr std::uint64_t kCalibration = 100000;
+    double took_ns[5];
+    for (int run = 0; run < 5; ++run) {
+      const auto start = std::chrono::steady_clock::now();
+      spin_iterations(kCalibration);
+      const std::chrono::duration<double, std::nano> took =
+          std::chrono::steady_clock::now() - start;
+      took_ns[run] = took.count();
+    }
+    std::sort(took_ns, took_ns + 5);
+    const double median_ns = took_ns[2];
+    return static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(ns) * kCalibration / std::max(median_ns, 1.0)));
+  }();
+  return iterations;
+}
+
+inline void spin_planted_slowdown() { spin_iterations(planted_iterations()); }
+
+}  // namespace memrel_example

@@ -1,0 +1,32 @@
+#include "gate/read/ab_halves.hpp"
+
+#include <optional>
+#include <string>
+
+namespace memrel {
+namespace {
+
+std::optional<nlohmann::json> ab_context(const nlohmann::json& context) {
+  if (!context.is_object() || !context.contains("memrel_ab") || !context["memrel_ab"].is_string())
+    return std::nullopt;
+  nlohmann::json ab = nlohmann::json::parse(context["memrel_ab"].get<std::string>(), nullptr,
+                                            /*allow_exceptions=*/false);
+  if (!ab.is_object()) return std::nullopt;
+  return ab;
+}
+
+nlohmann::json field(const nlohmann::json& ab, const char* name) {
+  return ab.contains(name) ? ab[name] : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+bool ab_halves(const nlohmann::json& baseline_context, const nlohmann::json& current_context) {
+  const auto b = ab_context(baseline_context), c = ab_context(current_context);
+  if (!b || !c) return false;
+  return field(*b, "role") == "reference" && field(*c, "role") == "candidate" &&
+         field(*b, "run") == field(*c, "run") && field(*b, "rounds") == field(*c, "rounds") &&
+         field(*b, "backend") == field(*c, "backend");
+}
+
+}  // namespace memrel
