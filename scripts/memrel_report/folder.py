@@ -2,11 +2,13 @@
 
 A report is rendered into DIR.tmp-PID beside DIR and renamed over DIR only once complete, so a
 reader never sees half a report and a failure leaves the previous report as it was (the old
-folder is removed only after the new one is in place). An existing DIR is replaced only if it
+folder is removed only after the new one is in place). A DIR.tmp-PID whose process is gone
+(killed outright) is removed by the next report of DIR. An existing DIR is replaced only if it
 is empty or an earlier report (it holds MARKER): `--out ~` must not delete a home folder.
 """
 
 import os
+import re
 import shutil
 
 import memrel_outputs
@@ -34,11 +36,43 @@ def check(out_dir, inputs=()):
         raise InputError(out_dir, f"parent folder {parent} does not exist")
 
 
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's: alive
+        return True
+    return True
+
+
+def remove_stale(out_dir):
+    """Removes the DIR.tmp-PID folders beside out_dir that a report killed outright left (SIGKILL
+    runs no cleanup), when no process PID lives any more; DIR.old-PID (the previous report, kept
+    during the swap) only once DIR itself is back in place."""
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    base = re.escape(os.path.basename(os.path.normpath(out_dir)))
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        m = re.fullmatch(base + r"\.(tmp|old)-([0-9]{1,10})", name)
+        if not m or _alive(int(m.group(2))):
+            continue
+        if m.group(1) == "old" and not os.path.isdir(out_dir):
+            continue
+        path = os.path.join(parent, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def write_atomically(out_dir, fill, inputs=()):
     """Calls fill(tmp_dir) on a fresh DIR.tmp-PID, marks it, then puts it in place of out_dir.
     Returns out_dir (normalised)."""
     check(out_dir, inputs)
     out_dir = os.path.normpath(out_dir)
+    remove_stale(out_dir)
     tmp = f"{out_dir}.tmp-{os.getpid()}"
     old = f"{out_dir}.old-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
