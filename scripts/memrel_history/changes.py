@@ -34,12 +34,12 @@ def parse_args(argv):
     p.add_argument("--metric", action="append", default=[],
                    help="a metric to analyse (repeatable); default: every metric")
     p.add_argument("--match", default="", help="only metrics whose name contains this")
-    p.add_argument("--max-pvalue", type=float, default=0.001,
+    p.add_argument("--max-pvalue", type=memrel_help.finite_number, default=0.001,
                    help="Otava's significance threshold (default 0.001, Otava's own)")
-    p.add_argument("--min-magnitude", type=float, default=0.0,
+    p.add_argument("--min-magnitude", type=memrel_help.finite_number, default=0.0,
                    help="smallest relative change Otava keeps (default 0: every significant one)")
-    p.add_argument("--window", type=int, default=50, help="Otava's window length (default 50)")
-    p.add_argument("--min-runs", type=int, default=4,
+    p.add_argument("--window", type=memrel_help.whole_number, default=50, help="Otava's window length (default 50)")
+    p.add_argument("--min-runs", type=memrel_help.whole_number, default=4,
                    help="series with fewer runs are listed as too short (default 4)")
     p.add_argument("--markdown", help="also write the table to this file")
     p.add_argument("--json", action="store_true",
