@@ -55,12 +55,16 @@ std::string interpreter_problem() {
   return python() + (env && *env ? " (MEMREL_PYTHON) " : " ") + problem;
 }
 
-// What stops any Python part before it starts, as one line: a TMPDIR that cannot take a file
-// (the version probe writes there; a full one read as "not a Python interpreter"), or an
-// interpreter that is not Python 3.
-std::string start_problem() {
-  if (std::string tmp = temporary_folder_problem(); !tmp.empty()) return tmp;
-  return interpreter_problem();
+// What stops any Python part before it starts, as one line ending in what to do: a TMPDIR that
+// cannot take a file (the version probe writes there; a full one read as "not a Python
+// interpreter"), or an interpreter that is not Python 3 (`needs` says what it must have).
+std::string start_problem(const std::string& needs) {
+  if (std::string tmp = temporary_folder_problem(); !tmp.empty())
+    return tmp + "; set TMPDIR to a folder with room that memrel can write in";
+  if (std::string problem = interpreter_problem(); !problem.empty())
+    return problem + (needs.empty() ? "" : ": " + needs) +
+           "; set MEMREL_PYTHON to choose the interpreter";
+  return "";
 }
 
 std::vector<std::string> command(const std::string& package, const std::vector<std::string>& args) {
@@ -101,10 +105,12 @@ std::vector<std::string> python_module_argv(const std::string& python, const std
   return argv;
 }
 
-int python_exit_code(const std::string& who, const std::string& python, int status) {
+int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on) {
   if (WIFSIGNALED(status)) {
+    // Ended by the signal we passed on: the user's request, said as memrel says one. Any other
+    // signal (a crash, the OOM killer) is the Python part's failure.
     std::cerr << who << ": " << python << " ended by " << signal_name(WTERMSIG(status)) << "\n";
-    return exit_code::kInterruptedBase + WTERMSIG(status);
+    return passed_on != 0 ? exit_code::kInterruptedBase + passed_on : exit_code::kInternalError;
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInternalError;
   if (code == exit_code::kSuccess || code == exit_code::kUnusableInput ||
@@ -118,13 +124,15 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
 
 int run_python_command(const std::string& who, const std::string& package,
                        const std::vector<std::string>& args, const std::string& needs) {
+  // From the start: a signal during the checks below (the version probe takes a while on a busy
+  // machine) is a request to stop like any other, not the default death without a word.
+  InterruptRequests requests;
   if (std::string missing = missing_package(package); !missing.empty()) {
     std::cerr << who << ": " << missing << "\n";
     return exit_code::kInternalError;
   }
-  if (std::string problem = start_problem(); !problem.empty()) {
-    std::cerr << who << ": " << problem << ": " << needs
-              << "; set MEMREL_PYTHON to choose the interpreter, TMPDIR its scratch folder\n";
+  if (std::string problem = start_problem(needs); !problem.empty()) {
+    std::cerr << who << ": " << problem << "\n";
     return exit_code::kInternalError;
   }
   ChildSpec spec;
@@ -136,9 +144,12 @@ int run_python_command(const std::string& who, const std::string& package,
   // A group of its own: a signal the terminal or anyone gives us is passed on once, below, and
   // the kernel's parent-death signal ends it if we are killed outright.
   spec.own_process_group = true;
+  if (int signal = InterruptRequests::received(); signal != 0) {
+    std::cerr << who << ": interrupted by " << signal_name(signal) << "; nothing run\n";
+    return exit_code::kInterruptedBase + signal;
+  }
   std::cout.flush();
   std::cerr.flush();
-  InterruptRequests requests;
   pid_t pid = -1;
   try {
     pid = start_child(spec);
@@ -147,15 +158,15 @@ int run_python_command(const std::string& who, const std::string& package,
               << "\n";
     return exit_code::kInternalError;
   }
-  bool passed_on = false;
+  int passed_on = 0;
   int status = 0;
   while (true) {
     pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
     if (r < 0 && errno != EINTR) return exit_code::kInternalError;
-    if (!passed_on && InterruptRequests::received() != 0) {
-      kill(pid, InterruptRequests::received());  // the Python part cleans up and says so
-      passed_on = true;
+    if (passed_on == 0 && InterruptRequests::received() != 0) {
+      passed_on = InterruptRequests::received();
+      kill(pid, passed_on);  // the Python part cleans up and says so
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -164,7 +175,7 @@ int run_python_command(const std::string& who, const std::string& package,
               << " (not found or not executable): " << needs << "\n";
     return exit_code::kInternalError;
   }
-  return python_exit_code(who, spec.args[0], status);
+  return python_exit_code(who, spec.args[0], status, passed_on);
 }
 
 PythonResult run_python_module(const std::string& package, const std::vector<std::string>& args) {
@@ -174,11 +185,9 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.error_text = missing;
     return result;
   }
-  if (std::string problem = start_problem(); !problem.empty()) {
+  if (std::string problem = start_problem(""); !problem.empty()) {
     result.exit_code = exit_code::kInternalError;
-    result.error_text = problem +
-                        "; set MEMREL_PYTHON to choose the interpreter, TMPDIR its "
-                        "scratch folder";
+    result.error_text = problem;
     return result;
   }
   ChildSpec spec;

@@ -26,15 +26,17 @@ std::string python_path(const std::string& scripts, const char* existing);
 // stdout and stderr, and waits for it: a SIGINT, SIGTERM or SIGHUP we receive is passed on to it
 // once (the Python part cleans up and says so), and it ends with us if we are killed. Returns its
 // exit code when that is one of memrel's (0, 2, 4, 128 + signal); anything else (1, which here
-// means "regression") becomes 4 with one line. Before it starts: one line starting with `who`
+// means "regression"; a crash) becomes 4 with one line. Before it starts: one line starting with
+// `who`
 // ("memrel report") and ending with `needs`, 4, where TMPDIR cannot take a file or the
 // interpreter is not Python 3.
 int run_python_command(const std::string& who, const std::string& package,
                        const std::vector<std::string>& args, const std::string& needs);
 
 // The exit code memrel gives for a Python part's wait status (see run_python_command); says why
-// on stderr when it is not the part's own.
-int python_exit_code(const std::string& who, const std::string& python, int status);
+// on stderr when it is not the part's own. `passed_on`: the signal memrel passed on to it, or 0:
+// ended by that one, it is 128 + signal; by any other, 4.
+int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on);
 
 struct PythonResult {
   int exit_code = 0;       // the module's, or 4 when it could not run or died of a signal

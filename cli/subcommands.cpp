@@ -95,7 +95,7 @@ std::string empty_value(const CLI::App* app) {
     if (opt->count() == 0 || opt->get_expected_max() == 0) continue;  // absent, or a flag
     for (const std::string& value : opt->results()) {
       if (value.empty())
-        return opt->get_name(false, true) + ": an empty value: give one, or leave the option out";
+        return opt->get_name() + ": an empty value: give one, or leave the option out";
     }
   }
   for (const CLI::App* sub : app->get_subcommands())

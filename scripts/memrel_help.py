@@ -93,7 +93,8 @@ _argparse_get_values = argparse.ArgumentParser._get_values
 
 
 def _get_values(self, action, arg_strings):
-    _refuse_empty(self, action, arg_strings)
+    if not isinstance(action, argparse._SubParsersAction):  # the subcommand's parser says it
+        _refuse_empty(self, action, arg_strings)
     return _argparse_get_values(self, action, arg_strings)
 
 

@@ -720,6 +720,9 @@ def memrel(*args, env=None, cwd=None, timeout=120):
     ["history", "--db", "", "list"],
     ["history", "--db", "{tmp}/h.sqlite", "changes", "--markdown", ""],
     ["report", "--out", "{tmp}/rep", "--jobs", "", HOST_RUN],
+    ["trace", "import", RMM_LOG, "-o", ""],
+    ["run", "-w", "", "-b", "host-malloc", "-o", "{tmp}/r.json"],
+    ["--workloads-dir", "", "list"],
 ])
 def test_an_empty_value_is_refused_for_every_option(tmp_path, args):
     """F4, F11: '' meant "not given" for some options (run -o '' wrote into the default folder,
@@ -911,6 +914,12 @@ def test_an_interpreter_that_fails_after_the_probe_is_never_exit_1(tmp_path):
         r = memrel(*args, env={"MEMREL_PYTHON": str(half)})
         assert r.returncode == 4, (args, r.returncode, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    # One that crashes (SIGSEGV) is the Python part's failure too, not an interrupt (139).
+    half.write_text(f'#!/bin/sh\nif [ "$2" = "-c" ]; then exec {sys.executable} "$@"; fi; kill -SEGV $$\n')
+    r = memrel("report", "--out", tmp_path / "rep", HOST_RUN, env={"MEMREL_PYTHON": str(half)})
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "ended by signal 11" in lines[0], r.stderr
 
 
 def test_a_hostile_bytearray_pickle_is_one_line(tmp_path):
