@@ -16,6 +16,7 @@ import sys
 
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 import memrel_outputs
+import memrel_outputs.stopping
 
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
 APPLICATION_ID = 0x6D656D72  # "memr"
@@ -152,6 +153,19 @@ def report(series, args):
 
 
 def main(argv):
+    # SIGTERM and SIGHUP unwind like Ctrl-C: a --markdown half written is removed on the way out.
+    memrel_outputs.stopping.stop_on_signals()
+    try:
+        return _main(argv)
+    except memrel_outputs.stopping.Stopped as e:
+        print(f"memrel history changes: stopped by {e.name}; nothing written", file=sys.stderr)
+        return 128 + e.signal_number
+    except KeyboardInterrupt:
+        print("memrel history changes: interrupted; nothing written", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     try:
         args = parse_args(argv)
     except SystemExit as e:
@@ -163,6 +177,7 @@ def main(argv):
         if args.markdown is not None:
             try:
                 memrel_outputs.check_file(args.markdown, [args.db])
+                memrel_outputs.check_writable(args.markdown)
             except memrel_outputs.OutputRuleError as e:
                 raise UsageError(f"--markdown {e}") from None
         db = open_history(args.db)

@@ -16,6 +16,7 @@ import memrel_outputs
 from .input_rules import InputError
 
 MARKER = ".memrel-report"
+PARTIAL = ".memrel-report-partial"  # in DIR.tmp-PID from its first moment: a folder of ours
 
 
 def check(out_dir, inputs=()):
@@ -48,8 +49,9 @@ def _alive(pid):
 
 def remove_stale(out_dir):
     """Removes the DIR.tmp-PID folders beside out_dir that a report killed outright left (SIGKILL
-    runs no cleanup), when no process PID lives any more; DIR.old-PID (the previous report, kept
-    during the swap) only once DIR itself is back in place."""
+    runs no cleanup), when no process PID lives any more and it holds PARTIAL (a user's folder of
+    such a name, `rep.tmp-2024`, is never ours); DIR.old-PID (the previous report, kept during the
+    swap, marked MARKER) only once DIR itself is back in place."""
     parent = os.path.dirname(os.path.abspath(out_dir))
     base = re.escape(os.path.basename(os.path.normpath(out_dir)))
     try:
@@ -63,7 +65,9 @@ def remove_stale(out_dir):
         if m.group(1) == "old" and not os.path.isdir(out_dir):
             continue
         path = os.path.join(parent, name)
-        if os.path.isdir(path) and not os.path.islink(path):
+        mark = PARTIAL if m.group(1) == "tmp" else MARKER
+        if os.path.isdir(path) and not os.path.islink(path) and \
+                os.path.isfile(os.path.join(path, mark)):
             shutil.rmtree(path, ignore_errors=True)
 
 
@@ -75,10 +79,16 @@ def write_atomically(out_dir, fill, inputs=()):
     remove_stale(out_dir)
     tmp = f"{out_dir}.tmp-{os.getpid()}"
     old = f"{out_dir}.old-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
+    if os.path.lexists(tmp):  # a folder of ours left by an earlier process of this pid, or not
+        if not (os.path.isdir(tmp) and not os.path.islink(tmp) and
+                os.path.isfile(os.path.join(tmp, PARTIAL))):
+            raise InputError(tmp, "is in the way of the report's temporary folder; move it")
+        shutil.rmtree(tmp)
     os.makedirs(tmp)
     try:
+        open(os.path.join(tmp, PARTIAL), "w").close()
         fill(tmp)
+        os.remove(os.path.join(tmp, PARTIAL))
         with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
             f.write("written by memrel report; the next report replaces this folder whole\n")
         if os.path.isdir(out_dir):

@@ -983,10 +983,14 @@ def test_a_signal_to_report_leaves_no_folder_and_no_worker(tmp_path, signal_name
 def test_a_stale_report_folder_of_a_dead_process_is_removed(tmp_path):
     stale = tmp_path / "out.tmp-4194300"  # above any pid_max in use: no such process
     stale.mkdir()
+    (stale / ".memrel-report-partial").write_text("")
     (stale / "half.svg").write_text("<svg")
+    users = tmp_path / "out.tmp-2024"  # a folder of the user's that only looks like one of ours
+    users.mkdir()
+    (users / "notes.txt").write_text("keep")
     r = python("memrel_report", "--out", tmp_path / "out", HOST_RUN)
     assert r.returncode == 0, r.stderr
-    assert sorted(os.listdir(tmp_path)) == ["out"]
+    assert sorted(os.listdir(tmp_path)) == ["out", "out.tmp-2024"]
 
 
 @needs_memrel
