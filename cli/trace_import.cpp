@@ -46,6 +46,19 @@ bool abandoned(const std::string& folder, bool is_new) {
   return unowned;
 }
 
+// Only what a run puts there: trace-N.memtrace and the importer's hidden .memtrace-*.tmp. A
+// folder holding anything else is not a run's (a user's memrel-run-notes), and is kept.
+bool holds_only_traces(const std::string& folder) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool trace = name.rfind("trace-", 0) == 0 && ends_with(name, ".memtrace");
+    const bool partial = name.rfind(".memtrace-", 0) == 0 && ends_with(name, ".tmp");
+    if (!(trace || partial) || !entry.is_regular_file(ec)) return false;
+  }
+  return !ec;
+}
+
 // What runs killed outright (SIGKILL, the OOM killer) left: their folders of imported traces.
 void remove_abandoned_run_folders(const std::string& tmp) {
   std::error_code ec;
@@ -53,7 +66,8 @@ void remove_abandoned_run_folders(const std::string& tmp) {
     const std::string name = entry.path().filename().string();
     const bool is_new = name.rfind(kNewFolderPrefix, 0) == 0;
     if (!is_new && name.rfind(kRunFolderPrefix, 0) != 0) continue;
-    if (abandoned(entry.path().string(), is_new)) std::filesystem::remove_all(entry.path(), ec);
+    if (abandoned(entry.path().string(), is_new) && holds_only_traces(entry.path().string()))
+      std::filesystem::remove_all(entry.path(), ec);
   }
 }
 

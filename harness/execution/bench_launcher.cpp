@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
@@ -85,6 +86,25 @@ long long finish_file(const BenchJob& job) {
   return st.st_size;
 }
 
+// NAME.tmp-PID files beside the job's output whose memrel is gone: a launch killed outright
+// (SIGKILL runs no cleanup) left them; the next launch into the same folder removes them. A PID
+// that lives (reused or not) keeps its file: it is never removed from under a live writer.
+void remove_stale_temporary_files(const BenchJob& job) {
+  const std::filesystem::path out(job.json_path);
+  const std::string stem = out.filename().string() + ".tmp-";
+  std::error_code ec;
+  const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(stem, 0) != 0 || name.size() == stem.size() || name.size() > stem.size() + 9)
+      continue;
+    const std::string digits = name.substr(stem.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
+  }
+}
+
 BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool timed_out,
                         std::uint64_t timeout_s) {
   BenchOutcome o;
@@ -130,6 +150,7 @@ std::vector<BenchOutcome> schedule(
       const BenchJob& job = jobs[next];
       std::remove(job.json_path.c_str());  // a file left from before would read as this run's
       std::remove(bench_temporary_path(job).c_str());
+      remove_stale_temporary_files(job);
       Running r;
       r.index = next++;
       r.output = open_output(job);

@@ -789,10 +789,15 @@ def test_a_signal_to_bench_leaves_no_half_written_json(tmp_path, signal_name):
     import time
 
     out = tmp_path / "bench"
+    out.mkdir()
+    # What a launch killed outright (SIGKILL) left: its memrel (pid) is gone; removed at the next.
+    (out / "bench-host-malloc.json.tmp-4194300").write_text('{"benchmarks": [')
     p = subprocess.Popen([MEMREL, "bench", "-b", "host-malloc", "-o", str(out)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
-    while time.time() < deadline and not (out.exists() and os.listdir(out)):
+    while time.time() < deadline and not any(
+            n.startswith("bench-host-malloc.json.tmp-") and not n.endswith("-4194300")
+            for n in os.listdir(out)):
         time.sleep(0.02)
     time.sleep(1.0)  # memrel_bench has written part of its JSON
     p.send_signal(getattr(signal, signal_name))
@@ -861,10 +866,13 @@ def test_a_run_killed_outright_leaves_its_traces_only_until_the_next_run(tmp_pat
     p.wait(timeout=30)
     time.sleep(0.5)  # its children end by their parent-death signal
     assert files_below(tmp), "the killed run left nothing: the test did not kill it mid-run"
+    users = tmp / "memrel-run-notes"  # a user's folder that only looks like a run's: kept
+    users.mkdir()
+    (users / "notes.txt").write_text("keep")
     r = memrel("run", "-b", "host-malloc", "-w", RMM_LOG, "--trace-scale", "1/1024", "-o",
                tmp_path / "b.json", env={"TMPDIR": str(tmp), "MEMREL_PYTHON": sys.executable})
     assert r.returncode == 0, r.stderr
-    assert os.listdir(tmp) == [], files_below(tmp)
+    assert os.listdir(tmp) == ["memrel-run-notes"], files_below(tmp)
 
 
 @needs_memrel
