@@ -5,7 +5,7 @@ report.py renders the charts (history_plots.trend_chart) and writes the pages.""
 from .document import Grid, Heading, Image, Link, Links, Note, Para, Table
 from .history import GROUPS
 from .history_plots import TrendChart
-from .prepare import joined_slug, slug
+from .prepare import slug
 from .site import Page, PlotJob
 
 def page_file(group):
@@ -13,7 +13,7 @@ def page_file(group):
 
 
 def anchor(group, backend):
-    return f"trend-{joined_slug(GROUPS[group][0], backend)}"
+    return f"trend-{slug(GROUPS[group][0])}-{slug(backend)}"
 
 
 def _fmt(unit, value):
@@ -106,7 +106,7 @@ def pages(history):
                 night = p["started"][:10]
                 marks.append((history.nights.index(night), _range(p)))
             lines = tuple((_line_label(s, machines), tuple(s.values.get(n) for n in history.nights)) for s in mine)
-            chart = TrendChart(f"history-{joined_slug(key, backend)}", f"{backend}: {key}", unit,
+            chart = TrendChart(f"history-{slug(key)}-{slug(backend)}", f"{backend}: {key}", unit,
                                tuple(history.nights), lines, y_range, tuple(sorted(set(marks))))
             blocks += [Heading(2, backend),
                        Grid([Image(PlotJob("history_plots", "trend_chart", (chart,)))],
