@@ -193,6 +193,11 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
                     << "): " << r.last_line << " (" << job.log_path << ")\n";
           return exit_code::kRegression;
         }
+        if (r.status == BenchStatus::kNoneMatched)  // the same in every round: a bad option
+          throw std::invalid_argument(
+              "the --benchmark_filter in --bench-arg matches no benchmark "
+              "of " +
+              job.name + ": nothing to compare");
         if (r.status == BenchStatus::kUnavailable) {  // memrel_bench says why
           if (round > 1 || side != &a.reference) {
             // The reference ran here, so the candidate's side is what cannot run.

@@ -74,6 +74,8 @@ void print_outcome(const BenchJob& job, const BenchOutcome& o) {
     case BenchStatus::kUnavailable:
       std::cerr << "bench " << job.name << ": unavailable here: " << o.last_line << std::endl;
       break;
+    case BenchStatus::kNoneMatched:  // said in the summary, or as the error when it is every one
+      break;
     case BenchStatus::kFailed:
       std::cerr << "bench " << job.name << ": rc " << o.exit_code << ": " << o.last_line << log
                 << std::endl;
@@ -140,19 +142,35 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
           (fs::path(a.logs) / ("bench-" + file_name_piece(backend.name) + ".log")).string();
     jobs.push_back(job);
   }
+  std::error_code exists_ec;
+  const bool out_was_there = fs::exists(a.out, exists_ec);
   make_folder("-o", a.out);
   if (!a.logs.empty()) make_folder("--logs", a.logs);
 
   std::vector<BenchOutcome> outcomes = run_bench_jobs(command, jobs, gpus, print_outcome);
-  std::size_t ok = 0, unavailable = 0, failed = 0;
+  std::size_t ok = 0, unavailable = 0, none_matched = 0, failed = 0;
   for (const BenchOutcome& o : outcomes) {
     ok += o.status == BenchStatus::kOk;
     unavailable += o.status == BenchStatus::kUnavailable;
-    failed += o.status != BenchStatus::kOk && o.status != BenchStatus::kUnavailable;
+    none_matched += o.status == BenchStatus::kNoneMatched;
+    failed += o.status != BenchStatus::kOk && o.status != BenchStatus::kUnavailable &&
+              o.status != BenchStatus::kNoneMatched;
   }
+  if (ok == 0 && failed == 0 && none_matched > 0) {
+    // A filter that selects nothing anywhere is a bad option (a typo), not an empty result.
+    if (!out_was_there) fs::remove(a.out, exists_ec);  // only if empty: ours, made above
+    throw std::invalid_argument((a.filter.empty()
+                                     ? std::string("the --benchmark_filter in --bench-arg")
+                                     : "--filter '" + a.filter + "'") +
+                                ": matches no benchmark of any backend given; nothing written");
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (outcomes[i].status == BenchStatus::kNoneMatched)
+      std::cerr << "bench " << jobs[i].name << ": no benchmark of it matches the filter; no file\n";
   std::cerr << "memrel bench: " << jobs.size() << " backend(s): " << ok << " ok, " << unavailable
-            << " unavailable here, " << failed << " failed, crashed or timed out; files in "
-            << a.out << std::endl;
+            << " unavailable here, "
+            << (none_matched ? std::to_string(none_matched) + " matched by no benchmark, " : "")
+            << failed << " failed, crashed or timed out; files in " << a.out << std::endl;
   return failed ? exit_code::kCellFailed : exit_code::kSuccess;
 }
 

@@ -15,7 +15,9 @@ namespace {
 
 void check_output_file_option(const std::string& path, const std::vector<std::string>& inputs,
                               const char* option) {
-  if (!path.empty()) check_output_file(path, inputs, option);
+  if (path.empty()) return;
+  check_output_file(path, inputs, option);
+  check_output_writable(path, option);
 }
 
 }  // namespace

@@ -195,7 +195,7 @@ RunSubcommand attach_history(CLI::App& sub, const GlobalOptions&) {
     for (const std::string& w : changes->remaining()) words.push_back(w);
     if (std::string python = changes_python(); !python.empty())
       setenv("MEMREL_PYTHON", python.c_str(), 1);
-    return exec_python_module("memrel history changes", "memrel_history", words,
+    return run_python_command("memrel history changes", "memrel_history", words,
                               "change points need Apache Otava (scripts/install-deps)");
   };
 }

@@ -5,15 +5,21 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <thread>
 
 #include "cli/exit_codes.hpp"
 #include "cli/python_probe.hpp"
 #include "platform/child_process.hpp"
 #include "platform/install_layout.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/temporary_folder.hpp"
 
 namespace memrel::cli {
 namespace {
@@ -33,8 +39,12 @@ std::string missing_package(const std::string& package) {
   return scripts_dir() + "/" + package + " not found (" + install_layout().description() + ")";
 }
 
-void set_pythonpath() {
-  setenv("PYTHONPATH", python_path(scripts_dir(), std::getenv("PYTHONPATH")).c_str(), 1);
+// The user's module path as memrel passes it on: the interpreter runs isolated (-I), so it reads
+// no PYTHON* variable at all (a PYTHONPATH or PYTHONHOME naming a folder with an `encodings`
+// package killed it at start-up); memrel_entry.py adds these entries itself, once the
+// interpreter is up.
+std::map<std::string, std::string> python_environment() {
+  return {{"MEMREL_PYTHONPATH", python_path("", std::getenv("PYTHONPATH"))}};
 }
 
 // "" when python() is a Python 3 interpreter, else the line that says what it is instead.
@@ -45,6 +55,18 @@ std::string interpreter_problem() {
   return python() + (env && *env ? " (MEMREL_PYTHON) " : " ") + problem;
 }
 
+// What stops any Python part before it starts, as one line ending in what to do: a TMPDIR that
+// cannot take a file (the version probe writes there; a full one read as "not a Python
+// interpreter"), or an interpreter that is not Python 3 (`needs` says what it must have).
+std::string start_problem(const std::string& needs) {
+  if (std::string tmp = temporary_folder_problem(); !tmp.empty())
+    return tmp + "; set TMPDIR to a folder with room that memrel can write in";
+  if (std::string problem = interpreter_problem(); !problem.empty())
+    return problem + (needs.empty() ? "" : ": " + needs) +
+           "; set MEMREL_PYTHON to choose the interpreter";
+  return "";
+}
+
 std::vector<std::string> command(const std::string& package, const std::vector<std::string>& args) {
   return python_module_argv(python(), scripts_dir(), package, args);
 }
@@ -53,6 +75,7 @@ std::vector<std::string> command(const std::string& package, const std::vector<s
 
 std::string python_path(const std::string& scripts, const char* existing) {
   std::string path = scripts;
+  auto append = [&path](const std::string& entry) { path += (path.empty() ? "" : ":") + entry; };
   std::string rest = existing ? existing : "";
   // An absolute entry that is the working folder under another spelling (/a/b/., a link to it)
   // is the working folder all the same: its modules would shadow the standard library's.
@@ -68,7 +91,7 @@ std::string python_path(const std::string& scripts, const char* existing) {
     if (colon == std::string::npos) colon = rest.size();
     std::string entry = rest.substr(start, colon - start);
     // "" and relative entries name the working folder too.
-    if (!entry.empty() && entry[0] == '/' && !is_cwd(entry)) path += ":" + entry;
+    if (!entry.empty() && entry[0] == '/' && !is_cwd(entry)) append(entry);
     start = colon + 1;
   }
   return path;
@@ -77,33 +100,82 @@ std::string python_path(const std::string& scripts, const char* existing) {
 std::vector<std::string> python_module_argv(const std::string& python, const std::string& scripts,
                                             const std::string& package,
                                             const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {python, scripts + "/memrel_entry.py", package};
+  std::vector<std::string> argv = {python, "-I", scripts + "/memrel_entry.py", package};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }
 
-int exec_python_module(const std::string& who, const std::string& package,
+int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on) {
+  if (WIFSIGNALED(status)) {
+    // Ended by the signal we passed on: the user's request, said as memrel says one. Any other
+    // signal (a crash, the OOM killer) is the Python part's failure.
+    std::cerr << who << ": " << python << " ended by " << signal_name(WTERMSIG(status)) << "\n";
+    return passed_on != 0 ? exit_code::kInterruptedBase + passed_on : exit_code::kInternalError;
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInternalError;
+  if (code == exit_code::kSuccess || code == exit_code::kUnusableInput ||
+      code == exit_code::kInternalError || code >= exit_code::kInterruptedBase)
+    return code;
+  // 1 is "regression" here; an uncaught exception or an interpreter that gave up says 1 too.
+  std::cerr << who << ": " << python << " exited " << code
+            << ", which is none of memrel's exit codes (the Python part failed)\n";
+  return exit_code::kInternalError;
+}
+
+int run_python_command(const std::string& who, const std::string& package,
                        const std::vector<std::string>& args, const std::string& needs) {
+  // From the start: a signal during the checks below (the version probe takes a while on a busy
+  // machine) is a request to stop like any other, not the default death without a word.
+  InterruptRequests requests;
   if (std::string missing = missing_package(package); !missing.empty()) {
     std::cerr << who << ": " << missing << "\n";
     return exit_code::kInternalError;
   }
-  if (std::string problem = interpreter_problem(); !problem.empty()) {
-    std::cerr << who << ": " << problem << ": " << needs
-              << "; set MEMREL_PYTHON to choose the interpreter\n";
+  if (std::string problem = start_problem(needs); !problem.empty()) {
+    std::cerr << who << ": " << problem << "\n";
     return exit_code::kInternalError;
   }
-  set_pythonpath();
-  std::vector<std::string> words = command(package, args);
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
+  ChildSpec spec;
+  spec.args = command(package, args);
+  spec.search_path = true;
+  spec.stdout_fd = STDOUT_FILENO;
+  spec.stderr_fd = STDERR_FILENO;
+  spec.environment = python_environment();
+  // A group of its own: a signal the terminal or anyone gives us is passed on once, below, and
+  // the kernel's parent-death signal ends it if we are killed outright.
+  spec.own_process_group = true;
+  if (int signal = InterruptRequests::received(); signal != 0) {
+    std::cerr << who << ": interrupted by " << signal_name(signal) << "; nothing run\n";
+    return exit_code::kInterruptedBase + signal;
+  }
   std::cout.flush();
   std::cerr.flush();
-  execvp(argv[0], argv.data());
-  std::cerr << who << ": cannot run " << words[0] << " (" << std::strerror(errno) << "): " << needs
-            << "; set MEMREL_PYTHON to choose the interpreter\n";
-  return exit_code::kInternalError;
+  pid_t pid = -1;
+  try {
+    pid = start_child(spec);
+  } catch (const std::runtime_error& e) {
+    std::cerr << who << ": cannot run " << spec.args[0] << " (" << e.what() << "): " << needs
+              << "\n";
+    return exit_code::kInternalError;
+  }
+  int passed_on = 0;
+  int status = 0;
+  while (true) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return exit_code::kInternalError;
+    if (passed_on == 0 && InterruptRequests::received() != 0) {
+      passed_on = InterruptRequests::received();
+      kill(pid, passed_on);  // the Python part cleans up and says so
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    std::cerr << who << ": cannot run " << spec.args[0]
+              << " (not found or not executable): " << needs << "\n";
+    return exit_code::kInternalError;
+  }
+  return python_exit_code(who, spec.args[0], status, passed_on);
 }
 
 PythonResult run_python_module(const std::string& package, const std::vector<std::string>& args) {
@@ -113,9 +185,9 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.error_text = missing;
     return result;
   }
-  if (std::string problem = interpreter_problem(); !problem.empty()) {
+  if (std::string problem = start_problem(""); !problem.empty()) {
     result.exit_code = exit_code::kInternalError;
-    result.error_text = problem + "; set MEMREL_PYTHON to choose the interpreter";
+    result.error_text = problem;
     return result;
   }
   ChildSpec spec;
@@ -123,7 +195,7 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   spec.search_path = true;
   // In our group: a Ctrl-C the user gives reaches the importer as it reaches us.
   spec.own_process_group = false;
-  spec.environment["PYTHONPATH"] = python_path(scripts_dir(), std::getenv("PYTHONPATH"));
+  spec.environment = python_environment();
   int status = 0;
   try {
     std::cout.flush();
@@ -141,6 +213,7 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   while (!result.error_text.empty() && result.error_text.back() == '\n')
     result.error_text.pop_back();
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInternalError;
+  if (result.exit_code == exit_code::kRegression) result.exit_code = exit_code::kInternalError;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && result.error_text.empty()) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = "cannot run " + spec.args[0] + " (not found or not executable)";

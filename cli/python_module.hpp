@@ -1,7 +1,7 @@
 // memrel's Python packages (scripts/<package>: the report, the trace importer), run from where
 // this memrel finds them (platform/install_layout: the build tree's scripts/ or an installed
 // prefix's share/memrel/python), with $MEMREL_PYTHON (default python3) and that folder
-// prepended to the absolute entries of any PYTHONPATH already set. Nothing from the user's
+// the absolute entries of any PYTHONPATH already set after it. Nothing from the user's
 // folders is importable (docs/inputs.md, "Code"): the package runs through memrel_entry.py,
 // not `python3 -m`, which puts the working folder first on the module path.
 #pragma once
@@ -11,20 +11,32 @@
 
 namespace memrel::cli {
 
-// The argv policy, in one place: {python, SCRIPTS/memrel_entry.py, package, args...}.
+// The argv policy, in one place: {python, -I, SCRIPTS/memrel_entry.py, package, args...}. -I:
+// no PYTHON* variable, no user site, no script folder on the path; memrel_entry.py puts
+// SCRIPTS and MEMREL_PYTHONPATH (python_path("", PYTHONPATH)) on it itself.
 std::vector<std::string> python_module_argv(const std::string& python, const std::string& scripts,
                                             const std::string& package,
                                             const std::vector<std::string>& args);
 
-// SCRIPTS, then the absolute entries of EXISTING (a PYTHONPATH; null or empty: none). An empty or
-// relative entry stands for the working folder, so it is dropped.
+// SCRIPTS (may be ""), then the absolute entries of EXISTING (a PYTHONPATH; null or empty: none).
+// An empty or relative entry stands for the working folder, so it is dropped.
 std::string python_path(const std::string& scripts, const char* existing);
 
-// Replaces this process with `python -m package args...`, so that its exit code and help are
-// the package's own. Returns only when that fails: after one line on stderr, starting with
-// `who` ("memrel report") and ending with `needs`, with the internal-error exit code.
-int exec_python_module(const std::string& who, const std::string& package,
+// Runs `python -I memrel_entry.py package args...` as a child in a group of its own, with our
+// stdout and stderr, and waits for it: a SIGINT, SIGTERM or SIGHUP we receive is passed on to it
+// once (the Python part cleans up and says so), and it ends with us if we are killed. Returns its
+// exit code when that is one of memrel's (0, 2, 4, 128 + signal); anything else (1, which here
+// means "regression"; a crash) becomes 4 with one line. Before it starts: one line starting with
+// `who`
+// ("memrel report") and ending with `needs`, 4, where TMPDIR cannot take a file or the
+// interpreter is not Python 3.
+int run_python_command(const std::string& who, const std::string& package,
                        const std::vector<std::string>& args, const std::string& needs);
+
+// The exit code memrel gives for a Python part's wait status (see run_python_command); says why
+// on stderr when it is not the part's own. `passed_on`: the signal memrel passed on to it, or 0:
+// ended by that one, it is 128 + signal; by any other, 4.
+int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on);
 
 struct PythonResult {
   int exit_code = 0;       // the module's, or 4 when it could not run or died of a signal

@@ -1,11 +1,11 @@
 // `memrel report [options] --out DIR RESULTS.json...`: the plots and the report folder
 // (docs/report.md). The report itself is Python (scripts/memrel_report, matplotlib); this
-// subcommand replaces the process with `python3 -m memrel_report ARGS...`, every argument passed
+// subcommand runs scripts/memrel_report in a child (run_python_command), every argument passed
 // through unparsed, so `memrel report --help` prints the script's help and the exit code is the
-// script's (0 written, 2 unusable input, 4 internal error).
+// script's (0 written, 2 unusable input, 4 internal error), a signal passed on to it.
 //
 // The interpreter is $MEMREL_PYTHON, else python3 on PATH; the package is found through
-// memrel's Python folder on PYTHONPATH (cli/python_module.hpp).
+// memrel's Python folder (cli/python_module.hpp).
 #include "cli/python_module.hpp"
 #include "cli/subcommand.hpp"
 
@@ -16,7 +16,7 @@ RunSubcommand attach_report(CLI::App& sub, const GlobalOptions&) {
   sub.set_help_flag();
   sub.prefix_command();
   return [&sub] {
-    return exec_python_module("memrel report", "memrel_report", sub.remaining(),
+    return run_python_command("memrel report", "memrel_report", sub.remaining(),
                               "the report needs Python 3.11+ with matplotlib "
                               "(scripts/install-deps)");
   };

@@ -86,6 +86,23 @@ void keep_arguments_of_prefix_commands(CLI::App* app) {
   for (CLI::App* sub : app->get_subcommands({})) keep_arguments_of_prefix_commands(sub);
 }
 
+// The first option or positional given an empty value, as one line; "" when none. One rule for
+// every option (docs/inputs.md, "Empty values"): an empty string is no value. Taken as "not
+// given", `run -o ''` wrote into the default folder, `--shard ''` ran the whole matrix and
+// `compare --byte-tolerance ''` kept the default tolerances, each without a word.
+std::string empty_value(const CLI::App* app) {
+  for (const CLI::Option* opt : app->get_options()) {
+    if (opt->count() == 0 || opt->get_expected_max() == 0) continue;  // absent, or a flag
+    for (const std::string& value : opt->results()) {
+      if (value.empty())
+        return opt->get_name() + ": an empty value: give one, or leave the option out";
+    }
+  }
+  for (const CLI::App* sub : app->get_subcommands())
+    if (std::string found = empty_value(sub); !found.empty()) return found;
+  return "";
+}
+
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
@@ -95,6 +112,11 @@ int run_command_line(int argc, char** argv) {
   }
   CLI::App app{"memrel: how much GPU memory really returns to the device, how fast, at what cost."};
   app.footer(exit_code::kExitCodesHelp);
+  // One line for a usage error, as for every other refusal (docs/inputs.md): CLI11's own adds a
+  // second, "Run with --help for more information."
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string(e.what()) + " (run with --help for more information)\n";
+  });
   app.require_subcommand(1);
   app.set_version_flag("--version",
                        "memrel " + memrel_version() + " (commit " + memrel_build_commit() + ")");
@@ -127,6 +149,10 @@ int run_command_line(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? exit_code::kSuccess : exit_code::kUnusableInput;
+  }
+  if (std::string empty = empty_value(&app); !empty.empty()) {
+    std::cerr << "memrel: " << empty << "\n";
+    return exit_code::kUnusableInput;
   }
 
   try {

@@ -1,9 +1,9 @@
 // `memrel trace import FILE -o TRACE [--device N]` (and `memrel trace show TRACE`): real
 // programs' allocation traces into memrel.trace/1 (docs/traces.md). The importer is Python
 // (scripts/memrel_trace), because the only safe way to read a PyTorch snapshot, a pickle, is
-// Python's Unpickler with every global refused; this subcommand replaces the process with
-// `python3 -m memrel_trace ARGS...`, as `memrel report` does, so help and exit codes (0 written,
-// 2 unusable input, 4 internal error) are the importer's.
+// Python's Unpickler with every global refused; this subcommand runs
+// scripts/memrel_trace as `memrel report` does (run_python_command), so help and exit codes (0
+// written, 2 unusable input, 4 internal error) are the importer's.
 #include "cli/python_module.hpp"
 #include "cli/subcommand.hpp"
 
@@ -13,7 +13,7 @@ RunSubcommand attach_trace(CLI::App& sub, const GlobalOptions&) {
   sub.set_help_flag();
   sub.prefix_command();
   return [&sub] {
-    return exec_python_module("memrel trace", "memrel_trace", sub.remaining(),
+    return run_python_command("memrel trace", "memrel_trace", sub.remaining(),
                               "the importer needs Python 3");
   };
 }

@@ -1,15 +1,22 @@
 #include "cli/trace_import.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <stdexcept>
 
 #include "cli/exit_codes.hpp"
 #include "cli/python_module.hpp"
 #include "platform/input_rules.hpp"
+#include "platform/temporary_folder.hpp"
 
 namespace memrel::cli {
 namespace {
@@ -19,15 +26,49 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string temporary_trace() {
-  const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/memrel-trace-XXXXXX.memtrace";
-  int fd = mkstemps(path.data(), 9);  // 9: ".memtrace", kept so the cell sees a trace
-  if (fd < 0)
-    throw std::runtime_error("cannot create a temporary trace: " +
-                             std::string(std::strerror(errno)));
-  close(fd);
-  return path;
+// A run's folder is made as memrel-new-XXXXXX, locked, then renamed to memrel-run-XXXXXX: every
+// memrel-run-* folder is locked while its run lives.
+constexpr const char* kRunFolderPrefix = "memrel-run-";
+constexpr const char* kNewFolderPrefix = "memrel-new-";
+
+// A run folder whose owner is gone: its lock (flock on the folder itself, released by the kernel
+// however the owner died, PID reuse or not) can be taken. A memrel-new-* one is never locked: it
+// is abandoned once older than the instant between its mkdtemp and its rename.
+bool abandoned(const std::string& folder, bool is_new) {
+  struct stat st {};
+  if (lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+    return false;
+  if (is_new) return time(nullptr) - st.st_mtime > 60;
+  int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool unowned = flock(fd, LOCK_EX | LOCK_NB) == 0;
+  close(fd);  // releases it
+  return unowned;
+}
+
+// Only what a run puts there: trace-N.memtrace and the importer's hidden .memtrace-*.tmp. A
+// folder holding anything else is not a run's (a user's memrel-run-notes), and is kept.
+bool holds_only_traces(const std::string& folder) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool trace = name.rfind("trace-", 0) == 0 && ends_with(name, ".memtrace");
+    const bool partial = name.rfind(".memtrace-", 0) == 0 && ends_with(name, ".tmp");
+    if (!(trace || partial) || !entry.is_regular_file(ec)) return false;
+  }
+  return !ec;
+}
+
+// What runs killed outright (SIGKILL, the OOM killer) left: their folders of imported traces.
+void remove_abandoned_run_folders(const std::string& tmp) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool is_new = name.rfind(kNewFolderPrefix, 0) == 0;
+    if (!is_new && name.rfind(kRunFolderPrefix, 0) != 0) continue;
+    if (abandoned(entry.path().string(), is_new) && holds_only_traces(entry.path().string()))
+      std::filesystem::remove_all(entry.path(), ec);
+  }
 }
 
 }  // namespace
@@ -43,12 +84,39 @@ bool needs_trace_import(const std::string& path) {
 }
 
 ImportedTraces::~ImportedTraces() {
-  for (const auto& entry : originals_) unlink(entry.first.c_str());
+  if (folder_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(folder_, ec);
+  close(lock_fd_);
+}
+
+std::string ImportedTraces::next_trace() {
+  if (folder_.empty()) {
+    const std::string tmp = temporary_folder();
+    if (std::string problem = temporary_folder_problem(); !problem.empty())
+      throw std::runtime_error("cannot import a trace: " + problem);
+    remove_abandoned_run_folders(tmp);
+    std::string made = tmp + "/" + kNewFolderPrefix + "XXXXXX";
+    if (mkdtemp(made.data()) == nullptr)
+      throw std::runtime_error("cannot create a folder in TMPDIR (" + tmp +
+                               ") for the imported traces: " + std::strerror(errno));
+    const std::string folder = tmp + "/" + kRunFolderPrefix + made.substr(made.size() - 6);
+    lock_fd_ = open(made.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0 ||
+        renameat2(AT_FDCWD, made.c_str(), AT_FDCWD, folder.c_str(), RENAME_NOREPLACE) != 0) {
+      const int error = errno;
+      if (lock_fd_ >= 0) close(lock_fd_);
+      rmdir(made.c_str());
+      throw std::runtime_error("cannot prepare " + made + ": " + std::strerror(error));
+    }
+    folder_ = folder;
+  }
+  return folder_ + "/trace-" + std::to_string(originals_.size() + 1) + ".memtrace";
 }
 
 std::string ImportedTraces::prepare(const std::string& path) {
   if (!needs_trace_import(path)) return path;
-  std::string trace = temporary_trace();
+  std::string trace = next_trace();
   originals_[trace] = path;
   PythonResult r = run_python_module("memrel_trace", {"import", path, "-o", trace});
   if (r.exit_code == exit_code::kSuccess) return trace;

@@ -1,6 +1,10 @@
 // `memrel run -w snapshot.pickle` and `-w rmm-log.csv`: a PyTorch snapshot or an RMM log given
 // as a workload is imported (scripts/memrel_trace, in a child process) into a temporary trace
-// for the run, and the temporary file is removed when the run is over, whatever happened.
+// for the run, in a folder of the run's own in TMPDIR (memrel-run-XXXXXX), removed when the run is
+// over, whatever happened. SIGKILL runs no code, so a run killed outright cannot remove it: the
+// run holds an flock on its folder for its life, and the next run that imports removes every
+// such folder whose lock it can take (the kernel drops a lock when its holder dies, PID reuse or
+// not), so at most one run's traces outlive it, and only until the next (docs/inputs.md).
 #pragma once
 
 #include <map>
@@ -16,14 +20,19 @@ class ImportedTraces {
   ImportedTraces() = default;
   ImportedTraces(const ImportedTraces&) = delete;
   ImportedTraces& operator=(const ImportedTraces&) = delete;
-  ~ImportedTraces();  // removes every temporary trace
+  ~ImportedTraces();  // removes the run's folder and every temporary trace in it
 
   // The path a cell should run: `path` itself, or a temporary .memtrace imported from it.
   // Throws std::invalid_argument with the importer's one line for unusable input.
   std::string prepare(const std::string& path);
 
  private:
+  // The path of the next temporary trace, in the run's folder, made (and locked) at the first.
+  std::string next_trace();
+
   std::map<std::string, std::string> originals_;  // temporary trace -> the file given
+  std::string folder_;                            // TMPDIR/memrel-run-XXXXXX; "" until needed
+  int lock_fd_ = -1;                              // the folder, flocked while the run lives
 };
 
 }  // namespace memrel::cli

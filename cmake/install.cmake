@@ -16,7 +16,7 @@ install(DIRECTORY
         DESTINATION "${MEMREL_INSTALL_DATADIR}" COMPONENT memrel)
 
 # The report, the trace importer and the history's change points, run by `memrel` as
-# memrel_entry.py with this folder on PYTHONPATH (cli/python_module.cpp).
+# python3 -I memrel_entry.py, which puts this folder on the module path (cli/python_module.cpp).
 install(DIRECTORY
           "${PROJECT_SOURCE_DIR}/scripts/memrel_report"
           "${PROJECT_SOURCE_DIR}/scripts/memrel_trace"

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -69,6 +70,18 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
                           "; write the output elsewhere");
     }
   }
+}
+
+void check_output_writable(const std::string& path, const std::string& option) {
+  fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  std::string probe = (folder / ".memrel-probe-XXXXXX").string();
+  int fd = mkostemp(probe.data(), O_CLOEXEC);
+  if (fd < 0)
+    throw OutputError(prefix(option, path) + "cannot write in its folder (" + std::strerror(errno) +
+                      ")");
+  close(fd);
+  unlink(probe.c_str());
 }
 
 void check_output_folder(const std::string& folder, const std::vector<std::string>& inputs,

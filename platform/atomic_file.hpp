@@ -24,6 +24,12 @@ class OutputError : public std::invalid_argument {
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs = {},
                        const std::string& option = "");
 
+// Throws OutputError unless a file can be made in PATH's folder, probed by making one and removing
+// it at once (a read-only file system says so only then): part of "checked before any work"
+// for an output whose folder memrel does not create. "--markdown /sys/x.md: cannot write in its
+// folder (Permission denied)".
+void check_output_writable(const std::string& path, const std::string& option = "");
+
 // Throws OutputError unless FOLDER is absent or a real folder (not a symbolic link), and no
 // input is FOLDER or lies anywhere under it (by identity of each ancestor of the input's real
 // path): a folder output is replaced whole, so an input inside it would be lost.

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "platform/temporary_folder.hpp"
+
 namespace memrel {
 namespace {
 
@@ -99,15 +101,14 @@ void end_own_group_on_sigterm() {
 }
 
 int anonymous_file() {
-  const char* dir = std::getenv("TMPDIR");
-  std::string base = (dir && *dir) ? dir : "/tmp";
+  const std::string base = temporary_folder();
   int fd = open(base.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd >= 0) return fd;
   std::string tmpl = base + "/memrel-XXXXXX";
   fd = mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0)
-    throw std::runtime_error("cannot create a temporary file in " + base + " (" +
-                             std::strerror(errno) + ")");
+    throw std::runtime_error("cannot create a temporary file in " + base +
+                             " (TMPDIR: " + std::strerror(errno) + ")");
   unlink(tmpl.c_str());
   return fd;
 }

@@ -1,11 +1,17 @@
 """Runs one of memrel's Python packages with nothing from the user's folders importable:
-    python3 scripts/memrel_entry.py PACKAGE ARGS...
+    python3 -I scripts/memrel_entry.py PACKAGE ARGS...
 is `python3 -m PACKAGE ARGS...` without the working folder on the module path. `python3 -m` puts
 the working folder first, so a `json.py` (or `runpy.py`, `argparse.py`...) beside a snapshot would
 run during `trace import`; here the module path is this folder (memrel's packages), then the
 interpreter's own, then the folders of PYTHONPATH but never the working folder (an empty or
-relative PYTHONPATH entry, which Python turns into the working folder, is dropped). memrel's command line runs its Python parts this way
-(cli/python_module.cpp); docs/inputs.md, "Code".
+relative PYTHONPATH entry, which Python turns into the working folder, is dropped). memrel's
+command line runs its Python parts this way (cli/python_module.cpp); docs/inputs.md, "Code".
+
+-I (isolated): the interpreter reads no PYTHON* variable, so nothing from PYTHONPATH or
+PYTHONHOME is loaded at start-up (an `encodings` package there killed it before this file ran);
+memrel hands PYTHONPATH's absolute entries over as MEMREL_PYTHONPATH, added below. -I leaves out
+the user's site-packages too (`pip install --user`, scripts/install-deps' fallback): it is added
+back below, after the interpreter's own folders, unless it is the working folder.
 
 Nothing but builtin modules and those already loaded at start-up is imported before the path is
 fixed.
@@ -16,8 +22,15 @@ import sys
 
 _here = os.path.dirname(os.path.abspath(__file__))
 _cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
-sys.path[:] = [_here] + [p for p in sys.path if os.path.isabs(p) and p != _here and
+_user = [p for p in os.environ.get("MEMREL_PYTHONPATH", "").split(os.pathsep) if p]
+sys.path[:] = [_here] + [p for p in _user + sys.path if os.path.isabs(p) and p != _here and
                          os.path.realpath(p) not in _cwd]
+
+import site  # already loaded at start-up
+
+_user_site = site.getusersitepackages()
+if os.path.isdir(_user_site) and os.path.realpath(_user_site) not in _cwd:
+    site.addsitedir(_user_site)
 
 # Start-up (site, .pth files) ran before this file, on the path as the environment gave it: a
 # module it loaded from the working folder has run already; say so rather than go on with it.

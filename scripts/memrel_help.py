@@ -42,3 +42,60 @@ class ArgumentParser(argparse.ArgumentParser):
             formatter.end_section()
         formatter.add_text(self.epilog)
         return formatter.format_help()
+
+    def error(self, message):
+        """One line, exit 2, as the C++ subcommands say a usage error (docs/inputs.md, "Leftovers
+        and one-line errors"): argparse's own is the usage block and the error, four lines."""
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+# Numbers on the command line by one rule for every Python subcommand (docs/inputs.md, "Numbers
+# on the command line"): ASCII digits only, so that int()'s and float()'s leniency (`1_000`,
+# `+5`, ` 7`, other scripts' digits such as `١٢`) and an empty value, which would mean "not
+# given", are refused; a float is finite.
+_INT = r"-?[0-9]+"
+_FLOAT = r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?"
+
+
+def whole_number(text):
+    import re
+
+    if not re.fullmatch(_INT, text, flags=re.ASCII):
+        raise argparse.ArgumentTypeError(f"{text!r}: not a whole number (ASCII digits)")
+    return int(text)
+
+
+whole_number.__name__ = "whole number"
+
+
+def finite_number(text):
+    import math
+    import re
+
+    if not re.fullmatch(_FLOAT, text, flags=re.ASCII) or not math.isfinite(float(text)):
+        raise argparse.ArgumentTypeError(f"{text!r}: not a finite number (ASCII digits)")
+    return float(text)
+
+
+finite_number.__name__ = "finite number"
+
+
+def _refuse_empty(parser, action, arg_strings):
+    """An empty value means nothing: refused for every option and positional, as the C++
+    subcommands refuse it (docs/inputs.md, "Empty values"); `--markdown ''` wrote nothing and
+    said nothing, `--byte-tolerance ''` meant the default."""
+    if any(isinstance(a, str) and a == "" for a in arg_strings):
+        name = action.option_strings[-1] if action.option_strings else action.metavar or action.dest
+        parser.error(f"{name}: an empty value: give one, or leave the option out")
+
+
+_argparse_get_values = argparse.ArgumentParser._get_values
+
+
+def _get_values(self, action, arg_strings):
+    if not isinstance(action, argparse._SubParsersAction):  # the subcommand's parser says it
+        _refuse_empty(self, action, arg_strings)
+    return _argparse_get_values(self, action, arg_strings)
+
+
+ArgumentParser._get_values = _get_values

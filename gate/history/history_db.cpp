@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 
@@ -78,6 +79,31 @@ class Statement {
  private:
   sqlite3_stmt* s_ = nullptr;
 };
+
+// SQLite keeps any type in any column: a text, a blob or a NULL read as a double is 0, and a
+// literal no double holds (9e999) is inf. A figure that is not a finite number is refused at its
+// row (docs/inputs.md, "Numbers that switch a rule off"), as `history changes` refuses it.
+// At most 40 characters, control characters as '?': the message stays one line.
+std::string printable(std::string text) {
+  if (text.size() > 40) text = text.substr(0, 40) + "...";
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
+double figure_value(Statement& q, int column, int rowid_column, const std::string& metric,
+                    const std::string& path) {
+  const int type = sqlite3_column_type(q.get(), column);
+  const double value = sqlite3_column_double(q.get(), column);
+  if ((type == SQLITE_INTEGER || type == SQLITE_FLOAT) && std::isfinite(value)) return value;
+  std::string shown = type == SQLITE_NULL   ? "NULL"
+                      : type == SQLITE_BLOB ? "a blob"
+                      : type == SQLITE_TEXT ? "the text '" + printable(q.text(column)) + "'"
+                                            : std::to_string(value);
+  throw ResultsError(path + ": figures row " +
+                     std::to_string(sqlite3_column_int64(q.get(), rowid_column)) + " (" + metric +
+                     "), column value: " + shown + " is not a finite number; not a memrel history");
+}
 
 std::string started_of(const InputFile& f) {
   const nlohmann::json& c =
@@ -213,7 +239,7 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
 std::vector<HistoryPoint> HistoryDb::series(const std::string& metric) {
   Statement q(db_,
               "SELECT r.id, r.started, r.source, ifnull(r.machine_id, ''), "
-              "ifnull(r.gpu_model, ''), ifnull(r.memrel_commit, ''), f.value "
+              "ifnull(r.gpu_model, ''), ifnull(r.memrel_commit, ''), f.value, f.rowid "
               "FROM figures f JOIN runs r ON r.id = f.run_id WHERE f.metric = ? "
               "ORDER BY r.started, r.id",
               path_);
@@ -221,7 +247,7 @@ std::vector<HistoryPoint> HistoryDb::series(const std::string& metric) {
   std::vector<HistoryPoint> out;
   while (sqlite3_step(q.get()) == SQLITE_ROW) {
     out.push_back({sqlite3_column_int64(q.get(), 0), q.text(1), q.text(2), q.text(3), q.text(4),
-                   q.text(5), sqlite3_column_double(q.get(), 6)});
+                   q.text(5), figure_value(q, 6, 7, metric, path_)});
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,9 +10,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
+#include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/interrupt.hpp"
@@ -66,6 +69,42 @@ std::optional<int> exited(const Running& r) {
   return std::nullopt;
 }
 
+// Once the process has exited by itself: its temporary file put in place whole, when it wrote
+// one with something in it (a benchmark that failed, exit 3, still leaves the others' figures).
+// Returns the file's size, -1 when there is none. Google Benchmark writes an empty file when its
+// filter matched nothing (the second adversarial pass: an empty bench-null.json reported "ok").
+long long finish_file(const BenchJob& job) {
+  const std::string tmp = bench_temporary_path(job);
+  struct stat st {};
+  if (stat(tmp.c_str(), &st) != 0) return -1;
+  if (st.st_size == 0) return 0;
+  int fd = open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(tmp + ": cannot read back (" + std::strerror(errno) + ")");
+  std::string content = read_whole_fd(fd);
+  close(fd);
+  write_file_atomically(job.json_path, content);
+  return st.st_size;
+}
+
+// NAME.tmp-PID files beside the job's output whose memrel is gone: a launch killed outright
+// (SIGKILL runs no cleanup) left them; the next launch into the same folder removes them. A PID
+// that lives (reused or not) keeps its file: it is never removed from under a live writer.
+void remove_stale_temporary_files(const BenchJob& job) {
+  const std::filesystem::path out(job.json_path);
+  const std::string stem = out.filename().string() + ".tmp-";
+  std::error_code ec;
+  const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(stem, 0) != 0 || name.size() == stem.size() || name.size() > stem.size() + 9)
+      continue;
+    const std::string digits = name.substr(stem.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
+  }
+}
+
 BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool timed_out,
                         std::uint64_t timeout_s) {
   BenchOutcome o;
@@ -77,21 +116,16 @@ BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool 
   } else if (WIFSIGNALED(status)) {
     o.status = BenchStatus::kCrashed;
     o.exit_code = WTERMSIG(status);
-  } else if (WEXITSTATUS(status) != 0) {
-    o.status = BenchStatus::kFailed;
-    o.exit_code = WEXITSTATUS(status);
   } else {
-    o.status =
-        access(job.json_path.c_str(), F_OK) == 0 ? BenchStatus::kOk : BenchStatus::kUnavailable;
+    const long long size = finish_file(job);
+    o.exit_code = WEXITSTATUS(status);
+    o.status = o.exit_code != 0 ? BenchStatus::kFailed
+               : size < 0       ? BenchStatus::kUnavailable
+               : size == 0      ? BenchStatus::kNoneMatched
+                                : BenchStatus::kOk;
   }
+  std::remove(bench_temporary_path(job).c_str());  // whatever is left of it: never kept
   return o;
-}
-
-void end_all(std::vector<std::optional<Running>>& running) {
-  for (auto& r : running) {
-    if (r) kill_child_group(r->pid);
-    r.reset();
-  }
 }
 
 // run_bench_jobs' loop: starts jobs into free slots, collects the ended ones, until all are done.
@@ -115,6 +149,8 @@ std::vector<BenchOutcome> schedule(
       if (running[slot] || next >= jobs.size()) continue;
       const BenchJob& job = jobs[next];
       std::remove(job.json_path.c_str());  // a file left from before would read as this run's
+      std::remove(bench_temporary_path(job).c_str());
+      remove_stale_temporary_files(job);
       Running r;
       r.index = next++;
       r.output = open_output(job);
@@ -182,13 +218,17 @@ std::string bench_beside_executable() {
   return "";
 }
 
+std::string bench_temporary_path(const BenchJob& job) {
+  return job.json_path + ".tmp-" + std::to_string(getpid());
+}
+
 std::vector<std::string> bench_arguments(const BenchCommand& command, const BenchJob& job) {
   std::vector<std::string> args = {command.bench};
   if (!command.backends_dir.empty())
     args.insert(args.end(), {"--backends-dir", command.backends_dir});
   args.insert(args.end(), {"--backend", job.backend});
   if (command.quick) args.push_back("--quick");
-  args.push_back("--benchmark_out=" + job.json_path);
+  args.push_back("--benchmark_out=" + bench_temporary_path(job));
   args.push_back("--benchmark_out_format=json");
   args.insert(args.end(), command.bench_args.begin(), command.bench_args.end());
   return args;
@@ -202,7 +242,14 @@ std::vector<BenchOutcome> run_bench_jobs(
   try {
     return schedule(command, jobs, gpus, on_done, running);
   } catch (...) {
-    end_all(running);  // no memrel_bench outlives a launch that failed or was interrupted
+    // No memrel_bench outlives a launch that failed or was interrupted, and nothing it was
+    // writing stays (ended first: a running one could write again).
+    for (auto& r : running) {
+      if (!r) continue;
+      kill_child_group(r->pid);
+      std::remove(bench_temporary_path(jobs[r->index]).c_str());
+      r.reset();
+    }
     throw;
   }
 }

@@ -35,16 +35,21 @@ struct BenchCommand {
 
 // One memrel_bench process: one backend's benchmarks into one Google Benchmark JSON file.
 struct BenchJob {
-  std::string backend;    // as memrel_bench --backend takes it: a name or a backend file's path
-  std::string name;       // the backend's name, for lines and errors
-  std::string json_path;  // --benchmark_out; an old file there is removed first
-  std::string log_path;   // its stdout and stderr; empty: an anonymous file, gone afterwards
+  std::string backend;  // as memrel_bench --backend takes it: a name or a backend file's path
+  std::string name;     // the backend's name, for lines and errors
+  // Where its Google Benchmark JSON ends up: memrel_bench writes a temporary file beside it
+  // (bench_temporary_path), renamed over it once the process has exited 0 with benchmarks in it
+  // (write_file_atomically's rule), removed otherwise: a signal never leaves half a file here.
+  // An old file there is removed first.
+  std::string json_path;
+  std::string log_path;  // its stdout and stderr; empty: an anonymous file, gone afterwards
   std::map<std::string, std::string> environment;  // added to ours (and to the GPU's)
 };
 
 enum class BenchStatus {
   kOk,           // exited 0 and wrote its JSON file
   kUnavailable,  // exited 0 without a file: the backend cannot run here (memrel_bench says why)
+  kNoneMatched,  // exited 0 having run no benchmark: the filter matched none; no file
   kFailed,       // exited non-zero: a benchmark or the backend's start failed
   kCrashed,      // killed by a signal
   kTimeout,      // killed at the timeout, with its process group
@@ -71,6 +76,9 @@ std::string file_name_piece(const std::string& backend_name);
 // else in the same folder (an installation); empty when there is none.
 std::string bench_beside_executable();
 
+// JOB.json_path + ".tmp-PID": what memrel_bench writes until it has finished.
+std::string bench_temporary_path(const BenchJob& job);
+
 // The argv of a job's process: memrel_bench, --backends-dir, --backend, --quick, the JSON output,
 // then bench_args.
 std::vector<std::string> bench_arguments(const BenchCommand& command, const BenchJob& job);
@@ -79,7 +87,8 @@ std::vector<std::string> bench_arguments(const BenchCommand& command, const Benc
 // per GPU at a time, each pinned to its GPU (gpu_environment). `on_done` is called as each ends
 // (with GPUs, in the order they end). A memrel_bench that exits 2 (a usage error, the same for
 // every backend) ends the running ones and throws std::invalid_argument with its last line;
-// SIGINT or SIGTERM (while an InterruptRequests exists) ends them and throws Interrupted.
+// SIGINT, SIGTERM or SIGHUP (while an InterruptRequests exists) ends them, removes their
+// temporary files and throws Interrupted.
 // Returns the outcomes in the jobs' order.
 std::vector<BenchOutcome> run_bench_jobs(
     const BenchCommand& command, const std::vector<BenchJob>& jobs,

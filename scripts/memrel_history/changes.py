@@ -16,6 +16,7 @@ import sys
 
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 import memrel_outputs
+import memrel_outputs.stopping
 
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
 APPLICATION_ID = 0x6D656D72  # "memr"
@@ -34,12 +35,12 @@ def parse_args(argv):
     p.add_argument("--metric", action="append", default=[],
                    help="a metric to analyse (repeatable); default: every metric")
     p.add_argument("--match", default="", help="only metrics whose name contains this")
-    p.add_argument("--max-pvalue", type=float, default=0.001,
+    p.add_argument("--max-pvalue", type=memrel_help.finite_number, default=0.001,
                    help="Otava's significance threshold (default 0.001, Otava's own)")
-    p.add_argument("--min-magnitude", type=float, default=0.0,
+    p.add_argument("--min-magnitude", type=memrel_help.finite_number, default=0.0,
                    help="smallest relative change Otava keeps (default 0: every significant one)")
-    p.add_argument("--window", type=int, default=50, help="Otava's window length (default 50)")
-    p.add_argument("--min-runs", type=int, default=4,
+    p.add_argument("--window", type=memrel_help.whole_number, default=50, help="Otava's window length (default 50)")
+    p.add_argument("--min-runs", type=memrel_help.whole_number, default=4,
                    help="series with fewer runs are listed as too short (default 4)")
     p.add_argument("--markdown", help="also write the table to this file")
     p.add_argument("--json", action="store_true",
@@ -152,6 +153,19 @@ def report(series, args):
 
 
 def main(argv):
+    # SIGTERM and SIGHUP unwind like Ctrl-C: a --markdown half written is removed on the way out.
+    memrel_outputs.stopping.stop_on_signals()
+    try:
+        return _main(argv)
+    except memrel_outputs.stopping.Stopped as e:
+        print(f"memrel history changes: stopped by {e.name}; nothing written", file=sys.stderr)
+        return 128 + e.signal_number
+    except KeyboardInterrupt:
+        print("memrel history changes: interrupted; nothing written", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     try:
         args = parse_args(argv)
     except SystemExit as e:
@@ -163,6 +177,7 @@ def main(argv):
         if args.markdown is not None:
             try:
                 memrel_outputs.check_file(args.markdown, [args.db])
+                memrel_outputs.check_writable(args.markdown)
             except memrel_outputs.OutputRuleError as e:
                 raise UsageError(f"--markdown {e}") from None
         db = open_history(args.db)

@@ -58,6 +58,20 @@ def check_file(path, inputs=()):
                                         "elsewhere")
 
 
+def check_writable(path):
+    """Raises OutputRuleError unless a file can be made in path's folder, probed by making one and
+    removing it at once (a read-only file system says so only then): checked before any work, as
+    the C++ tools' check_output_writable."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd = os.open(os.path.join(folder, f".memrel-probe-{os.getpid()}"),
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError as e:
+        raise OutputRuleError(path, f"cannot write in its folder ({e.strerror})") from None
+    os.close(fd)
+    os.unlink(os.path.join(folder, f".memrel-probe-{os.getpid()}"))
+
+
 def check_folder(path, inputs=()):
     """Raises OutputRuleError unless path is absent or a real folder holding none of inputs."""
     if not path:

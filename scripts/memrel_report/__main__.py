@@ -11,6 +11,7 @@ import sys
 
 from . import folder, gate_verdict, load, prepare
 
+import memrel_outputs.stopping
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 
 # report (and with it matplotlib, half a second to import) is imported once the inputs have
@@ -40,9 +41,9 @@ def parser():
                    help="draw the memory timeline of this cell only (repeatable; default: every cell)")
     p.add_argument("--history", metavar="DB",
                    help="the results history (memrel history add): trend pages and change points")
-    p.add_argument("--history-nights", type=int, default=14, metavar="N",
+    p.add_argument("--history-nights", type=memrel_help.whole_number, default=14, metavar="N",
                    help="the index lists the change points of the last N nights (default 14)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
+    p.add_argument("--jobs", type=memrel_help.whole_number, default=None, metavar="N",
                    help="processes drawing plots (default: the cores available, at most 8)")
     return p
 
@@ -50,6 +51,8 @@ def parser():
 def main(argv=None):
     p = parser()
     args = p.parse_args(argv)  # usage errors exit 2 (argparse)
+    # SIGTERM and SIGHUP unwind like Ctrl-C: the temporary folder goes, the workers end.
+    memrel_outputs.stopping.stop_on_signals()
     if args.jobs is not None and args.jobs < 1:
         p.error("--jobs: must be at least 1")
     if not 1 <= args.history_nights <= 100_000:
@@ -97,6 +100,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("memrel report: interrupted; nothing written", file=sys.stderr)
         return 130
+    except memrel_outputs.stopping.Stopped as e:
+        print(f"memrel report: stopped by {e.name}; nothing written", file=sys.stderr)
+        return 128 + e.signal_number
     except Exception as e:  # a bug here, not bad input: say so in one line, keep the exit code apart
         print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_INTERNAL

@@ -2,11 +2,13 @@
 
 A report is rendered into DIR.tmp-PID beside DIR and renamed over DIR only once complete, so a
 reader never sees half a report and a failure leaves the previous report as it was (the old
-folder is removed only after the new one is in place). An existing DIR is replaced only if it
+folder is removed only after the new one is in place). A DIR.tmp-PID whose process is gone
+(killed outright) is removed by the next report of DIR. An existing DIR is replaced only if it
 is empty or an earlier report (it holds MARKER): `--out ~` must not delete a home folder.
 """
 
 import os
+import re
 import shutil
 
 import memrel_outputs
@@ -14,6 +16,7 @@ import memrel_outputs
 from .input_rules import InputError
 
 MARKER = ".memrel-report"
+PARTIAL = ".memrel-report-partial"  # in DIR.tmp-PID from its first moment: a folder of ours
 
 
 def check(out_dir, inputs=()):
@@ -34,17 +37,58 @@ def check(out_dir, inputs=()):
         raise InputError(out_dir, f"parent folder {parent} does not exist")
 
 
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's: alive
+        return True
+    return True
+
+
+def remove_stale(out_dir):
+    """Removes the DIR.tmp-PID folders beside out_dir that a report killed outright left (SIGKILL
+    runs no cleanup), when no process PID lives any more and it holds PARTIAL (a user's folder of
+    such a name, `rep.tmp-2024`, is never ours); DIR.old-PID (the previous report, kept during the
+    swap, marked MARKER) only once DIR itself is back in place."""
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    base = re.escape(os.path.basename(os.path.normpath(out_dir)))
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        m = re.fullmatch(base + r"\.(tmp|old)-([0-9]{1,10})", name)
+        if not m or _alive(int(m.group(2))):
+            continue
+        if m.group(1) == "old" and not os.path.isdir(out_dir):
+            continue
+        path = os.path.join(parent, name)
+        mark = PARTIAL if m.group(1) == "tmp" else MARKER
+        if os.path.isdir(path) and not os.path.islink(path) and \
+                os.path.isfile(os.path.join(path, mark)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def write_atomically(out_dir, fill, inputs=()):
     """Calls fill(tmp_dir) on a fresh DIR.tmp-PID, marks it, then puts it in place of out_dir.
     Returns out_dir (normalised)."""
     check(out_dir, inputs)
     out_dir = os.path.normpath(out_dir)
+    remove_stale(out_dir)
     tmp = f"{out_dir}.tmp-{os.getpid()}"
     old = f"{out_dir}.old-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
+    if os.path.lexists(tmp):  # a folder of ours left by an earlier process of this pid, or not
+        if not (os.path.isdir(tmp) and not os.path.islink(tmp) and
+                os.path.isfile(os.path.join(tmp, PARTIAL))):
+            raise InputError(tmp, "is in the way of the report's temporary folder; move it")
+        shutil.rmtree(tmp)
     os.makedirs(tmp)
     try:
+        open(os.path.join(tmp, PARTIAL), "w").close()
         fill(tmp)
+        os.remove(os.path.join(tmp, PARTIAL))
         with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
             f.write("written by memrel report; the next report replaces this folder whole\n")
         if os.path.isdir(out_dir):

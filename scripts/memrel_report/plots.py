@@ -632,7 +632,7 @@ def timeline_chart(tl, out_dir):
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         sub = f"{tl.memory_space} memory, {n} steps" + (f", status {tl.status}" if tl.status != "ok" else "")
         fig.suptitle(f"Memory timeline: {tl.label} / {tl.workload}\n({sub}; dotted lines: marks)", fontsize=11)
-        stem = f"timeline-{slug(tl.label)}--{slug(tl.workload)}"
+        stem = f"timeline-{prepare.joined_slug(tl.label, tl.workload)}"
         return _save(fig, out_dir, stem, f"Memory timeline: {tl.label} / {tl.workload}")
 
 

@@ -7,6 +7,7 @@ into 0.
 """
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -54,6 +55,20 @@ def slug(text):
     if safe == text:
         return safe
     return f"{safe}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+def joined_slug(*names):
+    """One file-name part for a tuple of names (a backend and a workload), one per tuple: their
+    slugs joined by '--'. A slug with '-' at an edge or '--' inside makes that join readable two
+    ways (('ph-', 'a') and ('ph', '-a') both gave 'ph---a', one cell's timeline drawn over the
+    other's: the second adversarial pass), so then a short hash of the whole tuple is added; a
+    join without one splits back into its slugs at every '--'."""
+    parts = [slug(name) for name in names]
+    joined = "--".join(parts)
+    if any(p.startswith("-") or p.endswith("-") or "--" in p for p in parts):
+        digest = hashlib.sha256(json.dumps(list(names)).encode("utf-8", "surrogatepass"))
+        joined += f"-{digest.hexdigest()[:8]}"
+    return joined
 
 
 def colliding_names(names):

@@ -8,6 +8,8 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+import memrel_outputs.stopping
+
 from . import folder, site
 from .document import Grid, Heading, Image, Para, to_html, to_markdown
 
@@ -40,11 +42,19 @@ def render(jobs, out_dir, processes):
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     try:
-        pool = ProcessPoolExecutor(max_workers=processes, mp_context=context)
+        pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
+                                   initializer=memrel_outputs.stopping.die_with_parent)
     except OSError:  # no semaphores here (some containers lack /dev/shm): draw in this process
         return [_render(job, out_dir) for job in jobs]
-    with pool:
-        return list(pool.map(_render, jobs, [out_dir] * len(jobs)))
+    try:
+        with pool:
+            return list(pool.map(_render, jobs, [out_dir] * len(jobs)))
+    except BaseException:
+        # Stopped (or Ctrl-C): end the workers now rather than wait for their plots; what they
+        # drew goes with the temporary folder.
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        raise
 
 
 def default_jobs():

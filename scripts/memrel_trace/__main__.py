@@ -38,7 +38,7 @@ def parser():
                                    "is refused and nothing in it runs.")
     i.add_argument("file", metavar="FILE", help="snapshot .pickle or RMM log .csv (told by content)")
     i.add_argument("-o", "--out", required=True, metavar="TRACE", help="the trace to write (.memtrace)")
-    i.add_argument("--device", type=int, default=0, metavar="N",
+    i.add_argument("--device", type=memrel_help.whole_number, default=0, metavar="N",
                    help="the device whose trace to replay (a snapshot holds one per device; default 0)")
     i.add_argument("--name", help="the workload name in results (default: FILE's name without extension)")
     s = sub.add_parser("show", help="a trace's header, and its events with --events")

@@ -14,6 +14,8 @@ the object graph shares (a list referenced twice) is walked once per object, nev
 (torch_snapshot bounds its recursive walks).
 """
 
+import contextlib
+import io
 import pickle
 import resource
 
@@ -66,13 +68,26 @@ class _MemoryLimit:
         return False
 
 
+def _load_quietly(f):
+    """The unpickler's load, with what CPython prints on its own while it is freed after a
+    failure kept off stderr: a bytearray opcode that ran out of memory mid-read printed
+    "SystemError: deallocated bytearray object has exported buffers" before memrel's one line
+    (the second adversarial pass). The failure itself still raises here."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        unpickler = _PlainDataUnpickler(f)
+        try:
+            return unpickler.load()
+        finally:
+            del unpickler
+
+
 def load_plain(path):
     """The object a pickle file holds, built from plain data only; TraceInputError otherwise."""
     f, size = open_source(path)
     headroom = max(MIN_MEMORY_BYTES, MEMORY_PER_BYTE * size)
     try:
         with f, _MemoryLimit(headroom):
-            return _PlainDataUnpickler(f).load()
+            return _load_quietly(f)
     except _Refused as e:
         raise TraceInputError(path, "", f"refused: the pickle references the global '{e}' "
                                         "(a snapshot is plain data; nothing was imported or run)") from None

@@ -3,6 +3,7 @@
 #include "harness/execution/bench_launcher.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace memrel {
 namespace {
@@ -28,15 +29,17 @@ TEST(BenchLauncher, ArgumentsNameTheBackendsFolderTheOutputAndThenTheCallers) {
   EXPECT_EQ(bench_arguments(command, job),
             (std::vector<std::string>{
                 "/b/memrel_bench", "--backends-dir", "/src/benchmarks/backends", "--backend",
-                "/elsewhere/mine.json", "--quick", "--benchmark_out=/out/bench-mine.json",
+                "/elsewhere/mine.json", "--quick",
+                "--benchmark_out=/out/bench-mine.json.tmp-" + std::to_string(getpid()),
                 "--benchmark_out_format=json", "--benchmark_filter=^pair/"}));
   command.backends_dir.clear();
   command.quick = false;
   command.bench_args.clear();
   EXPECT_EQ(bench_arguments(command, job),
-            (std::vector<std::string>{"/b/memrel_bench", "--backend", "/elsewhere/mine.json",
-                                      "--benchmark_out=/out/bench-mine.json",
-                                      "--benchmark_out_format=json"}));
+            (std::vector<std::string>{
+                "/b/memrel_bench", "--backend", "/elsewhere/mine.json",
+                "--benchmark_out=/out/bench-mine.json.tmp-" + std::to_string(getpid()),
+                "--benchmark_out_format=json"}));
 }
 
 }  // namespace

@@ -144,7 +144,7 @@ def test_a_text_figure_in_the_history_is_one_line_not_a_traceback(tmp_path):
 
 
 def test_report_out_empty_is_one_line(tmp_path):
-    refused(python("memrel_report", "--out", "", HOST_RUN), "empty path")
+    refused(python("memrel_report", "--out", "", HOST_RUN), "--out", "an empty value")
 
 
 # --- 3. Code from the working folder ----------------------------------------------------------
@@ -429,14 +429,18 @@ def test_sighup_to_run_removes_its_imported_traces_and_keeps_the_journal(tmp_pat
                           "--trace-scale", "1/1024", "-o", str(out)], env=env,
                          stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     deadline = time.time() + 60
-    while time.time() < deadline and not any(n.endswith(".memtrace") for n in os.listdir(tmp)):
+    while time.time() < deadline and not any(n.endswith(".memtrace") for n in files_below(tmp)):
         time.sleep(0.02)
     time.sleep(0.5)  # the import done, a cell running
     p.send_signal(signal.SIGHUP)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 128 + signal.SIGHUP, err
     assert "SIGHUP" in err
-    assert [n for n in os.listdir(tmp) if n.endswith(".memtrace")] == []
+    assert os.listdir(tmp) == []
+
+
+def files_below(folder):
+    return [name for _, _, names in os.walk(folder) for name in names]
 
 
 def test_a_names_markup_is_text_in_report_md():
@@ -695,3 +699,335 @@ def test_report_out_where_nothing_can_be_written_is_one_line_exit_2(tmp_path):
     r = subprocess.run([MEMREL, "report", "--out", "/sys/memrel-report-test", HOST_RUN],
                        capture_output=True, text=True, timeout=300)
     refused(r, "--out", "cannot be written")
+
+
+# --- Found by the second adversarial pass, the rest -----------------------------------------------
+
+def memrel(*args, env=None, cwd=None, timeout=120):
+    return subprocess.run([MEMREL, *map(str, args)], capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})), cwd=cwd, timeout=timeout)
+
+
+@needs_memrel
+@pytest.mark.parametrize("args", [
+    ["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", ""],
+    ["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "{tmp}/r.json", "--shard", ""],
+    ["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "{tmp}/r.json", "--gpus", ""],
+    ["compare", HOST_RUN, HOST_RUN, "--markdown", ""],
+    ["compare", HOST_RUN, HOST_RUN, "--byte-tolerance", ""],
+    ["compare", HOST_RUN, HOST_RUN, "--junit", ""],
+    ["merge", "-o", "{tmp}/m.json", ""],
+    ["history", "--db", "", "list"],
+    ["history", "--db", "{tmp}/h.sqlite", "changes", "--markdown", ""],
+    ["report", "--out", "{tmp}/rep", "--jobs", "", HOST_RUN],
+    ["trace", "import", RMM_LOG, "-o", ""],
+    ["run", "-w", "", "-b", "host-malloc", "-o", "{tmp}/r.json"],
+    ["--workloads-dir", "", "list"],
+])
+def test_an_empty_value_is_refused_for_every_option(tmp_path, args):
+    """F4, F11: '' meant "not given" for some options (run -o '' wrote into the default folder,
+    --shard '' ran the whole matrix, --markdown '' wrote nothing): one rule, refused."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    if "{tmp}/h.sqlite" in " ".join(args) or "h.sqlite" in " ".join(args):
+        make_history(tmp_path / "h.sqlite", [1.0, 1.0, 1.0, 1.0])
+    before = sorted(os.listdir(tmp_path))
+    r = memrel(*args, env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "an empty value")
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+@needs_memrel
+def test_compare_markdown_where_nothing_can_be_written_is_refused_before_the_work(tmp_path):
+    """F5: the table was printed, then --markdown refused."""
+    if not os.path.isdir("/sys/kernel"):
+        pytest.skip("no sysfs here to stand for a place nothing can be written to")
+    for option in ("--markdown", "--junit", "--summary", "--json"):
+        r = memrel("compare", HOST_RUN, HOST_RUN, option, "/sys/memrel-test.md")
+        refused(r, option, "cannot write in its folder")
+        assert r.stdout == "", r.stdout
+
+
+@needs_memrel
+@pytest.mark.parametrize("variable", ["PYTHONPATH", "PYTHONHOME"])
+def test_an_encodings_package_in_the_working_folder_does_not_break_the_interpreter(tmp_path, variable):
+    """F7: an `encodings/` package in the working folder, named by PYTHONPATH or PYTHONHOME: a
+    fatal error of 40 lines, exit 1. The interpreter runs isolated: it works, and runs nothing."""
+    (tmp_path / "encodings").mkdir()
+    (tmp_path / "encodings" / "__init__.py").write_text(
+        f"open({str(tmp_path / 'RAN-encodings')!r}, 'w').close()\n")
+    shutil.copy(RMM_LOG, tmp_path / "log.csv")
+    r = memrel("trace", "import", "log.csv", "-o", "t.memtrace", cwd=tmp_path,
+               env={"MEMREL_PYTHON": sys.executable, variable: str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "t.memtrace").exists()
+    assert not (tmp_path / "RAN-encodings").exists()
+
+
+def memrel_bench_binary():
+    bench = os.path.join(os.path.dirname(MEMREL or "/"), "benchmarks", "memrel_bench")
+    return bench if os.access(bench, os.X_OK) else None
+
+
+needs_bench = pytest.mark.skipif(MEMREL is None or memrel_bench_binary() is None,
+                                 reason="no memrel_bench beside memrel")
+
+
+@needs_bench
+def test_bench_filter_that_matches_nothing_is_refused_and_writes_nothing(tmp_path):
+    """F9: an empty bench-null.json, reported "1 ok", exit 0."""
+    out = tmp_path / "bench"
+    r = memrel("bench", "-b", "null", "-o", out, "--filter", "NOTHING-MATCHES")
+    refused(r, "--filter 'NOTHING-MATCHES'", "matches no benchmark")
+    assert not out.exists()
+
+
+@needs_bench
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP"])
+def test_a_signal_to_bench_leaves_no_half_written_json(tmp_path, signal_name):
+    """F20: memrel_bench wrote --benchmark_out at the final name: a SIGTERM left it truncated."""
+    import signal
+    import time
+
+    out = tmp_path / "bench"
+    out.mkdir()
+    # What a launch killed outright (SIGKILL) left: its memrel (pid) is gone; removed at the next.
+    (out / "bench-host-malloc.json.tmp-4194300").write_text('{"benchmarks": [')
+    p = subprocess.Popen([MEMREL, "bench", "-b", "host-malloc", "-o", str(out)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(
+            n.startswith("bench-host-malloc.json.tmp-") and not n.endswith("-4194300")
+            for n in os.listdir(out)):
+        time.sleep(0.02)
+    time.sleep(1.0)  # memrel_bench has written part of its JSON
+    p.send_signal(getattr(signal, signal_name))
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + getattr(signal, signal_name), err
+    assert os.listdir(out) == [], os.listdir(out)
+
+
+@pytest.mark.parametrize("option,value", [
+    ("--window", "nan"), ("--window", "2.5"), ("--window", "١٢"), ("--window", "+5"),
+    ("--min-magnitude", "1_000"), ("--max-pvalue", ""), ("--min-runs", " 4"),
+])
+def test_history_changes_numbers_are_ascii_and_one_line(tmp_path, option, value):
+    """F10: what argparse refused was four lines (usage + error); `1_000` and `١٢` passed."""
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0])
+    refused(python("memrel_history", "--db", db, option, value), option)
+
+
+def test_timeline_file_names_are_one_per_cell():
+    """F13: ('ph-', 'a') and ('ph', '-a') shared timeline-ph---a: one plot drawn over the other."""
+    sys.path.insert(0, SCRIPTS)
+    from memrel_report import prepare
+
+    names = ["ph", "ph-", "-a", "a", "a--b", "a-", "-", "--", "x/y", "x_y"]
+    stems = {}
+    for backend in names:
+        for workload in names:
+            stem = prepare.joined_slug(backend, workload)
+            assert stems.setdefault(stem, (backend, workload)) == (backend, workload), stem
+    assert prepare.joined_slug("host-malloc", "single-large") == "host-malloc--single-large"
+
+
+def test_report_timelines_of_names_that_join_alike_are_two_files(tmp_path):
+    import json
+
+    with open(HOST_RUN, encoding="utf-8") as f:
+        doc = json.load(f)
+    cell = next(c for c in doc["cells"] if c.get("steps"))
+    cells = [dict(cell, backend=b, workload=w) for b, w in (("ph-", "a"), ("ph", "-a"))]
+    doc["cells"] = cells
+    results = tmp_path / "run.json"
+    results.write_text(json.dumps(doc))
+    r = python("memrel_report", "--out", tmp_path / "report", results)
+    assert r.returncode == 0, r.stderr
+    svgs = [p for p in os.listdir(tmp_path / "report") if p.startswith("timeline-") and p.endswith(".svg")]
+    assert len(svgs) == 2, svgs
+
+
+@needs_memrel
+def test_a_run_killed_outright_leaves_its_traces_only_until_the_next_run(tmp_path):
+    """F14: SIGKILL during `run -w log.csv` left memrel-trace-XXXXXX.memtrace in TMPDIR for good."""
+    import signal
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), MEMREL_PYTHON=sys.executable, MEMREL_INJECT_FAULT="hang")
+    p = subprocess.Popen([MEMREL, "run", "-b", "host-malloc", "-w", f"{RMM_LOG},single-large",
+                          "--trace-scale", "1/1024", "-o", str(tmp_path / "a.json")], env=env,
+                         stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(n.endswith(".memtrace") for n in files_below(tmp)):
+        time.sleep(0.02)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=30)
+    time.sleep(0.5)  # its children end by their parent-death signal
+    assert files_below(tmp), "the killed run left nothing: the test did not kill it mid-run"
+    users = tmp / "memrel-run-notes"  # a user's folder that only looks like a run's: kept
+    users.mkdir()
+    (users / "notes.txt").write_text("keep")
+    r = memrel("run", "-b", "host-malloc", "-w", RMM_LOG, "--trace-scale", "1/1024", "-o",
+               tmp_path / "b.json", env={"TMPDIR": str(tmp), "MEMREL_PYTHON": sys.executable})
+    assert r.returncode == 0, r.stderr
+    assert os.listdir(tmp) == ["memrel-run-notes"], files_below(tmp)
+
+
+@needs_memrel
+def test_a_missing_tmpdir_is_named(tmp_path):
+    """F15: `TMPDIR=/nonexistent run -w log.csv` was an internal error naming no TMPDIR; a full
+    one was "python3 is not a Python interpreter"."""
+    missing = str(tmp_path / "no-such-tmp")
+    for args in (["run", "-b", "host-malloc", "-w", RMM_LOG, "-o", tmp_path / "r.json"],
+                 ["trace", "import", RMM_LOG, "-o", tmp_path / "t.memtrace"],
+                 ["report", "--out", tmp_path / "rep", HOST_RUN]):
+        r = memrel(*args, env={"TMPDIR": missing, "MEMREL_PYTHON": sys.executable})
+        assert r.returncode == 4, (args, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"TMPDIR ({missing}): no such folder" in lines[0], r.stderr
+        assert "not a Python interpreter" not in lines[0]
+        assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="needs root and unshare to mount a full tmpfs in a mount namespace")
+def test_a_full_tmpdir_is_named_not_the_interpreter(tmp_path):
+    full = tmp_path / "full"
+    full.mkdir()
+    script = (f"mount -t tmpfs -o size=64k none {full} || exit 77; "
+              f"dd if=/dev/zero of={full}/fill bs=4k count=100 2>/dev/null; "
+              f"TMPDIR={full} MEMREL_PYTHON={sys.executable} {MEMREL} report --out {tmp_path}/rep {HOST_RUN}")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode == 77:
+        pytest.skip("cannot mount a tmpfs here")
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"TMPDIR ({full}): full" in lines[0], r.stderr
+
+
+@needs_memrel
+def test_an_interpreter_that_fails_after_the_probe_is_never_exit_1(tmp_path):
+    """F16: a MEMREL_PYTHON that answers the version probe and then exits 1: memrel exited 1
+    ("regression"), silent."""
+    half = tmp_path / "half.sh"
+    half.write_text(f'#!/bin/sh\nif [ "$2" = "-c" ]; then exec {sys.executable} "$@"; fi; exit 1\n')
+    half.chmod(0o755)
+    for args in (["trace", "import", RMM_LOG, "-o", tmp_path / "t.memtrace"],
+                 ["report", "--out", tmp_path / "rep", HOST_RUN],
+                 ["run", "-b", "host-malloc", "-w", RMM_LOG, "-o", tmp_path / "r.json"]):
+        r = memrel(*args, env={"MEMREL_PYTHON": str(half)})
+        assert r.returncode == 4, (args, r.returncode, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    # One that crashes (SIGSEGV) is the Python part's failure too, not an interrupt (139).
+    half.write_text(f'#!/bin/sh\nif [ "$2" = "-c" ]; then exec {sys.executable} "$@"; fi; kill -SEGV $$\n')
+    r = memrel("report", "--out", tmp_path / "rep", HOST_RUN, env={"MEMREL_PYTHON": str(half)})
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "ended by signal 11" in lines[0], r.stderr
+
+
+def test_a_hostile_bytearray_pickle_is_one_line(tmp_path):
+    """F17: CPython printed "SystemError: deallocated bytearray object has exported buffers"
+    before memrel's line (about one time in two)."""
+    source = tmp_path / "bytearray.pickle"
+    source.write_bytes(b"\x80\x05\x96\xff\xff\xff\xff\x00\x00\x00\x00")
+    for _ in range(8):
+        refused(python("memrel_trace", "import", source, "-o", tmp_path / "a.memtrace"),
+                "more than")
+
+
+def report_processes(out):
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if str(out).encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+@needs_memrel
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP", "SIGKILL"])
+def test_a_signal_to_report_leaves_no_folder_and_no_worker(tmp_path, signal_name):
+    """F19: SIGTERM, SIGHUP or SIGKILL to `memrel report` left OUT.tmp-PID beside --out and plot
+    workers drawing on with no parent; exit 143 said nothing."""
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    p = subprocess.Popen([MEMREL, "report", "--jobs", "2", "--out", str(out), HOST_RUN],
+                         env=dict(os.environ, MEMREL_PYTHON=sys.executable, MPLBACKEND="Agg"),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(n.startswith("out.tmp-") for n in os.listdir(tmp_path)):
+        time.sleep(0.02)
+    time.sleep(0.3)  # drawing
+    assert p.poll() is None, "the report ended before the signal"
+    number = getattr(signal, signal_name)
+    p.send_signal(number)
+    _, err = p.communicate(timeout=60)
+    deadline = time.time() + 10
+    while time.time() < deadline and report_processes(out):
+        time.sleep(0.1)
+    assert report_processes(out) == []
+    assert p.returncode == (-number if signal_name == "SIGKILL" else 128 + number), err
+    if signal_name != "SIGKILL":
+        assert len(err.strip().splitlines()) == 1 and signal_name in err, err
+        assert os.listdir(tmp_path) == [], os.listdir(tmp_path)
+    else:  # SIGKILL runs no code in memrel: its child cleans up, or the next report does
+        r = memrel("report", "--out", out, HOST_RUN, env={"MEMREL_PYTHON": sys.executable})
+        assert r.returncode == 0, r.stderr
+        assert os.listdir(tmp_path) == ["out"], os.listdir(tmp_path)
+
+
+def test_a_stale_report_folder_of_a_dead_process_is_removed(tmp_path):
+    stale = tmp_path / "out.tmp-4194300"  # above any pid_max in use: no such process
+    stale.mkdir()
+    (stale / ".memrel-report-partial").write_text("")
+    (stale / "half.svg").write_text("<svg")
+    users = tmp_path / "out.tmp-2024"  # a folder of the user's that only looks like one of ours
+    users.mkdir()
+    (users / "notes.txt").write_text("keep")
+    r = python("memrel_report", "--out", tmp_path / "out", HOST_RUN)
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["out", "out.tmp-2024"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("value", ["nan", "abc", "9e999", "blob"])
+def test_history_show_refuses_a_figure_that_is_not_a_finite_number(tmp_path, value):
+    """F21: `history show` printed 'nan' and 'abc' as 0, 9e999 as inf, exit 0."""
+    db = tmp_path / "h.sqlite"
+    r = memrel("history", "--db", db, "add", HOST_RUN)
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(db)
+    metric, rowid = con.execute("SELECT metric, rowid FROM figures LIMIT 1").fetchone()
+    literal = {"nan": "'nan'", "abc": "'abc'", "9e999": "9e999", "blob": "x'00'"}
+    con.execute(f"UPDATE figures SET value = {literal[value]} WHERE rowid = ?", (rowid,))
+    con.commit()
+    con.close()
+    r = memrel("history", "--db", db, "show", metric)
+    refused(r, str(db), f"figures row {rowid}", "value", "not a finite number")
+
+
+@needs_memrel
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_compare_folders_refuse_a_json_that_is_not_a_regular_file(tmp_path, kind):
+    """F22: a FIFO named x.json in a compared folder was skipped without a word."""
+    for side in ("a", "b"):
+        (tmp_path / side).mkdir()
+        shutil.copy(HOST_RUN, tmp_path / side / "run.json")
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "b" / "x.json")
+    else:
+        (tmp_path / "b" / "x.json").mkdir()
+    r = memrel("compare", tmp_path / "a", tmp_path / "b", timeout=30)
+    refused(r, "x.json", "not a regular file")

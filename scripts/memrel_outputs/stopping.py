@@ -1,0 +1,49 @@
+"""SIGTERM and SIGHUP as requests to stop, like Ctrl-C, for memrel's Python parts, and workers
+that end with their parent (docs/inputs.md, "Leftovers").
+
+A Python process ends on SIGTERM or SIGHUP without running a `finally`, so a half-written report
+folder stayed beside --out and its plot workers, orphaned, drew on. stop_on_signals() turns both
+into the exception Stopped, which unwinds through every cleanup as KeyboardInterrupt does;
+die_with_parent() asks the kernel to end a worker when the process that started it ends, however
+it ends (SIGKILL runs no code in the parent).
+"""
+
+import ctypes
+import ctypes.util
+import signal
+
+_PR_SET_PDEATHSIG = 1
+
+
+class Stopped(BaseException):
+    """A SIGTERM or SIGHUP received; signal_number says which."""
+
+    def __init__(self, signal_number):
+        super().__init__(signal_number)
+        self.signal_number = signal_number
+
+    @property
+    def name(self):
+        return signal.Signals(self.signal_number).name
+
+
+def _raise(signal_number, frame):
+    raise Stopped(signal_number)
+
+
+def stop_on_signals():
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _raise)
+
+
+def die_with_parent():
+    """In a worker: SIGTERM when its parent ends (Linux; elsewhere nothing), with the default
+    action (a forked worker inherits its parent's handlers), and Ctrl-C left to the parent."""
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
