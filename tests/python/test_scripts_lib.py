@@ -69,8 +69,31 @@ def test_sourcing_defines_the_functions_and_runs_nothing(tmp_path):
     assert not trace.exists(), f"sourcing ran {trace.read_text()!r}"
     defined = set(r.stdout.split())
     assert {"memrel_torch_prefix", "memrel_cmake_prefix_path", "memrel_default_baseline",
-            "memrel_gate_options", "memrel_gpus_option", "memrel_bench_args"} <= defined
+            "memrel_gate_options", "memrel_gpus_option", "memrel_bench_args", "memrel_gpu_here"} <= defined
     assert not {"memrel_run_benchmarks", "_memrel_gpu_indices", "_memrel_bench_one"} & defined
+
+
+# ------------------------------------------------------------------------------ a GPU here
+
+@pytest.mark.parametrize("listing, here", [
+    ("".join(f"GPU {i}: NVIDIA H200 (UUID: GPU-{i})\\n" for i in range(8)), True),
+    ("No devices were found\\n", False),
+    (None, False),  # no nvidia-smi at all
+])
+def test_gpu_here_reads_nvidia_smis_list(tmp_path, listing, here):
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    if listing is not None:
+        write_exe(stubs / "nvidia-smi", f'#!/bin/sh\nprintf "{listing}"\n')
+    # Only the stubs, grep and sh on PATH: a real nvidia-smi (on the GPU machine) must not answer.
+    for tool in ("grep", "sh"):
+        os.symlink(shutil.which(tool), stubs / tool)
+    path = str(stubs)
+    r = subprocess.run([shutil.which("bash"), "-c", 'set -euo pipefail\nsource "$1"\n'
+                        'if memrel_gpu_here; then echo yes; else echo no; fi', "bash", COMMON_SH],
+                       env={"PATH": path}, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("yes\n" if here else "no\n")
 
 
 # ------------------------------------------------------------------------------ gate options
