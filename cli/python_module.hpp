@@ -20,6 +20,10 @@ std::vector<std::string> python_module_argv(const std::string& python, const std
 // relative entry stands for the working folder, so it is dropped.
 std::string python_path(const std::string& scripts, const char* existing);
 
+// The -q or -v given to memrel before a Python subcommand, as that script's own argument
+// (scripts/memrel_help.py gives every script both): {"-q"} for -1, {"-v"} for 1, none for 0.
+std::vector<std::string> python_verbosity_arguments(int verbosity);
+
 // Replaces this process with `python -m package args...`, so that its exit code and help are
 // the package's own. Returns only when that fails: after one line on stderr, starting with
 // `who` ("memrel report") and ending with `needs`, with the internal-error exit code.
