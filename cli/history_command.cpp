@@ -164,7 +164,7 @@ std::string changes_python() {
 
 }  // namespace
 
-RunSubcommand attach_history(CLI::App& sub, const GlobalOptions&) {
+RunSubcommand attach_history(CLI::App& sub, const GlobalOptions& global) {
   struct Args {
     std::string db = default_db();
     std::vector<std::string> files;
@@ -187,11 +187,12 @@ RunSubcommand attach_history(CLI::App& sub, const GlobalOptions&) {
       "changes", "Change points per metric and machine (Apache Otava; --help for its options)");
   changes->set_help_flag();
   changes->prefix_command();
-  return [args, add, show, list, changes] {
+  return [args, add, show, list, changes, &global] {
     if (add->parsed()) return run_add(args->db, args->files);
     if (show->parsed()) return run_show(args->db, args->metric);
     if (list->parsed()) return run_list(args->db, args->part);
-    std::vector<std::string> words = {"--db", args->db};
+    std::vector<std::string> words = python_verbosity_arguments(global.verbosity);
+    words.insert(words.end(), {"--db", args->db});
     for (const std::string& w : changes->remaining()) words.push_back(w);
     if (std::string python = changes_python(); !python.empty())
       setenv("MEMREL_PYTHON", python.c_str(), 1);

@@ -97,6 +97,12 @@ std::string python_path(const std::string& scripts, const char* existing) {
   return path;
 }
 
+std::vector<std::string> python_verbosity_arguments(int verbosity) {
+  if (verbosity < 0) return {"-q"};
+  if (verbosity > 0) return {"-v"};
+  return {};
+}
+
 std::vector<std::string> python_module_argv(const std::string& python, const std::string& scripts,
                                             const std::string& package,
                                             const std::vector<std::string>& args) {

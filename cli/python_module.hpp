@@ -22,6 +22,10 @@ std::vector<std::string> python_module_argv(const std::string& python, const std
 // An empty or relative entry stands for the working folder, so it is dropped.
 std::string python_path(const std::string& scripts, const char* existing);
 
+// The -q or -v given to memrel before a Python subcommand, as that script's own argument
+// (scripts/memrel_help.py gives every script both): {"-q"} for -1, {"-v"} for 1, none for 0.
+std::vector<std::string> python_verbosity_arguments(int verbosity);
+
 // Runs `python -I memrel_entry.py package args...` as a child in a group of its own, with our
 // stdout and stderr, and waits for it: a SIGINT, SIGTERM or SIGHUP we receive is passed on to it
 // once (the Python part cleans up and says so), and it ends with us if we are killed. Returns its

@@ -11,12 +11,14 @@
 
 namespace memrel::cli {
 
-RunSubcommand attach_report(CLI::App& sub, const GlobalOptions&) {
+RunSubcommand attach_report(CLI::App& sub, const GlobalOptions& global) {
   // No options of its own: --help and everything else belong to the script.
   sub.set_help_flag();
   sub.prefix_command();
-  return [&sub] {
-    return run_python_command("memrel report", "memrel_report", sub.remaining(),
+  return [&sub, &global] {
+    std::vector<std::string> args = python_verbosity_arguments(global.verbosity);
+    for (const std::string& a : sub.remaining()) args.push_back(a);
+    return run_python_command("memrel report", "memrel_report", args,
                               "the report needs Python 3.11+ with matplotlib "
                               "(scripts/install-deps)");
   };

@@ -103,6 +103,27 @@ std::string empty_value(const CLI::App* app) {
   return "";
 }
 
+// -q and -v, which set the one verbosity of the whole command line.
+void add_verbosity_flags(CLI::App& app, GlobalOptions& global) {
+  app.add_flag_function(
+      "-q,--quiet", [&global](std::int64_t) { global.verbosity = -1; },
+      "No progress lines (errors and the results' path still print)");
+  app.add_flag_function(
+      "-v,--verbose", [&global](std::int64_t) { global.verbosity = 1; },
+      "A progress line for every cell (default: on a terminal; elsewhere only lines worth "
+      "reading)");
+}
+
+// On APP and every subcommand below it, so that each one's --help shows them (CLI11 shows only
+// an app's own options). A subcommand that hands its arguments to Python is left out: its help
+// is the script's, which shows the same two (scripts/memrel_help.py), and the value given
+// before it is passed on (python_verbosity_arguments).
+void add_verbosity_flags_below(CLI::App* app, GlobalOptions& global) {
+  if (app->get_prefix_command()) return;
+  add_verbosity_flags(*app, global);
+  for (CLI::App* sub : app->get_subcommands({})) add_verbosity_flags_below(sub, global);
+}
+
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
@@ -127,14 +148,8 @@ int run_command_line(int argc, char** argv) {
   app.add_option("--backends-dir", global.backends_dir,
                  "Folder of backend files (memrel.backend/1, docs/pluggable-backends.md)")
       ->capture_default_str();
-  // Before or after the subcommand (fallthrough): `memrel run -q` as well as `memrel -q run`.
-  app.add_flag_function(
-      "-q,--quiet", [&global](std::int64_t) { global.verbosity = -1; },
-      "No progress lines (errors and the results' path still print)");
-  app.add_flag_function(
-      "-v,--verbose", [&global](std::int64_t) { global.verbosity = 1; },
-      "A progress line for every cell (default: on a terminal; elsewhere only lines worth "
-      "reading)");
+  // Before or after the subcommand: `memrel run -q` as well as `memrel -q run`.
+  add_verbosity_flags(app, global);
   app.fallthrough();
 
   std::vector<std::pair<CLI::App*, RunSubcommand>> runners;
@@ -142,6 +157,7 @@ int run_command_line(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);
     runners.emplace_back(sub, s.attach(*sub, global));
     keep_arguments_of_prefix_commands(sub);
+    add_verbosity_flags_below(sub, global);
   }
 
   try {

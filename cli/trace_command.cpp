@@ -9,12 +9,13 @@
 
 namespace memrel::cli {
 
-RunSubcommand attach_trace(CLI::App& sub, const GlobalOptions&) {
+RunSubcommand attach_trace(CLI::App& sub, const GlobalOptions& global) {
   sub.set_help_flag();
   sub.prefix_command();
-  return [&sub] {
-    return run_python_command("memrel trace", "memrel_trace", sub.remaining(),
-                              "the importer needs Python 3");
+  return [&sub, &global] {
+    std::vector<std::string> args = python_verbosity_arguments(global.verbosity);
+    for (const std::string& a : sub.remaining()) args.push_back(a);
+    return run_python_command("memrel trace", "memrel_trace", args, "the importer needs Python 3");
   };
 }
 

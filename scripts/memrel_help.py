@@ -29,6 +29,16 @@ class ArgumentParser(argparse.ArgumentParser):
         kwargs["add_help"] = False
         super().__init__(**kwargs)
         self.add_argument("-h", "--help", action="help", help="Print this help message and exit")
+        # The -q/-v of every memrel subcommand, worded as memrel's (cli/subcommands.cpp); memrel
+        # passes one given before the subcommand on. SUPPRESS: a subparser's default must not
+        # undo the value its parent parsed; read it with verbosity(args).
+        self.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1,
+                          default=argparse.SUPPRESS,
+                          help="No progress lines (errors and the results' path still print)")
+        self.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1,
+                          default=argparse.SUPPRESS,
+                          help="A progress line for every cell (default: on a terminal; elsewhere "
+                               "only lines worth reading)")
 
     def format_help(self):
         # CLI11's order: what the command does first, then how to call it.
@@ -99,3 +109,7 @@ def _get_values(self, action, arg_strings):
 
 
 ArgumentParser._get_values = _get_values
+
+def verbosity(args):
+    """-1 after -q, 1 after -v, 0 when neither was given (as memrel's GlobalOptions)."""
+    return getattr(args, "verbosity", 0)

@@ -96,6 +96,10 @@ Availability torch_backend_availability() {
       return {false, std::string("MEMREL_TORCH_PLUGIN=") + env + " is not a file"};
     }
 #ifdef MEMREL_TORCH_PLUGIN
+    // Without a device the plugin could not run anyway: say so, as with the plugin built, so
+    // that a run's results do not depend on whether it was built yet (scripts/suite builds it
+    // after the cells on a machine without a GPU).
+    if (Availability device = device_backend_availability(); !device.available) return device;
     return {false, std::string("the LibTorch plugin ") + kPluginFile + " is missing from " +
                        install_layout().library_dir +
                        " (build or install the target memrel_torch)"};

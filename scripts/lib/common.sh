@@ -74,6 +74,15 @@ memrel_gate_options() {
   return 0
 }
 
+# Exit status 0 where nvidia-smi lists a GPU (the device backends' cells can run here), else 1.
+# scripts/suite builds what only those cells load (the LibTorch plugin) before the cells where
+# this holds, and after them elsewhere.
+memrel_gpu_here() {
+  # grep reads every line (no -q): nvidia-smi cut off by SIGPIPE would fail the pipeline under
+  # the caller's pipefail on a machine of many GPUs.
+  nvidia-smi -L 2>/dev/null | grep '^GPU ' >/dev/null
+}
+
 # `--gpus LIST` for `memrel run` and `memrel bench` when MEMREL_GPUS is set (e.g. all, or 0,2: one
 # cell or backend's benchmarks per GPU at a time, docs/run-journal.md), one token a line; nothing
 # when it is unset or empty (one at a time, as before). memrel checks the list:

@@ -106,11 +106,12 @@ def main(argv=None):
     except Exception as e:  # a bug here, not bad input: say so in one line, keep the exit code apart
         print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_INTERNAL
-    # The answer on the terminal too (stderr: stdout is the folder, for scripts).
+    # The answer on the terminal too (stderr: stdout is the folder, for scripts); -q: the path only.
     from .site import verdict_text
 
-    for line in verdict_text(items):
-        print(line, file=sys.stderr)
+    if memrel_help.verbosity(args) >= 0:
+        for line in verdict_text(items):
+            print(line, file=sys.stderr)
     print(f"report: {os.path.join(out, 'index.html')}", file=sys.stderr)
     print(out)
     return EXIT_OK

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "allocators/backend_table.hpp"
 #include "allocators/pluggable/pluggable_allocator.hpp"
@@ -84,6 +85,47 @@ TEST(CommandLine, QuietRunPrintsNoProgressAndVerbosePrintsEveryCell) {
   auto verbose = testing::run_command(testing::memrel_command("-v " + run + dir.file("v.json")));
   ASSERT_EQ(verbose.exit_code, 0) << verbose.output;
   EXPECT_NE(verbose.output.find("[1/2]"), std::string::npos) << verbose.output;
+}
+
+// CLI11 shows only an app's own options, so -q/-v are on every subcommand too; the Python
+// subcommands' help is the script's, which has both (scripts/memrel_help.py).
+TEST(CommandLine, EverySubcommandsHelpShowsQuietAndVerbose) {
+  std::vector<std::string> commands;
+  for (const cli::Subcommand& s : cli::subcommands()) commands.emplace_back(s.name);
+  for (const char* nested : {"history add", "history show", "history list", "history changes",
+                             "trace import", "trace show"}) {
+    commands.emplace_back(nested);
+  }
+  for (const std::string& command : commands) {
+    auto r = testing::run_command(testing::memrel_command(command + " --help"));
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.output;
+    // CLI11 writes "-q,--quiet", argparse "-q, --quiet"; "--quick" must not pass for -q.
+    for (const char* flag : {"-q", "--quiet", "-v", "--verbose"}) {
+      EXPECT_TRUE(std::regex_search(r.output, std::regex(std::string("(^|[ ,])") + flag + "[, ]")))
+          << "memrel " << command << " --help lacks " << flag << ":\n"
+          << r.output;
+    }
+  }
+}
+
+// A -q before a Python subcommand reaches the script: the report then prints its path, not its
+// verdict table.
+TEST(CommandLine, QuietBeforeAPythonSubcommandReachesIt) {
+  testing::TempDir dir;
+  auto run = testing::run_command(testing::memrel_command(
+      "run -q -b host-malloc -w temp-then-delete -o " + dir.file("r.json")));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const std::string report = "report --out " + dir.file("site") + " " + dir.file("r.json");
+  auto loud = testing::run_command(testing::memrel_command(report));
+  ASSERT_EQ(loud.exit_code, 0) << loud.output;
+  auto quiet = testing::run_command(testing::memrel_command("-q " + report));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_NE(quiet.output.find("report: "), std::string::npos) << quiet.output;
+  EXPECT_LT(quiet.output.size(), loud.output.size()) << quiet.output << "\n--\n" << loud.output;
+  auto after = testing::run_command(
+      testing::memrel_command("report -q --out " + dir.file("s2") + " " + dir.file("r.json")));
+  ASSERT_EQ(after.exit_code, 0) << after.output;
+  EXPECT_LT(after.output.size(), loud.output.size()) << after.output;
 }
 
 // The table is the one description of every backend: docs/backends.md is its rendering and

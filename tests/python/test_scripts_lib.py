@@ -69,8 +69,31 @@ def test_sourcing_defines_the_functions_and_runs_nothing(tmp_path):
     assert not trace.exists(), f"sourcing ran {trace.read_text()!r}"
     defined = set(r.stdout.split())
     assert {"memrel_torch_prefix", "memrel_cmake_prefix_path", "memrel_default_baseline",
-            "memrel_gate_options", "memrel_gpus_option", "memrel_bench_args"} <= defined
+            "memrel_gate_options", "memrel_gpus_option", "memrel_bench_args", "memrel_gpu_here"} <= defined
     assert not {"memrel_run_benchmarks", "_memrel_gpu_indices", "_memrel_bench_one"} & defined
+
+
+# ------------------------------------------------------------------------------ a GPU here
+
+@pytest.mark.parametrize("listing, here", [
+    ("".join(f"GPU {i}: NVIDIA H200 (UUID: GPU-{i})\\n" for i in range(8)), True),
+    ("No devices were found\\n", False),
+    (None, False),  # no nvidia-smi at all
+])
+def test_gpu_here_reads_nvidia_smis_list(tmp_path, listing, here):
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    if listing is not None:
+        write_exe(stubs / "nvidia-smi", f'#!/bin/sh\nprintf "{listing}"\n')
+    # Only the stubs, grep and sh on PATH: a real nvidia-smi (on the GPU machine) must not answer.
+    for tool in ("grep", "sh"):
+        os.symlink(shutil.which(tool), stubs / tool)
+    path = str(stubs)
+    r = subprocess.run([shutil.which("bash"), "-c", 'set -euo pipefail\nsource "$1"\n'
+                        'if memrel_gpu_here; then echo yes; else echo no; fi', "bash", COMMON_SH],
+                       env={"PATH": path}, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("yes\n" if here else "no\n")
 
 
 # ------------------------------------------------------------------------------ gate options
@@ -311,3 +334,22 @@ def test_nightly_refuses_bad_options_before_it_installs_or_builds(args, what):
     r = subprocess.run([os.path.join(SCRIPTS, "nightly"), *args], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 2 and what in r.stderr and r.stdout == ""
+
+
+# ------------------------------------------------------------------- the suite's first cells
+
+def test_the_suite_runs_its_cells_before_building_what_they_do_not_need():
+    """Without a GPU the cells start once memrel is built (docs/first-run.md): the build before
+    `memrel run` names the target memrel only, the full build comes after it, and matplotlib
+    (install-deps --run) only before the report."""
+    code = code_lines("suite")
+    run = code.index('"$bin/memrel" run ')
+    no_gpu_build = code.index("MEMREL_BUILD_TARGETS=memrel scripts/build default")
+    full_build_after = code.index('cmake --build "$bin"')
+    report = code.index('"$bin/memrel" report ')
+    assert no_gpu_build < run < full_build_after < code.index('"$bin/memrel" bench ') < report
+    assert code.index("scripts/install-deps --build") < no_gpu_build
+    assert run < code.index("scripts/install-deps --run") < report
+    # Where a GPU is, the plugin's cells run too: everything is built before them.
+    gpu_branch = code[code.index("if memrel_gpu_here; then"):no_gpu_build]
+    assert "scripts/build default\n" in gpu_branch
