@@ -70,6 +70,7 @@ class CellRun : public ProgramContext {
       if (const char* v = std::getenv(entry.first.c_str()))
         result_.setup.environment[entry.first] = v;
     }
+    result_.setup.settings = backend_.settings;
     result_.metrics = compute_metrics(result_);
     result_.wall_ns = elapsed_ns(start);
     return result_;

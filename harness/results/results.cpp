@@ -68,6 +68,7 @@ If<S, CellSetup> visit_fields(S& s, V&& v) {
   v("process_probe_note", s.process_probe_note);
   v("device", s.device);
   v("environment", s.environment);
+  v("settings", s.settings);
 }
 template <class S, class V>
 If<S, ReleaseEffect> visit_fields(S& s, V&& v) {
@@ -176,6 +177,9 @@ bool field_may_be_absent(const CellResult&, const char* key) {
 }
 bool field_may_be_absent(const ProgramAllocatorRecord&, const char* key) {
   return std::strcmp(key, "framework") == 0 || std::strcmp(key, "allocator") == 0;
+}
+bool field_may_be_absent(const CellSetup&, const char* key) {
+  return std::strcmp(key, "settings") == 0;  // newer than memrel.results/1
 }
 bool field_may_be_absent(const CellGpu&, const char* key) { return std::strcmp(key, "uuid") == 0; }
 bool field_may_be_absent(const TraceSeries&, const char*) { return true; }
