@@ -133,9 +133,16 @@ BackendInfo resolve_backend(const std::string& name_or_file, const std::string& 
     // An invalid file is named by nobody here; `memrel list` shows it as invalid.
     if (e.backend) folder_names += ", " + e.backend->name;
   }
-  throw std::invalid_argument("unknown backend '" + name_or_file +
-                              "' (valid: " + backend_names_joined() + folder_names +
-                              "; or a backend file: docs/pluggable-backends.md)");
+  // A configuration of a misspelt backend: name the backend, and the nearest one.
+  const std::string name = name_or_file.substr(0, name_or_file.find(':'));
+  std::vector<std::string> names;
+  for (const auto& b : all_backends()) names.push_back(b.name);
+  const std::string near = did_you_mean(name, names);
+  throw std::invalid_argument(
+      "unknown backend '" + name + "'" +
+      (name != name_or_file ? " in '" + name_or_file + "'" : std::string()) +
+      (near.empty() ? "" : "; did you mean " + near + "?") + " (valid: " + backend_names_joined() +
+      folder_names + "; or a backend file: docs/pluggable-backends.md)");
 }
 
 std::string backend_table_markdown() {

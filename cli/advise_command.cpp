@@ -95,18 +95,28 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   const bool grid_given = !a.grid.empty();
   std::vector<std::string> grid =
       read_grid(grid_given ? a.grid : default_grid(), global.backends_dir);
-  if (!given.empty()) {
-    for (const BackendInfo& b : given) add(b);
-  } else {
+  // Without -b: where a device backend can run, the program's memory is device memory, and
+  // host backends (glibc) are no advice for it; on a machine without one they are the sweep.
+  std::vector<BackendInfo> candidates;
+  if (given.empty()) {
     for (const BackendInfo& b : all_backends()) {
-      if (b.name != "null" && b.availability().available) add(b);
+      if (b.name != "null") candidates.push_back(b);
     }
   }
   if (given.empty() || grid_given) {
-    for (const std::string& name : grid) {
-      BackendInfo b = resolve_backend(name, global.backends_dir);
-      if (b.availability().available) add(b);
-    }
+    for (const std::string& name : grid)
+      candidates.push_back(resolve_backend(name, global.backends_dir));
+  }
+  bool device_here = false;
+  std::vector<BackendInfo> available;
+  for (const BackendInfo& b : candidates) {
+    if (!b.availability().available) continue;
+    available.push_back(b);
+    device_here = device_here || b.space == MemorySpace::kDevice;
+  }
+  for (const BackendInfo& b : given) add(b);
+  for (const BackendInfo& b : available) {
+    if (!given.empty() || !device_here || b.space == MemorySpace::kDevice) add(b);
   }
   if (sweep.empty()) throw std::invalid_argument("advise: no backend of the sweep can run here");
 
@@ -178,7 +188,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   if (!a.json.empty()) write_file_atomically(a.json, advice_text);
   PythonResult page = run_python_module("memrel_advise", {advice_path, "--out", out_dir});
   if (page.exit_code != 0)
-    std::cerr << "memrel advise: the report page was not written: " << page.error_text;
+    std::cerr << "memrel advise: the report page was not written: " << page.error_text << "\n";
 
   std::cout << frontier_table(advice) << recommendation_text(advice);
   const double seconds =
