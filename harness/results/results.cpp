@@ -233,6 +233,11 @@ nlohmann::json value_json(const T& v) {
                     std::is_same_v<Field, std::optional<CellGpu>>) {
         if (!field) return;
       }
+      // Likewise a backend's settings when it has none (its library's defaults): files of
+      // such cells stay byte for byte what they were before settings.
+      if constexpr (std::is_same_v<Field, std::map<std::string, std::string>>) {
+        if (std::strcmp(key, "settings") == 0 && field.empty()) return;
+      }
       out[key] = value_json(field);
     });
     return out;
