@@ -36,6 +36,10 @@ void BackendFamily::run_program(const BackendInfo& backend, Allocator& allocator
   program_placement(backend, program);  // a family with programs overrides both
 }
 
+BackendInfo BackendFamily::configure(const BackendInfo& root, const BackendSettings&) const {
+  throw std::invalid_argument("backend " + root.name + " takes no settings");
+}
+
 const BackendFamily& program_family(const std::string& program) {
   std::string known;
   for (const BackendFamily* family : backend_families()) {

@@ -13,11 +13,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "allocators/allocator.hpp"
+#include "allocators/backend_settings.hpp"
 #include "allocators/framework_program.hpp"
 
 namespace memrel {
@@ -58,6 +60,14 @@ struct BackendInfo {
   // CUDA context and start no thread: the zygote forks afterwards. Never throws: a library
   // that does not load is the cell's to report, as without a zygote. Empty: nothing to load.
   std::function<void()> preload = nullptr;
+  // Its settings, canonical (allocators/backend_settings.hpp): recorded in every cell's results.
+  // Empty for a backend that runs its library's defaults.
+  BackendSettings settings = {};
+  // The backend these settings configure (`torch-native` for torch-expandable); empty: itself.
+  std::string settings_root = "";
+  // What a program of the user's sets to run this configuration, one line (an environment
+  // assignment where the library reads one): what `memrel advise` recommends.
+  std::string apply_line = "";
 };
 
 // A backend file of the backends folder as a family read it.
@@ -91,6 +101,28 @@ class BackendFamily {
   virtual std::vector<BackendFileEntry> backend_files(const std::string& backends_dir) const {
     (void)backends_dir;
     return {};
+  }
+
+  // The settings `root` (one of backends(), a settings_root) takes, as `NAME:KEY=VALUE,...`
+  // (allocators/backend_settings.hpp). Empty: it takes none.
+  virtual std::vector<BackendSetting> settings(const std::string& root) const {
+    (void)root;
+    return {};
+  }
+
+  // `root` configured with `settings` (canonical, each valid, defaults dropped, never empty): the
+  // backend named `backend_spec_name(root.name, settings)`. Throws std::invalid_argument, one
+  // line, for settings that are valid alone but not together.
+  virtual BackendInfo configure(const BackendInfo& root, const BackendSettings& settings) const;
+
+  // The backend (a name or `NAME:KEY=VALUE,...`) that ran the recorded program, from a trace's
+  // provenance (the snapshot's allocator_settings) and its source format; empty: not this
+  // family's recording, or nothing recorded.
+  virtual std::optional<std::string> recorded_backend(const std::string& source_format,
+                                                      const nlohmann::json& provenance) const {
+    (void)source_format;
+    (void)provenance;
+    return std::nullopt;
   }
 
   // The framework programs this family runs (workload steps {"program": NAME}).

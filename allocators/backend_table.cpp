@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "allocators/backend_families.hpp"
+#include "platform/did_you_mean.hpp"
 
 namespace memrel {
 
@@ -48,10 +49,82 @@ std::vector<BackendInfo> folder_backends(const std::string& dir) {
   return out;
 }
 
-BackendInfo resolve_backend(const std::string& name_or_file, const std::string& backends_dir) {
-  for (const auto& b : all_backends()) {
-    if (b.name == name_or_file) return b;
+namespace {
+
+const BackendFamily& family_of(const BackendInfo& backend) {
+  for (const BackendFamily* family : backend_families()) {
+    if (family->name() == backend.family) return *family;
   }
+  throw std::logic_error("backend " + backend.name + " names no family");
+}
+
+const BackendInfo* compiled_backend(const std::string& name) {
+  for (const auto& b : all_backends()) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
+
+// "NAME:KEY=VALUE,...": NAME's own settings (an alias's), then the given ones over them, each
+// checked against the family's declaration; the defaults dropped. One configuration, one name: a
+// compiled backend of the same settings (an alias) is that backend.
+BackendInfo configured_backend(const std::string& spec) {
+  auto [name, given] = split_backend_spec(spec);
+  const BackendInfo* base = compiled_backend(name);
+  if (base == nullptr)
+    throw std::invalid_argument("backend '" + spec + "': unknown backend '" + name +
+                                "' (valid: " + backend_names_joined() + ")");
+  const BackendFamily& family = family_of(*base);
+  const std::string root_name = base->settings_root.empty() ? base->name : base->settings_root;
+  const BackendInfo* root = compiled_backend(root_name);
+  std::vector<BackendSetting> declared = family.settings(root_name);
+  if (declared.empty() || root == nullptr)
+    throw std::invalid_argument("backend '" + spec + "': " + name + " takes no settings");
+  BackendSettings settings = base->settings;
+  std::vector<std::string> keys;
+  for (const BackendSetting& d : declared) keys.push_back(d.key);
+  for (const auto& [key, value] : given) {
+    const BackendSetting* setting = nullptr;
+    for (const BackendSetting& d : declared) {
+      if (d.key == key) setting = &d;
+    }
+    if (setting == nullptr) {
+      std::string near = did_you_mean(key, keys);
+      std::string known;
+      for (const std::string& k : keys) known += (known.empty() ? "" : ", ") + k;
+      throw std::invalid_argument("backend '" + spec + "': unknown setting '" + key + "'" +
+                                  (near.empty() ? "" : "; did you mean " + near + "?") + " (" +
+                                  root_name + " takes: " + known + ")");
+    }
+    try {
+      settings[key] = canonical_setting_value(*setting, value);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("backend '" + spec + "': " + e.what());
+    }
+  }
+  for (const BackendSetting& d : declared) {
+    auto it = settings.find(d.key);
+    if (it != settings.end() && it->second == d.default_value) settings.erase(it);
+  }
+  if (settings.empty()) return *root;
+  for (const auto& b : all_backends()) {
+    if (b.settings == settings && (b.settings_root == root_name)) return b;
+  }
+  try {
+    return family.configure(*root, settings);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("backend '" + spec + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+BackendInfo resolve_backend(const std::string& name_or_file, const std::string& backends_dir) {
+  if (const BackendInfo* b = compiled_backend(name_or_file)) return *b;
+  // A configuration of a compiled backend; a backend file's path may hold a ':' too.
+  if (std::size_t colon = name_or_file.find(':');
+      colon != std::string::npos && compiled_backend(name_or_file.substr(0, colon)))
+    return configured_backend(name_or_file);
   for (const BackendFamily* family : backend_families()) {
     if (auto b = family->resolve(name_or_file, backends_dir)) return *b;
   }
@@ -60,9 +133,16 @@ BackendInfo resolve_backend(const std::string& name_or_file, const std::string& 
     // An invalid file is named by nobody here; `memrel list` shows it as invalid.
     if (e.backend) folder_names += ", " + e.backend->name;
   }
-  throw std::invalid_argument("unknown backend '" + name_or_file +
-                              "' (valid: " + backend_names_joined() + folder_names +
-                              "; or a backend file: docs/pluggable-backends.md)");
+  // A configuration of a misspelt backend: name the backend, and the nearest one.
+  const std::string name = name_or_file.substr(0, name_or_file.find(':'));
+  std::vector<std::string> names;
+  for (const auto& b : all_backends()) names.push_back(b.name);
+  const std::string near = did_you_mean(name, names);
+  throw std::invalid_argument(
+      "unknown backend '" + name + "'" +
+      (name != name_or_file ? " in '" + name_or_file + "'" : std::string()) +
+      (near.empty() ? "" : "; did you mean " + near + "?") + " (valid: " + backend_names_joined() +
+      folder_names + "; or a backend file: docs/pluggable-backends.md)");
 }
 
 std::string backend_table_markdown() {

@@ -27,7 +27,9 @@ std::vector<BackendFileEntry> folder_backend_entries(const std::string& dir);
 // file, and when two files share a name.
 std::vector<BackendInfo> folder_backends(const std::string& dir);
 
-// What `memrel run -b X` and `memrel cell --backend X` accept: a compiled backend's name; else
+// What `memrel run -b X` and `memrel cell --backend X` accept: a compiled backend's name; a
+// configuration of one, `NAME:KEY=VALUE,...` (allocators/backend_settings.hpp: its settings
+// checked against the family's, named canonically, an alias's name where one has them); else
 // what a family resolves (the name of a backend file in `backends_dir`, or a backend file's path).
 // Throws std::invalid_argument (unknown name, naming the valid ones) or the family's error (a bad
 // file).

@@ -132,6 +132,8 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   // Progress on a terminal, short in a log; -v and -q choose (cli/subcommand.hpp).
   a.options.progress_every_cell =
       global.verbosity > 0 || (global.verbosity == 0 && isatty(STDERR_FILENO) == 1);
+  // Commas separate backends, and a configuration's settings: NAME:K=V,K=V,OTHER.
+  a.backends = split_backend_list(a.backends);
   if (a.backends.empty()) {
     for (const auto& b : all_backends()) {
       if (b.name != "null" || a.include_null) a.backends.push_back(b.name);
@@ -210,8 +212,8 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
   auto a = std::make_shared<RunArgs>();
   app.add_option("-b,--backend", a->backends,
                  "Backends: names, or backend files (docs/pluggable-backends.md); repeat or "
-                 "comma-separate (default: all but null, and every file of --backends-dir)")
-      ->delimiter(',');
+                 "comma-separate; a configuration NAME:KEY=VALUE,... (docs/backends.md, "
+                 "\"Settings\") (default: all but null, and every file of --backends-dir)");
   app.add_option("-w,--workload", a->workloads,
                  "Workload names or files, or traces: FILE.memtrace, a PyTorch snapshot .pickle or "
                  "an RMM log .csv (docs/traces.md) (default: every file in --workloads-dir)")

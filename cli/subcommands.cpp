@@ -5,11 +5,11 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "cli/did_you_mean.hpp"
 #include "cli/exit_codes.hpp"
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
 #include "platform/build_identity.hpp"
+#include "platform/did_you_mean.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 
@@ -27,6 +27,7 @@ RunSubcommand attach_history(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_report(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_trace(CLI::App& app, const GlobalOptions& global);
 RunSubcommand attach_merge(CLI::App& app, const GlobalOptions& global);
+RunSubcommand attach_advise(CLI::App& app, const GlobalOptions& global);
 
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
@@ -52,6 +53,10 @@ const std::vector<Subcommand>& subcommands() {
        attach_report},
       {"trace", "Import a PyTorch snapshot or an RMM log as a trace to replay (docs/traces.md)",
        attach_trace},
+      {"advise",
+       "The allocator settings for a program: its trace replayed on a sweep of configurations, "
+       "the Pareto frontier and one recommendation (docs/advise.md)",
+       attach_advise},
   };
   return table;
 }

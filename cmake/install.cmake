@@ -2,7 +2,7 @@
 # sit next to their targets), laid out as platform/install_layout.cpp looks for it at run time:
 #   bin/memrel, bin/memrel_bench
 #   lib/memrel/            the torch plugin and the pluggable examples (LIBDIR/memrel)
-#   share/memrel/          workloads/, backends/, trace-sources/, python/ (the Python packages)
+#   share/memrel/          workloads/, backends/, trace-sources/, advise/, python/ (the Python packages)
 #   share/doc/memrel/      LICENSE, README.md, docs/
 # No CMake package is exported: nothing links against memrel. Its extension points are data
 # (workloads, backend files) and shared libraries that export PyTorch's pluggable-allocator
@@ -13,6 +13,7 @@ install(DIRECTORY
           "${PROJECT_SOURCE_DIR}/benchmarks/workloads"
           "${PROJECT_SOURCE_DIR}/benchmarks/backends"
           "${PROJECT_SOURCE_DIR}/benchmarks/trace-sources"
+          "${PROJECT_SOURCE_DIR}/benchmarks/advise"
         DESTINATION "${MEMREL_INSTALL_DATADIR}" COMPONENT memrel)
 
 # The report, the trace importer and the history's change points, run by `memrel` as
@@ -22,6 +23,7 @@ install(DIRECTORY
           "${PROJECT_SOURCE_DIR}/scripts/memrel_trace"
           "${PROJECT_SOURCE_DIR}/scripts/memrel_history"
           "${PROJECT_SOURCE_DIR}/scripts/memrel_outputs"
+          "${PROJECT_SOURCE_DIR}/scripts/memrel_advise"
         DESTINATION "${MEMREL_INSTALL_DATADIR}/python" COMPONENT memrel
         PATTERN "__pycache__" EXCLUDE
         PATTERN "*.pyc" EXCLUDE)

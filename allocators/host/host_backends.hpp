@@ -4,11 +4,11 @@
 #include <memory>
 
 #include "allocators/allocator.hpp"
+#include "allocators/host/host_malloc_allocator.hpp"
 
 namespace memrel {
 
-std::unique_ptr<Allocator> make_host_malloc();
-std::unique_ptr<Allocator> make_host_malloc_retain();
+std::unique_ptr<Allocator> make_host_malloc(const MalloptSettings& settings);
 std::unique_ptr<Allocator> make_null();
 
 }  // namespace memrel

@@ -2,20 +2,19 @@
 
 #include <malloc.h>
 
-#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 namespace memrel {
 
-HostMallocAllocator::HostMallocAllocator(bool retain) {
-  if (retain) {
-    // Without this every large block would be its own mmap and return at free(), leaving
-    // nothing for release() to do. The cell is a process of its own, so these settings touch
-    // no other backend.
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, INT_MAX);
-    mallopt(M_TOP_PAD, 0);
+HostMallocAllocator::HostMallocAllocator(const MalloptSettings& settings) {
+  for (const auto& [param, value] : settings) {
+    // mallopt returns 0 when glibc refuses a value.
+    if (mallopt(param, value) == 0)
+      throw std::runtime_error("glibc refused mallopt(" + std::to_string(param) + ", " +
+                               std::to_string(value) + ")");
   }
 }
 

@@ -2,13 +2,18 @@
 // where they say so at run time).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "allocators/allocator.hpp"
 
 namespace memrel {
 
-std::unique_ptr<Allocator> make_rmm_pool();
+// pool_memory_resource over cudaMalloc: `initial_bytes` taken at once, growing on demand up to
+// `maximum_bytes` (none: until the device is full).
+std::unique_ptr<Allocator> make_rmm_pool(std::uint64_t initial_bytes,
+                                         std::optional<std::uint64_t> maximum_bytes);
 std::unique_ptr<Allocator> make_rmm_arena();
 std::unique_ptr<Allocator> make_rmm_binning();
 std::unique_ptr<Allocator> make_rmm_async();

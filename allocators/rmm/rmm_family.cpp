@@ -1,5 +1,7 @@
 // RAPIDS Memory Manager's resources (librmm-cu13, scripts/install-rmm), each over cudaMalloc or
 // the driver's pool, as RMM's own benchmarks configure them.
+#include <stdexcept>
+
 #include "allocators/availability.hpp"
 #include "allocators/backend_family.hpp"
 #include "allocators/rmm/rmm_backends.hpp"
@@ -20,6 +22,47 @@ class RmmFamily : public BackendFamily {
  public:
   std::string name() const override { return "rmm"; }
 
+  // rmm-pool's sizes, as RMM's pool_memory_resource takes them when it is made (in the cell).
+  std::vector<BackendSetting> settings(const std::string& root) const override {
+    if (root != "rmm-pool") return {};
+    using T = BackendSetting::Type;
+    const double most = static_cast<double>(std::uint64_t{1} << 50);
+    return {{"initial",
+             T::kBytes,
+             0,
+             most,
+             false,
+             {},
+             "0",
+             "pool_memory_resource's initial_pool_size, taken when the cell starts"},
+            {"maximum",
+             T::kBytes,
+             1,
+             most,
+             false,
+             {},
+             "",
+             "pool_memory_resource's maximum_pool_size: the pool grows no further"}};
+  }
+
+  BackendInfo configure(const BackendInfo& root, const BackendSettings& settings) const override {
+    std::uint64_t initial = settings.count("initial") ? setting_number(settings.at("initial")) : 0;
+    std::optional<std::uint64_t> maximum;
+    if (settings.count("maximum")) maximum = setting_number(settings.at("maximum"));
+    if (maximum && *maximum < initial) throw std::invalid_argument("maximum is below initial");
+    BackendInfo b = root;
+    b.name = backend_spec_name(root.name, settings);
+    b.description =
+        "RMM pool_memory_resource over cudaMalloc, " + backend_spec_name("", settings).substr(1);
+    b.settings = settings;
+    b.settings_root = root.name;
+    b.apply_line = "rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), initial_pool_size=" +
+                   std::to_string(initial) +
+                   (maximum ? ", maximum_pool_size=" + std::to_string(*maximum) : "") + ")";
+    b.make = [initial, maximum] { return make_rmm_pool(initial, maximum); };
+    return b;
+  }
+
   std::vector<BackendInfo> backends() const override {
     const std::string family = name();
     return {
@@ -30,7 +73,7 @@ class RmmFamily : public BackendFamily {
          MemorySpace::kDevice,
          {},
          rmm_backend_availability,
-         make_rmm_pool},
+         [] { return make_rmm_pool(0, std::nullopt); }},
         {"rmm-arena",
          family,
          "RMM arena_memory_resource over cudaMalloc, global arena half the free memory",

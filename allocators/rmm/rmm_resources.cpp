@@ -129,9 +129,10 @@ void require_device() {
 
 }  // namespace
 
-std::unique_ptr<Allocator> make_rmm_pool() {
+std::unique_ptr<Allocator> make_rmm_pool(std::uint64_t initial_bytes,
+                                         std::optional<std::uint64_t> maximum_bytes) {
   require_device();
-  rmm::mr::pool_memory_resource pool{rmm::mr::cuda_memory_resource{}, 0};
+  rmm::mr::pool_memory_resource pool{rmm::mr::cuda_memory_resource{}, initial_bytes, maximum_bytes};
   return std::make_unique<RmmAllocator>(
       pool, [pool] { return std::optional<std::uint64_t>(pool.pool_size()); }, nothing_to_release);
 }

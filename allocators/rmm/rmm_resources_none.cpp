@@ -10,7 +10,7 @@ namespace {
 }
 }  // namespace
 
-std::unique_ptr<Allocator> make_rmm_pool() { no_rmm(); }
+std::unique_ptr<Allocator> make_rmm_pool(std::uint64_t, std::optional<std::uint64_t>) { no_rmm(); }
 std::unique_ptr<Allocator> make_rmm_arena() { no_rmm(); }
 std::unique_ptr<Allocator> make_rmm_binning() { no_rmm(); }
 std::unique_ptr<Allocator> make_rmm_async() { no_rmm(); }

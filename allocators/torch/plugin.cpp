@@ -2,6 +2,7 @@
 // allocators/torch/plugin_loader.cpp.
 #include <torch/version.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -17,13 +18,15 @@ MEMREL_TORCH_EXPORT int memrel_torch_plugin_abi() { return memrel::kTorchPluginA
 // LibTorch's version as its headers name it ("2.11.0"), for the machine fingerprint.
 MEMREL_TORCH_EXPORT const char* memrel_torch_version() { return TORCH_VERSION; }
 
-// A new allocator of the named variant; the caller owns it. Throws what the constructor throws
+// A new allocator of the named configuration (a variant, or torch-native:KEY=VALUE,...); the
+// caller owns it. Throws what the constructor throws
 // (BackendUnavailable, std::runtime_error): both sides are C++ built with the same compiler and
 // standard library, so exceptions cross the boundary.
 MEMREL_TORCH_EXPORT memrel::Allocator* memrel_torch_make(const char* variant) {
-  const memrel::TorchVariant* v = memrel::find_torch_variant(variant ? variant : "");
-  if (v == nullptr) throw std::invalid_argument(std::string("no torch variant named ") + variant);
-  return new memrel::TorchCachingAllocator(*v);
+  std::optional<memrel::TorchConfiguration> c =
+      memrel::find_torch_configuration(variant ? variant : "");
+  if (!c) throw std::invalid_argument(std::string("no torch configuration named ") + variant);
+  return new memrel::TorchCachingAllocator(*c);
 }
 
 // Runs a torch program on `allocator`, one that memrel_torch_make made: on torch's own caching

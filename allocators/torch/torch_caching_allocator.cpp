@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "allocators/torch/programs.hpp"
@@ -53,7 +54,8 @@ std::string split_size(std::size_t bytes) {
 
 }  // namespace
 
-TorchCachingAllocator::TorchCachingAllocator(const TorchVariant& variant) : variant_(variant) {
+TorchCachingAllocator::TorchCachingAllocator(TorchConfiguration configuration)
+    : variant_(std::move(configuration)) {
   try {
     if (!at::globalContext().hasCUDA()) {
       throw BackendUnavailable("LibTorch sees no CUDA device (c10::cuda::device_count() is " +
@@ -64,7 +66,7 @@ TorchCachingAllocator::TorchCachingAllocator(const TorchVariant& variant) : vari
     verify_configuration();
     synchronize();
   } catch (const c10::Error& e) {
-    rethrow_torch_error(e, variant_.name + std::string(" initialisation"));
+    rethrow_torch_error(e, variant_.name + " initialisation");
   }
 }
 
@@ -74,8 +76,7 @@ void TorchCachingAllocator::verify_configuration() {
                          const std::string& found) {
     if (expected != found) wrong.push_back(what + " is " + found + ", expected " + expected);
   };
-  std::string conf =
-      *variant_.alloc_conf ? "'" + std::string(variant_.alloc_conf) + "'" : "(unset)";
+  std::string conf = !variant_.alloc_conf.empty() ? "'" + variant_.alloc_conf + "'" : "(unset)";
   expect("PYTORCH_ALLOC_CONF", conf, env_or_unset("PYTORCH_ALLOC_CONF"));
   expect("PYTORCH_CUDA_ALLOC_CONF", conf, env_or_unset("PYTORCH_CUDA_ALLOC_CONF"));
   expect("the allocator backend (CUDAAllocator::name())", variant_.allocator_name,
@@ -93,6 +94,9 @@ void TorchCachingAllocator::verify_configuration() {
            split_size(variant_.max_split_size_mb ? variant_.max_split_size_mb * kMiB
                                                  : std::numeric_limits<std::size_t>::max()),
            split_size(AcceleratorAllocatorConfig::max_split_size()));
+    // A single value applies to every size interval; 0 leaves rounding off.
+    expect("roundup_power2_divisions", std::to_string(variant_.roundup_power2_divisions),
+           std::to_string(AcceleratorAllocatorConfig::roundup_power2_divisions(kProbeBytes)));
     // What the device allocator applied: its memory limit and its own copy of max_split_size.
     expect("the per-process memory fraction", number(variant_.memory_fraction),
            number(cca::getMemoryFraction(kDevice)));
@@ -132,7 +136,7 @@ void TorchCachingAllocator::verify_configuration() {
   cca::resetPeakStats(kDevice);
 
   if (!wrong.empty()) {
-    std::string message = variant_.name + std::string(" does not run its configuration: ");
+    std::string message = variant_.name + " does not run its configuration: ";
     for (std::size_t i = 0; i < wrong.size(); ++i) message += (i ? "; " : "") + wrong[i];
     message += ". PyTorch parsed the settings '" +
                AcceleratorAllocatorConfig::last_allocator_settings() +

@@ -32,7 +32,7 @@ class TorchCachingAllocator : public Allocator, public ProgramAllocator {
  public:
   // Throws BackendUnavailable when torch sees no CUDA device, std::runtime_error when the
   // allocator does not run `variant`'s configuration.
-  explicit TorchCachingAllocator(const TorchVariant& variant);
+  explicit TorchCachingAllocator(TorchConfiguration configuration);
 
   void* allocate(std::size_t bytes) override;
   void deallocate(void* p, std::size_t bytes) override;
@@ -57,12 +57,12 @@ class TorchCachingAllocator : public Allocator, public ProgramAllocator {
   // schema has no slot for them yet.
   std::map<std::string, std::int64_t> detailed_stats() const;
 
-  const TorchVariant& variant() const { return variant_; }
+  const TorchConfiguration& configuration() const { return variant_; }
 
  private:
   void verify_configuration();
 
-  const TorchVariant& variant_;
+  const TorchConfiguration variant_;
 };
 
 }  // namespace memrel

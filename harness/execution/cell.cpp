@@ -86,6 +86,7 @@ class CellRun : public ProgramContext {
       if (const char* v = std::getenv(entry.first.c_str()))
         result_.setup.environment[entry.first] = v;
     }
+    result_.setup.settings = backend_.settings;
     result_.metrics = compute_metrics(result_);
     timing.library_load_ns = library_load_ns() - libraries_at_start;
     timing.context_ns = result_.setup.context_create_ns.value_or(0);

@@ -501,6 +501,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
                                 {"description", backend.description},
                                 {"release", backend.release}};
     if (!backend.file.empty()) described["file"] = backend.file;
+    if (!backend.settings.empty()) described["settings"] = backend.settings;
     context["backends"].push_back(described);
     Availability availability = backend.availability();
     for (const RunWorkload& w : options.workloads) {

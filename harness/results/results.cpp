@@ -68,6 +68,7 @@ If<S, CellSetup> visit_fields(S& s, V&& v) {
   v("process_probe_note", s.process_probe_note);
   v("device", s.device);
   v("environment", s.environment);
+  v("settings", s.settings);
 }
 template <class S, class V>
 If<S, ReleaseEffect> visit_fields(S& s, V&& v) {
@@ -189,6 +190,9 @@ bool field_may_be_absent(const CellTiming&, const char*) { return true; }
 bool field_may_be_absent(const ProgramAllocatorRecord&, const char* key) {
   return std::strcmp(key, "framework") == 0 || std::strcmp(key, "allocator") == 0;
 }
+bool field_may_be_absent(const CellSetup&, const char* key) {
+  return std::strcmp(key, "settings") == 0;  // newer than memrel.results/1
+}
 bool field_may_be_absent(const CellGpu&, const char* key) { return std::strcmp(key, "uuid") == 0; }
 bool field_may_be_absent(const TraceSeries&, const char*) { return true; }
 bool field_may_be_absent(const TraceMarkRecord&, const char*) { return true; }
@@ -241,6 +245,11 @@ nlohmann::json value_json(const T& v) {
                     std::is_same_v<Field, std::optional<CellGpu>> ||
                     std::is_same_v<Field, std::optional<CellTiming>>) {
         if (!field) return;
+      }
+      // Likewise a backend's settings when it has none (its library's defaults): files of
+      // such cells stay byte for byte what they were before settings.
+      if constexpr (std::is_same_v<Field, std::map<std::string, std::string>>) {
+        if (std::strcmp(key, "settings") == 0 && field.empty()) return;
       }
       out[key] = value_json(field);
     });

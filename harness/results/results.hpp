@@ -77,6 +77,10 @@ struct CellSetup {
   std::string process_probe_note;                  // why process_used is empty, if it is
   nlohmann::json device;                           // DeviceDescription, null for host
   std::map<std::string, std::string> environment;  // allocator settings the cell ran with
+  // The backend's settings (NAME:KEY=VALUE,...: allocators/backend_settings.hpp), canonical;
+  // empty for a backend that runs its library's defaults (then left out of the file, as in files
+  // written before settings).
+  std::map<std::string, std::string> settings;
 };
 
 struct ReleaseEffect {

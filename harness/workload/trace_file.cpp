@@ -98,6 +98,7 @@ class Loader {
     if (!h.contains("device") || !h["device"].is_number_integer())
       fail("header.device", "must be an integer");
     t.device = h["device"].get<std::int64_t>();
+    if (h.contains("provenance")) t.provenance = h["provenance"];
     if (h.contains("source") && h["source"].is_object()) {
       t.source_format = h["source"].value("format", "");
       t.source_file = h["source"].value("file", "");

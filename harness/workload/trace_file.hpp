@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ struct Trace {
   std::vector<TraceRecord> records;
   std::vector<TraceMark> marks;  // in event order
   std::optional<RecordedCurve> recorded_reserved;
+  // The header's provenance as the importer wrote it (a snapshot's allocator_settings among it);
+  // null when absent. Read by `memrel advise` for the configuration the program ran under.
+  nlohmann::json provenance;
 };
 
 // Whether a workload path names a trace (by its extension).

@@ -1,8 +1,8 @@
-#include "cli/did_you_mean.hpp"
+#include "platform/did_you_mean.hpp"
 
 #include <algorithm>
 
-namespace memrel::cli {
+namespace memrel {
 namespace {
 
 // Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a substring).
@@ -37,4 +37,4 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best;
 }
 
-}  // namespace memrel::cli
+}  // namespace memrel

@@ -1,0 +1,230 @@
+// `memrel advise TRACE|SNAPSHOT|RMM_LOG`: the allocator settings for a program, predicted by
+// replay (docs/advise.md). The program's trace is replayed, as `memrel run -w` replays it, on a
+// sweep: every backend that can run here (or those of -b) and the configurations of a grid
+// (data: benchmarks/advise/grid.json by default, --grid FILE). From the cells it prints the
+// Pareto frontier over peak reserved, what is held at the end before and after a release and
+// allocator time per event, then one recommendation against the configuration the program was
+// recorded under. Writes the run's results, the frontier (memrel.advise/1) and a report page.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "allocators/backend_families.hpp"
+#include "allocators/backend_table.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/python_module.hpp"
+#include "cli/subcommand.hpp"
+#include "cli/trace_import.hpp"
+#include "harness/execution/runner.hpp"
+#include "harness/results/allocator_frontier.hpp"
+#include "harness/workload/trace_file.hpp"
+#include "harness/workload/trace_plan.hpp"
+#include "harness/workload/workload.hpp"
+#include "harness/workload/workload_files.hpp"
+#include "platform/atomic_file.hpp"
+#include "platform/byte_size.hpp"
+#include "platform/executable_path.hpp"
+#include "platform/install_layout.hpp"
+#include "platform/interrupt.hpp"
+
+namespace fs = std::filesystem;
+
+namespace memrel::cli {
+namespace {
+
+constexpr const char* kGridSchema = "memrel.advise-grid/1";
+
+struct AdviseArgs {
+  std::string input, grid, out, json, host_capacity = "1GiB", trace_scale = "auto";
+  std::vector<std::string> backends;
+  std::uint64_t timeout_s = 300;
+};
+
+// The grid's configurations, each resolved (so checked) here: one line naming the file and the
+// entry for anything wrong.
+std::vector<std::string> read_grid(const std::string& path, const std::string& backends_dir) {
+  nlohmann::json grid = read_json_file(path);
+  auto bad = [&](const std::string& what) { throw std::invalid_argument(path + ": " + what); };
+  if (!grid.is_object()) bad("expected an object with schema and configurations");
+  for (const auto& [key, value] : grid.items()) {
+    if (key != "schema" && key != "description" && key != "configurations")
+      bad("unknown key '" + key + "' (keys: schema, description, configurations)");
+  }
+  if (grid.value("schema", nlohmann::json()) != kGridSchema)
+    bad(std::string("schema: expected \"") + kGridSchema + "\"");
+  if (!grid.contains("configurations") || !grid["configurations"].is_array() ||
+      grid["configurations"].empty())
+    bad("configurations: expected a list of backends (NAME or NAME:KEY=VALUE,...)");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < grid["configurations"].size(); ++i) {
+    const nlohmann::json& entry = grid["configurations"][i];
+    const std::string place = "configurations[" + std::to_string(i) + "]";
+    if (!entry.is_string()) bad(place + ": expected a string, got " + entry.dump());
+    try {
+      out.push_back(resolve_backend(entry.get<std::string>(), backends_dir).name);
+    } catch (const std::invalid_argument& e) {
+      bad(place + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+std::string default_grid() { return install_layout().data_dir + "/advise/grid.json"; }
+
+int run_advise(AdviseArgs& a, const GlobalOptions& global) {
+  InterruptRequests interrupts;
+  const auto start = std::chrono::steady_clock::now();
+  if (!needs_trace_import(a.input) && !is_trace_path(a.input))
+    throw std::invalid_argument(a.input +
+                                ": not a trace (.memtrace), a PyTorch snapshot (.pickle) or an "
+                                "RMM log (.csv)");
+  // The sweep, every name checked before anything runs: -b's backends, or every compiled backend
+  // that can run here; then the grid's configurations that can.
+  std::vector<std::string> sweep;
+  std::set<std::string> seen;
+  auto add = [&](const BackendInfo& b) {
+    if (seen.insert(b.name).second) sweep.push_back(b.name);
+  };
+  std::vector<BackendInfo> given;
+  for (const std::string& spec : split_backend_list(a.backends))
+    given.push_back(resolve_backend(spec, global.backends_dir));
+  const bool grid_given = !a.grid.empty();
+  std::vector<std::string> grid =
+      read_grid(grid_given ? a.grid : default_grid(), global.backends_dir);
+  // Without -b: where a device backend can run, the program's memory is device memory, and
+  // host backends (glibc) are no advice for it; on a machine without one they are the sweep.
+  std::vector<BackendInfo> candidates;
+  if (given.empty()) {
+    for (const BackendInfo& b : all_backends()) {
+      if (b.name != "null") candidates.push_back(b);
+    }
+  }
+  if (given.empty() || grid_given) {
+    for (const std::string& name : grid)
+      candidates.push_back(resolve_backend(name, global.backends_dir));
+  }
+  bool device_here = false;
+  std::vector<BackendInfo> available;
+  for (const BackendInfo& b : candidates) {
+    if (!b.availability().available) continue;
+    available.push_back(b);
+    device_here = device_here || b.space == MemorySpace::kDevice;
+  }
+  for (const BackendInfo& b : given) add(b);
+  for (const BackendInfo& b : available) {
+    if (!given.empty() || !device_here || b.space == MemorySpace::kDevice) add(b);
+  }
+  if (sweep.empty()) throw std::invalid_argument("advise: no backend of the sweep can run here");
+
+  const std::string out_dir =
+      a.out.empty() ? fs::path(default_run_path(install_layout().output_dir + "/runs"))
+                              .replace_extension()
+                              .string() +
+                          "-advise"
+                    : a.out;
+  check_output_folder(out_dir, {a.input}, "--out");
+  if (!a.json.empty()) check_output_file(a.json, {a.input}, "--json");
+
+  ImportedTraces imported;
+  const std::string path = imported.prepare(a.input);
+  const Trace trace = load_trace_file(path);
+
+  RunOptions options;
+  options.memrel_executable = executable_path().empty() ? "memrel" : executable_path();
+  options.backends = sweep;
+  options.backends_dir = global.backends_dir;
+  options.workloads = {{path, a.input, trace.name}};
+  options.cell_timeout_s = a.timeout_s;
+  options.cell.host_capacity_bytes =
+      parse_byte_size(a.host_capacity, "--host-capacity", kMaxRequestBytes);
+  options.cell.trace_scale_divisor = parse_trace_scale(a.trace_scale);
+  options.progress_every_cell = global.verbosity > 0;
+  std::cerr << "memrel advise: " << trace.name << " on " << sweep.size() << " configurations\n";
+  std::ostream no_progress(nullptr);
+  RunResults results = run_suite(options, global.verbosity < 0 ? no_progress : std::cerr);
+
+  Advice advice;
+  advice.trace = a.input;
+  advice.trace_name = trace.name;
+  for (const CellResult& cell : results.cells) {
+    BackendInfo b = resolve_backend(cell.backend, global.backends_dir);
+    advice.points.push_back(frontier_point(cell, b.apply_line));
+  }
+  mark_frontier(advice.points);
+  advice.recommended = recommend(advice.points);
+  // The baseline: the configuration the program was recorded under (a family reads it from the
+  // trace's provenance), else the first backend of the sweep that ran with its defaults.
+  std::string recorded;
+  for (const BackendFamily* family : backend_families()) {
+    if (auto r = family->recorded_backend(trace.source_format, trace.provenance)) {
+      recorded = resolve_backend(*r, global.backends_dir).name;
+      break;
+    }
+  }
+  for (std::size_t i = 0; i < advice.points.size() && !recorded.empty(); ++i) {
+    if (advice.points[i].backend == recorded && advice.points[i].status == "ok") {
+      advice.baseline = i;
+      advice.baseline_reason = "recorded under it";
+    }
+  }
+  for (std::size_t i = 0; i < advice.points.size() && !advice.baseline; ++i) {
+    if (advice.points[i].status == "ok" && advice.points[i].settings.empty()) {
+      advice.baseline = i;
+      advice.baseline_reason =
+          recorded.empty() ? "defaults" : "defaults; recorded under " + recorded + ", not run here";
+    }
+  }
+
+  fs::create_directories(out_dir);
+  const std::string results_path = (fs::path(out_dir) / "results.json").string();
+  const std::string advice_path = (fs::path(out_dir) / "advise.json").string();
+  write_file_atomically(results_path, to_json(results).dump(1) + "\n");
+  const std::string advice_text = to_json(advice).dump(1) + "\n";
+  write_file_atomically(advice_path, advice_text);
+  if (!a.json.empty()) write_file_atomically(a.json, advice_text);
+  PythonResult page = run_python_module("memrel_advise", {advice_path, "--out", out_dir});
+  if (page.exit_code != 0)
+    std::cerr << "memrel advise: the report page was not written: " << page.error_text << "\n";
+
+  std::cout << frontier_table(advice) << recommendation_text(advice);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << "memrel advise: " << advice.points.size() << " configurations in " << seconds
+            << " s; " << out_dir << " (results.json, advise.json, advise.html)\n";
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+RunSubcommand attach_advise(CLI::App& app, const GlobalOptions& global) {
+  auto a = std::make_shared<AdviseArgs>();
+  app.add_option("input", a->input,
+                 "The program: a trace (.memtrace), a PyTorch snapshot (.pickle) or an RMM log "
+                 "(.csv)")
+      ->required();
+  app.add_option("-b,--backend", a->backends,
+                 "Sweep these backends (NAME or NAME:KEY=VALUE,...) instead of every available "
+                 "one; the grid is added only with --grid");
+  app.add_option("--grid", a->grid,
+                 "Configurations to sweep, memrel.advise-grid/1 (default: " + default_grid() + ")");
+  app.add_option(
+      "--out", a->out,
+      "Folder for results.json, advise.json and advise.html (default: a new folder under "
+      "runs/)");
+  app.add_option("--json", a->json, "Also write the frontier (memrel.advise/1) to this file");
+  app.add_option("--timeout", a->timeout_s, "Seconds before a cell is killed")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--host-capacity", a->host_capacity,
+                 "What a host backend's replay is scaled to fit (as memrel run)")
+      ->capture_default_str();
+  app.add_option("--trace-scale", a->trace_scale, "As memrel run's --trace-scale")
+      ->capture_default_str();
+  return [a, &global] { return run_advise(*a, global); };
+}
+
+}  // namespace memrel::cli

@@ -1,0 +1,1 @@
+"""memrel advise's report page (docs/advise.md)."""
