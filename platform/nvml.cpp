@@ -1,6 +1,7 @@
 #include "platform/nvml.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <mutex>
 
@@ -53,6 +54,7 @@ bool bind(void* handle, const char* symbol, F* out, std::string* error) {
 const Api& api() {
   static Api a;
   static std::once_flag once;
+  static pid_t initialised_in = 0;
   std::call_once(once, [] {
     a.handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (a.handle == nullptr) {
@@ -79,7 +81,15 @@ const Api& api() {
       a.error = std::string("nvmlInit failed: ") + a.error_string(rc);
       a.handle = nullptr;
     }
+    initialised_in = getpid();
   });
+  // NVML's state does not survive fork(): a child of a process that initialised it gets
+  // "Uninitialized" from every query. A forked child (a test's, a cell's) initialises it again.
+  if (a.handle != nullptr && initialised_in != getpid()) {
+    static std::mutex again;
+    std::lock_guard<std::mutex> lock(again);
+    if (initialised_in != getpid() && a.init() == kSuccess) initialised_in = getpid();
+  }
   return a;
 }
 

@@ -175,7 +175,10 @@ void on_terminate(int) {
     close(3);
   int code = run(args);
   std::fflush(nullptr);
-  std::exit(code);
+  // The cell's result is written (a raw descriptor, not a stream): the process's teardown
+  // (the CUDA context, LibTorch's and the frameworks' static destructors, 0.2-0.4 s a cell on an
+  // H200) measures nothing, and the driver frees what the process held when it ends either way.
+  _exit(code);
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ if not cuda:
 
 // What every allocation includes, said once in each row.
 constexpr const char* kAllocation =
-    "; an allocation is a compiled zeros((n,), uint8) (a fill kernel; an XLA compile per new size)";
+    "; an allocation is a compiled zeros((n,), uint8), waited for (a fill kernel; an XLA compile "
+    "per new size)";
 
 struct XlaVariant {
   const char* name;
