@@ -38,8 +38,9 @@ namespace fs = std::filesystem;
 constexpr const char* kAbExitCodes =
     "Exit codes: 0 no regression of the candidate; 1 a regression (latency by the rank test over "
     "the rounds, and per family of sizes by the signed-rank test of the rounds paired; bytes "
-    "exactly), a benchmark missing from the candidate, or a side that failed to run; 2 unusable "
-    "input (bad option, no memrel_bench, every backend unavailable here).";
+    "exactly), a benchmark missing from the candidate, or the candidate failing to run; 2 unusable "
+    "input (bad option, no memrel_bench, every backend unavailable here); 4 the reference failing "
+    "to run (nothing to compare against).";
 
 // One side of the comparison: which memrel_bench, which backend, with what environment.
 struct Side {
@@ -145,7 +146,9 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   std::optional<GivenBackend> candidate_backend;
   if (!a.candidate.backend.empty()) candidate_backend = resolved(a.candidate.backend, global);
   const std::string started = utc_now_iso8601();
-  if (a.out.empty()) a.out = install_layout().output_dir + "/runs/ab-" + started;
+  // With the process id: two runs started in one second (a CI matrix) shared one folder.
+  if (a.out.empty())
+    a.out = install_layout().output_dir + "/runs/ab-" + started + "-" + std::to_string(getpid());
   a.run_id = a.out + " " + started;
   check_ab_outputs(a);
   const std::string rounds_dir = a.out + "/rounds";
@@ -191,7 +194,9 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
                     << (r.status == BenchStatus::kTimeout ? "timeout"
                                                           : "exit " + std::to_string(exit))
                     << "): " << r.last_line << " (" << job.log_path << ")\n";
-          return exit_code::kRegression;
+          // The candidate failing is its regression, as a cell that newly crashes is compare's;
+          // the reference failing leaves nothing to compare against: not a verdict (1).
+          return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;
         }
         if (r.status == BenchStatus::kNoneMatched)  // the same in every round: a bad option
           throw std::invalid_argument(
@@ -267,11 +272,11 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--bench-arg", a.bench_args,
                  "An argument for memrel_bench on both sides (repeatable), e.g. "
                  "--bench-arg=--benchmark_filter=pair/");
-  sub.add_option(
-      "--out", a.out,
-      "Folder for the rounds (rounds/) and the merged files (reference/, candidate/); "
-      "default: runs/ab-<UTC time> in memrel's outputs folder (results/ of a build tree; "
-      "$XDG_DATA_HOME/memrel installed)");
+  sub.add_option("--out", a.out,
+                 "Folder for the rounds (rounds/) and the merged files (reference/, candidate/); "
+                 "default: runs/ab-<UTC time>-<process id> in memrel's outputs folder (results/ of "
+                 "a build tree; "
+                 "$XDG_DATA_HOME/memrel installed)");
   sub.add_option("--markdown", a.markdown, "Also write the table to this file (atomically)");
   sub.add_option("--junit", a.junit, "Also write JUnit XML (as memrel compare --junit)");
   sub.add_option("--summary", a.summary, "Also write a one-screen Markdown summary");

@@ -28,6 +28,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 
@@ -46,8 +47,13 @@ struct AdviseArgs {
 
 // The grid's configurations, each resolved (so checked) here: one line naming the file and the
 // entry for anything wrong.
+// A grid's size: each configuration is a cell of about a second or more, so a grid of
+// thousands is days of device time (a 200,000-entry grid was accepted and started).
+constexpr std::size_t kMaxGridConfigurations = 1000;
+constexpr std::uint64_t kMaxGridFileBytes = 4u << 20;
+
 std::vector<std::string> read_grid(const std::string& path, const std::string& backends_dir) {
-  nlohmann::json grid = read_json_file(path);
+  nlohmann::json grid = read_input_json(path, kMaxGridFileBytes, "grid file");
   auto bad = [&](const std::string& what) { throw std::invalid_argument(path + ": " + what); };
   if (!grid.is_object()) bad("expected an object with schema and configurations");
   for (const auto& [key, value] : grid.items()) {
@@ -59,6 +65,9 @@ std::vector<std::string> read_grid(const std::string& path, const std::string& b
   if (!grid.contains("configurations") || !grid["configurations"].is_array() ||
       grid["configurations"].empty())
     bad("configurations: expected a list of backends (NAME or NAME:KEY=VALUE,...)");
+  if (grid["configurations"].size() > kMaxGridConfigurations)
+    bad("configurations: " + std::to_string(grid["configurations"].size()) + " entries; at most " +
+        std::to_string(kMaxGridConfigurations) + " (each is a cell of a second or more)");
   std::vector<std::string> out;
   for (std::size_t i = 0; i < grid["configurations"].size(); ++i) {
     const nlohmann::json& entry = grid["configurations"][i];

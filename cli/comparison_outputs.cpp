@@ -1,5 +1,6 @@
 #include "cli/comparison_outputs.hpp"
 
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <utility>
@@ -24,10 +25,26 @@ void check_output_file_option(const std::string& path, const std::vector<std::st
 
 void check_comparison_outputs(const ComparisonOutputs& outputs,
                               const std::vector<std::string>& inputs) {
-  check_output_file_option(outputs.markdown, inputs, "--markdown");
-  check_output_file_option(outputs.junit, inputs, "--junit");
-  check_output_file_option(outputs.summary, inputs, "--summary");
-  check_output_file_option(outputs.json, inputs, "--json");
+  const std::pair<const std::string*, const char*> files[] = {{&outputs.markdown, "--markdown"},
+                                                              {&outputs.junit, "--junit"},
+                                                              {&outputs.summary, "--summary"},
+                                                              {&outputs.json, "--json"}};
+  for (const auto& [path, option] : files) check_output_file_option(*path, inputs, option);
+  // Two outputs onto one file: the second would replace the first (`--markdown x --json x` left
+  // the JSON only). By the path as the system resolves it, since neither need exist yet.
+  for (std::size_t i = 0; i < std::size(files); ++i) {
+    for (std::size_t j = i + 1; j < std::size(files); ++j) {
+      if (files[i].first->empty() || files[j].first->empty()) continue;
+      std::error_code e1, e2;
+      const std::filesystem::path a =
+          std::filesystem::weakly_canonical(std::filesystem::absolute(*files[i].first, e1), e1);
+      const std::filesystem::path b =
+          std::filesystem::weakly_canonical(std::filesystem::absolute(*files[j].first, e2), e2);
+      if (!e1 && !e2 && a == b)
+        throw OutputError(std::string(files[j].second) + " " + *files[j].first +
+                          ": the same file as " + files[i].second);
+    }
+  }
 }
 
 int print_and_write(const Report& report, const CompareOptions& options,

@@ -23,8 +23,14 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
   }
   std::size_t used = 0;
   double value = 0;
+  // Decimal digits only, with at most one point: std::stod alone also takes hexadecimal
+  // ("0x10" was 16 bytes), exponents, signs, "inf" and leading blanks.
+  const std::size_t point = number.find('.');
+  const bool decimal =
+      !number.empty() && number.find_first_not_of("0123456789.") == std::string::npos &&
+      (point == std::string::npos || number.find('.', point + 1) == std::string::npos);
   try {
-    value = std::stod(number, &used);
+    if (decimal) value = std::stod(number, &used);
   } catch (const std::exception&) {
     used = 0;
   }

@@ -3,7 +3,8 @@
 is `python3 -m PACKAGE ARGS...` without the working folder on the module path. `python3 -m` puts
 the working folder first, so a `json.py` (or `runpy.py`, `argparse.py`...) beside a snapshot would
 run during `trace import`; here the module path is this folder (memrel's packages), then the
-interpreter's own, then the folders of PYTHONPATH but never the working folder (an empty or
+interpreter's own, then the folders of PYTHONPATH (after the standard library, which they cannot
+shadow) but never the working folder (an empty or
 relative PYTHONPATH entry, which Python turns into the working folder, is dropped). memrel's
 command line runs its Python parts this way (cli/python_module.cpp); docs/inputs.md, "Code".
 
@@ -23,8 +24,11 @@ import sys
 _here = os.path.dirname(os.path.abspath(__file__))
 _cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
 _user = [p for p in os.environ.get("MEMREL_PYTHONPATH", "").split(os.pathsep) if p]
-sys.path[:] = [_here] + [p for p in _user + sys.path if os.path.isabs(p) and p != _here and
-                         os.path.realpath(p) not in _cwd]
+# PYTHONPATH's folders come after the interpreter's own: they can add packages, never stand in
+# for the standard library's (a `pickle.py` in a PYTHONPATH folder ran during `trace import`).
+_own = [p for p in sys.path if os.path.isabs(p) and p != _here and os.path.realpath(p) not in _cwd]
+sys.path[:] = [_here] + _own + [p for p in _user if os.path.isabs(p) and p != _here and p not in _own
+                                and os.path.realpath(p) not in _cwd]
 
 import site  # already loaded at start-up
 

@@ -25,6 +25,11 @@ void start_interpreter(const std::string& python) {
       // Ctrl-C and the parent's SIGTERM stay the cell's (platform/interrupt), not Python's.
       config.install_signal_handlers = 0;
       config.parse_argv = 0;
+      // No PYTHON* variable read at start-up: a `sitecustomize.py` or `encodings/` in a PYTHONPATH
+      // folder would run before memrel could look (docs/inputs.md, "Code"). PYTHONPATH's absolute
+      // entries are added below, after the interpreter's own folders.
+      config.use_environment = 0;
+      config.safe_path = 1;
       // program_name as the interpreter that has the frameworks: Python computes its prefix from
       // it and finds a venv's pyvenv.cfg beside it, so sys.path is that Python's.
       PyStatus s = PyConfig_SetBytesString(&config, &config.program_name, python.c_str());
@@ -35,6 +40,16 @@ void start_interpreter(const std::string& python) {
       if (!PyStatus_Exception(s)) s = Py_InitializeFromConfig(&config);
       PyConfig_Clear(&config);
       check(s, python, "Py_InitializeFromConfig");
+      // The working folder never, PYTHONPATH's folders after the standard library's (they add
+      // packages, they cannot stand in for `pickle`), as memrel's other Python parts see them.
+      if (PyRun_SimpleString(
+              "import os, sys\n"
+              "_cwd = {os.getcwd(), os.path.realpath(os.getcwd())}\n"
+              "_keep = lambda p: p and os.path.isabs(p) and os.path.realpath(p) not in _cwd\n"
+              "sys.path[:] = [p for p in sys.path if _keep(p)] + [p for p in "
+              "os.environ.get('PYTHONPATH', '').split(os.pathsep) if _keep(p) and p not in "
+              "sys.path]\n") != 0)
+        throw std::runtime_error(python + ": could not set the module path");
       // The GIL is taken per call (Gil), from whichever thread calls.
       PyEval_SaveThread();
     } catch (const std::exception& e) {

@@ -43,13 +43,28 @@ using MakeFn = Allocator* (*)(const char* python, const char* module_name,
                               const char* module_source, const char* backend);
 using VersionsFn = const char* (*)();
 
-// Runs `python -c code` and returns its first output line (stdout and stderr together), or why
-// it could not run. Never throws: availability is a fact to report.
+// Isolated (-I: no PYTHON* variable, no working folder, no user site at start-up, so no
+// `sitecustomize.py` of the user's runs), then the module path the cell's interpreter sees
+// rebuilt without the working folder: the interpreter's own folders, then PYTHONPATH's absolute
+// entries (after them: they add packages, never stand in for the standard library's), then the
+// user's site-packages. docs/inputs.md, "Code".
+constexpr const char* kIsolatedPath = R"(
+import os, site, sys
+_cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
+_keep = lambda p: p and os.path.isabs(p) and os.path.realpath(p) not in _cwd
+sys.path[:] = [p for p in sys.path if _keep(p)] + [
+    p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if _keep(p)]
+if _keep(site.getusersitepackages()) and os.path.isdir(site.getusersitepackages()):
+    site.addsitedir(site.getusersitepackages())
+)";
+
+// Runs `python -I -c code` (the path as above) and returns its first output line (stdout and
+// stderr together), or why it could not run. Never throws: availability is a fact to report.
 std::string first_line_of(const std::string& python, const std::string& code) {
   try {
     int out = anonymous_file();
     ChildSpec spec;
-    spec.args = {python, "-c", code};
+    spec.args = {python, "-I", "-c", std::string(kIsolatedPath) + code};
     spec.stdout_fd = out;
     spec.stderr_fd = out;
     spec.search_path = python.find('/') == std::string::npos;

@@ -60,6 +60,11 @@ def main(argv=None):
     if not args.results and not args.history:
         p.error("give RESULTS.json, --history DB, or both")
     try:
+        # One results file given twice (by two spellings, or a link) would count its run twice.
+        for i, path in enumerate(args.results):
+            for earlier in args.results[:i]:
+                if os.path.exists(path) and os.path.exists(earlier) and os.path.samefile(path, earlier):
+                    raise load.InputError(path, f"the same file as {earlier}, given twice")
         runs = [load.load_results(path) for path in args.results]
         cells = load.collect_cells(runs)
         if not cells and not args.history:

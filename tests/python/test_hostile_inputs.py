@@ -3,6 +3,7 @@ command line that runs them: an output that is an input or not a regular file (d
 "Outputs"), thresholds that would switch a rule off ("Numbers"), code from the working
 folder ("Code"), and the importer's own inputs ("The importer's inputs"). Each is refused with exit 2 and one line, and nothing already there is lost."""
 
+import json
 import os
 import pickle
 import shutil
@@ -1031,3 +1032,81 @@ def test_compare_folders_refuse_a_json_that_is_not_a_regular_file(tmp_path, kind
         (tmp_path / "b" / "x.json").mkdir()
     r = memrel("compare", tmp_path / "a", tmp_path / "b", timeout=30)
     refused(r, "x.json", "not a regular file")
+
+
+# Third pass (an adversary told only the rules), each failing before its fix.
+
+@needs_memrel
+def test_a_pythonpath_folder_cannot_stand_in_for_the_standard_library(tmp_path):
+    """A `pickle.py` (or `json.py`, `csv.py`, `sitecustomize.py`) in a folder PYTHONPATH names
+    ran during `trace import` and `list`: PYTHONPATH's folders now come after the interpreter's
+    own, and the frameworks' availability probe runs isolated."""
+    folder = tmp_path / "py"
+    folder.mkdir()
+    for module in ("pickle", "json", "csv", "argparse", "collections", "sitecustomize"):
+        (folder / f"{module}.py").write_text(f"open({str(tmp_path / ('RAN_' + module))!r}, 'w')\n")
+    log = folder / "r.csv"
+    log.write_text("Thread,Time,Action,Pointer,Size,Stream\n1,10:00:00.000001,allocate,0x1000,100,0x0\n")
+    env = dict(os.environ, PYTHONPATH=str(folder))
+    r = subprocess.run([MEMREL, "trace", "import", str(log), "-o", str(tmp_path / "o.memtrace")],
+                       capture_output=True, text=True, env=env, cwd=folder, timeout=120)
+    assert r.returncode == 0, r.stderr
+    for pythonpath in (str(folder), "."):
+        r = subprocess.run([MEMREL, "list"], capture_output=True, text=True, cwd=folder,
+                           env=dict(os.environ, PYTHONPATH=pythonpath), timeout=120)
+        assert r.returncode == 0, r.stderr
+    assert not list(tmp_path.glob("RAN_*")), sorted(p.name for p in tmp_path.glob("RAN_*"))
+
+
+@needs_memrel
+def test_two_compare_outputs_onto_one_file_are_refused_before_any_work(tmp_path):
+    r = subprocess.run([MEMREL, "compare", HOST_RUN, HOST_RUN, "--markdown", "x.md", "--json",
+                        "./x.md"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "--json", "the same file as --markdown")
+    assert not (tmp_path / "x.md").exists()
+
+
+@needs_memrel
+def test_ab_whose_reference_cannot_run_is_not_a_regression(tmp_path):
+    """Exit 1 means a regression of the candidate; a reference that fails leaves nothing to
+    compare against (exit 4, one line naming the side)."""
+    r = subprocess.run([MEMREL, "ab", "-b", "host-malloc", "--rounds", "5", "--quick",
+                        "--reference-bench", "/bin/false", "--out", str(tmp_path / "ab")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    assert "the reference host-malloc failed in round 1" in r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("value", ["0x10", "1e3", "inf", " 5", "+5"])
+def test_a_setting_is_decimal_digits(tmp_path, value):
+    """`trim_threshold=0x10` was 16 bytes (std::stod reads hexadecimal): sizes are decimal."""
+    r = subprocess.run([MEMREL, "run", "-b", f"host-malloc:trim_threshold={value}", "-w",
+                        "single-large", "-o", str(tmp_path / "r.json")], capture_output=True,
+                       text=True, timeout=120)
+    refused(r, f"trim_threshold={value}", "expected a size")
+    assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+def test_report_of_one_results_file_given_twice_is_refused(tmp_path):
+    r = subprocess.run([MEMREL, "report", HOST_RUN, os.path.join(os.path.dirname(HOST_RUN), ".",
+                        os.path.basename(HOST_RUN)), "--out", str(tmp_path / "rep")],
+                       capture_output=True, text=True, timeout=300)
+    refused(r, "given twice")
+    assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+def test_an_advise_grid_is_named_as_one_and_capped(tmp_path):
+    trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+    r = subprocess.run([MEMREL, "advise", trace, "--grid", str(tmp_path / "none.json"), "--out",
+                        str(tmp_path / "a")], capture_output=True, text=True, timeout=120)
+    refused(r, "none.json", "grid file")
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"schema": "memrel.advise-grid/1", "configurations": [
+        f"host-malloc:trim_threshold={i}" for i in range(1001)]}))
+    r = subprocess.run([MEMREL, "advise", trace, "--grid", str(big), "--out", str(tmp_path / "a")],
+                       capture_output=True, text=True, timeout=120)
+    refused(r, "1001 entries", "at most 1000")
+    assert not (tmp_path / "a").exists()
