@@ -62,6 +62,7 @@ struct AbArgs {
   std::string out, markdown, junit, summary, json;
   std::string run_id;  // the out folder and the start time: what tells this run's halves apart
   CompareOptions options;
+  bool created_out = false;  // the out folder is this run's own (removed again on bad input)
 };
 
 void check_side(Side& side) {
@@ -153,6 +154,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   check_ab_outputs(a);
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
+  a.created_out = !fs::exists(a.out, ec);
   fs::create_directories(rounds_dir, ec);
   if (ec) throw std::invalid_argument("--out " + a.out + ": " + ec.message());
   const std::map<const Side*, BenchCommand> commands = {
@@ -288,7 +290,17 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--alpha", a.options.alpha, "Significance level of the Mann-Whitney U test")
       ->capture_default_str()
       ->check(alpha_range());
-  return [args, &global] { return run_ab(*args, global); };
+  return [args, &global] {
+    try {
+      return run_ab(*args, global);
+    } catch (const std::invalid_argument&) {
+      // A bad option found in the first round (a --bench-arg filter that matches nothing): exit
+      // 2 leaves no folder of its own behind (the third adversarial pass found `rounds/` left).
+      std::error_code ec;
+      if (args->created_out) fs::remove_all(args->out, ec);
+      throw;
+    }
+  };
 }
 
 }  // namespace memrel::cli

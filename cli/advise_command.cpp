@@ -211,6 +211,12 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
 
 RunSubcommand attach_advise(CLI::App& app, const GlobalOptions& global) {
   auto a = std::make_shared<AdviseArgs>();
+  // Its own: the general footer promises a journal and --resume, which advise has not.
+  app.footer(
+      "Exit codes: 0 the sweep ran and a recommendation was made (cells that failed are listed "
+      "as failed); 2 unusable input (bad trace, snapshot or log, grid file, backend or setting, "
+      "option); 4 internal error; 130 or 143 interrupted by SIGINT or SIGTERM (nothing is kept: "
+      "run it again).");
   app.add_option("input", a->input,
                  "The program: a trace (.memtrace), a PyTorch snapshot (.pickle) or an RMM log "
                  "(.csv)")

@@ -141,7 +141,8 @@ int run_command_line(int argc, char** argv) {
   // One line for a usage error, as for every other refusal (docs/inputs.md): CLI11's own adds a
   // second, "Run with --help for more information."
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string(e.what()) + " (run with --help for more information)\n";
+    // "memrel: " as every other error of memrel's starts, so that a CI log is searchable.
+    return "memrel: " + std::string(e.what()) + " (run with --help for more information)\n";
   });
   app.require_subcommand(1);
   app.set_version_flag("--version",

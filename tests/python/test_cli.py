@@ -145,7 +145,9 @@ def test_two_runs_of_the_same_pairs(tmp_path):
     """Also: without --timeline every cell with steps gets its timeline."""
     out = tmp_path / "report"
     run = host_subset(tmp_path, {"del-without-release"})
-    r = report("--out", out, run, run)
+    again = tmp_path / "again.json"  # a second run: one file given twice is refused
+    shutil.copyfile(run, again)
+    r = report("--out", out, run, again)
     assert r.returncode == 0, r.stderr
     md = (out / "report.md").read_text()
     assert "host-malloc #1" in md and "host-malloc #2" in md

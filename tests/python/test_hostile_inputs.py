@@ -1110,3 +1110,27 @@ def test_an_advise_grid_is_named_as_one_and_capped(tmp_path):
                        capture_output=True, text=True, timeout=120)
     refused(r, "1001 entries", "at most 1000")
     assert not (tmp_path / "a").exists()
+
+
+@needs_memrel
+def test_ab_refused_in_its_first_round_leaves_no_folder_of_its_own(tmp_path):
+    r = subprocess.run([MEMREL, "ab", "-b", "host-malloc", "--rounds", "5", "--quick",
+                        "--bench-arg=--benchmark_filter=NOMATCH", "--out", str(tmp_path / "ab")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert "matches no benchmark" in r.stderr
+    assert not (tmp_path / "ab").exists()
+
+
+@needs_memrel
+def test_an_option_parser_error_starts_as_every_error_of_memrel(tmp_path):
+    r = subprocess.run([MEMREL, "compare", "--alpha", "x", HOST_RUN, HOST_RUN], capture_output=True,
+                       text=True, timeout=60)
+    assert refused(r, "--alpha").startswith("memrel: --alpha")
+
+
+@needs_memrel
+def test_advise_promises_no_resume_it_does_not_have():
+    r = subprocess.run([MEMREL, "advise", "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0
+    assert "--resume" not in r.stdout and "nothing is kept" in r.stdout
