@@ -114,10 +114,10 @@ TEST_F(OutputFiles, MergeIntoAFolderIsOneLineNotATraceback) {
                  {"a folder"});
 }
 
-// A bad option: exit 2 and CLI11's line naming the option (then its "Run with --help").
+// A bad option: exit 2 and CLI11's line naming the option, after "memrel: " as every error.
 void expect_bad_option(const testing::CommandResult& r, const std::string& option) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_EQ(r.output.rfind(option + ": '", 0), 0u) << r.output;
+  EXPECT_EQ(r.output.rfind("memrel: " + option + ": '", 0), 0u) << r.output;
   EXPECT_NE(r.output.find("is not a finite number"), std::string::npos) << r.output;
 }
 
