@@ -7,25 +7,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "platform/address_sanitizer.hpp"
+
 namespace memrel {
 namespace {
 
 // Under AddressSanitizer malloc is the sanitizer's, not glibc's, and its mallopt is a stub that
 // returns 0 for every call: there a refusal says nothing about the value. (The sanitized build
 // tests memrel's own code; glibc's behaviour is measured by the plain build.)
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MEMREL_UNDER_ADDRESS_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define MEMREL_UNDER_ADDRESS_SANITIZER 1
-#endif
-#if defined(MEMREL_UNDER_ADDRESS_SANITIZER)
-constexpr bool kGlibcMallocInUse = false;
-#else
-constexpr bool kGlibcMallocInUse = true;
-#endif
+constexpr bool kGlibcMallocInUse = !kUnderAddressSanitizer;
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 
 #include "allocators/backend_table.hpp"
 #include "harness/results/results.hpp"
+#include "platform/address_sanitizer.hpp"
 #include "test_support.hpp"
 
 namespace memrel {
@@ -99,19 +100,8 @@ TEST_F(PluggableBackend, HostExampleRecordsSingleLargeToTheByte) {
   // sanitizer's quarantine (1.02-1.19 MiB here): the 1 MiB bound is the plain build's, which
   // measures; the sanitized build checks memory errors, with a bound that still catches the
   // 360 MiB block left resident.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MEMREL_UNDER_ADDRESS_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define MEMREL_UNDER_ADDRESS_SANITIZER 1
-#endif
-#if defined(MEMREL_UNDER_ADDRESS_SANITIZER)
-  constexpr std::int64_t kLeftAfterRelease = 8 * static_cast<std::int64_t>(MiB);
-#else
-  constexpr std::int64_t kLeftAfterRelease = 1 * static_cast<std::int64_t>(MiB);
-#endif
+  constexpr std::int64_t kLeftAfterRelease =
+      (kUnderAddressSanitizer ? 8 : 1) * static_cast<std::int64_t>(MiB);
   EXPECT_LT(released.device_used_delta, kLeftAfterRelease);
   ASSERT_TRUE(c.metrics.release_effectiveness.has_value());
   EXPECT_GT(*c.metrics.release_effectiveness, 0.99);
