@@ -140,6 +140,11 @@ class BackendFamily {
                            const std::string& program, const std::string& args_json,
                            ProgramContext& context) const;
 
+  // Loads what one of programs() needs before any cell of a backend of another family runs it
+  // (a zygote serving such cells: LibTorch, for a torch program over cuda-malloc); no context,
+  // no allocator made. Throws where it cannot load: the zygote refuses and its cells exec.
+  virtual void preload_program(const std::string& program) const { (void)program; }
+
   // The versions of the runtimes this family has loaded in this process (a cell process, after
   // make()), e.g. {"torch": "2.11.0"}, for the machine fingerprint. Never loads anything.
   virtual std::map<std::string, std::string> loaded_runtime_versions() const { return {}; }

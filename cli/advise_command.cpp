@@ -146,7 +146,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   options.memrel_executable = executable_path().empty() ? "memrel" : executable_path();
   options.backends = sweep;
   options.backends_dir = global.backends_dir;
-  options.workloads = {{path, a.input, trace.name}};
+  options.workloads = {{path, a.input, trace.name, {}}};  // a trace: no programs
   options.cell_timeout_s = a.timeout_s;
   options.cell.host_capacity_bytes =
       parse_byte_size(a.host_capacity, "--host-capacity", kMaxRequestBytes);

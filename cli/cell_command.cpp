@@ -33,6 +33,9 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
                "Serve as the zygote of this backend's cells on descriptor 3 (the runner's way: "
                "docs/design.md, \"Cells start warm\"); run nothing itself")
       ->excludes(p::kCheck);
+  app.add_option(p::kPreloadProgram, r->preload_program,
+                 "With --zygote: also load the libraries this framework program needs")
+      ->needs(p::kZygote);
   return [r, &global] {
     r->backends_dir = global.backends_dir;
     if (!r->zygote) return serve_cell(*r);

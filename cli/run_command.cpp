@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -161,8 +162,14 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
       throw;
     }
     // Read once here; each cell reads its own file again in its own process.
-    std::string name = parse_workload_file(path).name;
-    a.options.workloads.push_back({path, p, name});
+    Workload workload = parse_workload_file(path);
+    std::vector<std::string> programs;
+    for (const Step& step : workload.steps) {
+      if (!step.program.empty() &&
+          std::find(programs.begin(), programs.end(), step.program) == programs.end())
+        programs.push_back(step.program);
+    }
+    a.options.workloads.push_back({path, p, workload.name, programs});
   }
   throw_if_interrupted("before the first cell");
   // -o must be none of the run's inputs (a workload, a trace, a backend file), by identity.
@@ -252,6 +259,9 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::IsMember({"none", "device", "all"}))
       ->capture_default_str();
   app.add_flag("--no-zygote", a->no_zygote, "The same as --zygote none")->excludes("--zygote");
+  app.add_flag("--no-host-lane{false}", a->options.host_lane,
+               "Run the host cells in turn with the device cells, not beside them in a lane of "
+               "their own (docs/design.md, \"Host cells beside device cells\")");
   app.add_flag("--include-null", a->include_null,
                "Also run the null backend (measures memrel itself)");
   return [a, &global] { return run_run(*a, global); };

@@ -154,6 +154,13 @@ class TorchFamily : public BackendFamily {
     }
   }
 
+  // Any torch program runs through the plugin (with the cell's allocator plugged in at run time):
+  // loading it is the same for every program.
+  void preload_program(const std::string& program) const override {
+    (void)program;
+    preload_torch_plugin();
+  }
+
   std::uint64_t library_load_ns() const override { return torch_plugin_load_ns(); }
 
   std::map<std::string, std::string> loaded_runtime_versions() const override {

@@ -159,8 +159,9 @@ class CellRun : public ProgramContext {
   //                          to FILE, and never ends (no process may outlive the runner);
   //   leave-child:FILE       the same, but the cell goes on and ends as usual;
   //   rendezvous:DIR:N       the cell waits until N cells are in DIR at once (cells really run
-  //                          in parallel), and aborts if another cell holds its
-  //                          CUDA_VISIBLE_DEVICES (one cell per GPU at a time);
+  //                          in parallel), and aborts if another cell holds its slot: its
+  //                          CUDA_VISIBLE_DEVICES, else the device or the host lane (one cell
+  //                          per GPU, and one in the host lane, at a time);
   // for every cell, or only for the cell MEMREL_INJECT_FAULT_CELL=BACKEND/WORKLOAD.
   void inject_fault_if_asked() const {
     const char* fault = std::getenv("MEMREL_INJECT_FAULT");
@@ -175,7 +176,14 @@ class CellRun : public ProgramContext {
       hang();
     }
     if (f.rfind("leave-child:", 0) == 0) start_endless_child(f.substr(12));
-    if (f.rfind("rendezvous:", 0) == 0) rendezvous(f.substr(11));
+    if (f.rfind("rendezvous:", 0) == 0) {
+      // The slot the cell holds: its GPU, or without one the device (device cells) or the host
+      // lane (host cells: they run beside the device cells, RunOptions::host_lane).
+      const char* gpu = std::getenv("CUDA_VISIBLE_DEVICES");
+      rendezvous(f.substr(11), gpu                                    ? std::string("gpu-") + gpu
+                               : backend_.space == MemorySpace::kHost ? "host-lane"
+                                                                      : "gpu-none");
+    }
   }
 
   // A child that never ends, and "CELL CHILD" (pids) written to `pid_file` whole.
@@ -190,14 +198,13 @@ class CellRun : public ProgramContext {
     while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
 
-  static void rendezvous(const std::string& dir_and_count) {
+  static void rendezvous(const std::string& dir_and_count, const std::string& slot) {
     std::size_t colon = dir_and_count.rfind(':');
     std::filesystem::path dir = dir_and_count.substr(0, colon);
     std::size_t count = std::stoul(dir_and_count.substr(colon + 1));
-    const char* gpu = std::getenv("CUDA_VISIBLE_DEVICES");
-    std::filesystem::path busy = dir / ("busy-gpu-" + std::string(gpu ? gpu : "none"));
+    std::filesystem::path busy = dir / ("busy-" + slot);
     int fd = open(busy.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
-    if (fd < 0) std::abort();  // another cell is on this GPU
+    if (fd < 0) std::abort();  // another cell holds this slot
     close(fd);
     std::ofstream(dir / ("arrived-" + std::to_string(getpid())));
     auto arrived = [&] {

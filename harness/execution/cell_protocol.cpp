@@ -8,6 +8,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "allocators/backend_families.hpp"
 #include "allocators/backend_table.hpp"
 #include "harness/execution/cell.hpp"
 #include "harness/execution/cell_exit.hpp"
@@ -44,6 +45,8 @@ std::vector<std::string> cell_command_line(const std::string& executable, const 
   args.insert(args.end(), {p::kSubcommand, p::kBackend, r.backend});
   if (r.check || r.zygote) {
     args.push_back(r.check ? p::kCheck : p::kZygote);
+    if (r.zygote && !r.preload_program.empty())
+      args.insert(args.end(), {p::kPreloadProgram, r.preload_program});
     return args;
   }
   args.insert(args.end(), {p::kWorkload, r.workload});
@@ -103,6 +106,8 @@ int serve_cell_zygote(const CellRequest& r,
     BackendInfo backend = resolve_backend(r.backend, r.backends_dir);
     if (backend.space == MemorySpace::kDevice) preload_device_driver();
     if (backend.preload) backend.preload();
+    if (!r.preload_program.empty())
+      program_family(r.preload_program).preload_program(r.preload_program);
     refusal = fork_hazard();
   } catch (const std::exception& e) {
     refusal = e.what();

@@ -26,6 +26,9 @@ inline constexpr const char* kTraceScale = "--trace-scale";
 inline constexpr const char* kCheck = "--check";
 // Serve as the zygote of the backend's cells (platform/zygote.hpp) on descriptor 3.
 inline constexpr const char* kZygote = "--zygote";
+// With --zygote: also load what this framework program needs (a zygote of the cells that run it
+// over a backend of another family: BackendFamily::preload_program).
+inline constexpr const char* kPreloadProgram = "--preload-program";
 // A key the cell adds to its result: when it began, on the monotonic clock the runner starts it
 // by (steady_clock: CLOCK_MONOTONIC, one for the whole machine). The runner takes it out and
 // keeps the difference: the cell's spawn time (CellTiming::spawn_ns).
@@ -46,6 +49,8 @@ struct CellRequest {
   bool check = false;
   // Serve as the zygote of the backend's cells instead of running one (--zygote).
   bool zygote = false;
+  // With zygote: the framework program whose libraries it loads too (empty: none).
+  std::string preload_program;
 };
 
 // The runner's end: the whole command line, `executable` first.

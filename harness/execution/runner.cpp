@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "allocators/backend_families.hpp"
 #include "allocators/backend_table.hpp"
 #include "harness/execution/cell_exit.hpp"
 #include "harness/execution/cell_protocol.hpp"
@@ -140,7 +141,22 @@ struct MatrixCell {
   BackendInfo backend;
   std::string path, name;  // the workload file to run, and its name
   Availability availability;
+  // A framework program of the workload that another family than the backend's runs (a torch
+  // program over cuda-malloc): the cell's zygote loads its libraries too. Empty: none.
+  std::string preload_program;
 };
+
+// The first of `programs` that a family other than `backend`'s runs; empty if none. A program no
+// family knows is the cell's to report.
+std::string foreign_program(const BackendInfo& backend, const std::vector<std::string>& programs) {
+  for (const std::string& program : programs) {
+    try {
+      if (program_family(program).name() != backend.family) return program;
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return "";
+}
 
 class Scheduler {
  public:
@@ -149,13 +165,16 @@ class Scheduler {
 
   // Runs every cell that `done` lacks, adding them to it (and to the journal) as they end.
   void run(std::map<std::size_t, CellResult>& done, RunJournal* journal) {
-    std::size_t slots = options_.gpus.empty() ? 1 : options_.gpus.size();
+    // The device slots (one, or one per GPU), then the host lane's slot when it is on.
+    const std::size_t device_slots = options_.gpus.empty() ? 1 : options_.gpus.size();
+    const std::size_t slots = device_slots + (host_lane_on() ? 1 : 0);
     std::vector<std::optional<Running>> running(slots);
-    std::size_t next = 0, finished = done.size();
+    // Each lane takes the matrix's cells in order, its own ones only.
+    std::size_t next_device = 0, next_host = 0, finished = done.size();
     for (const auto& [index, cell] : done) count_for_backend_line(cell);
     for (std::size_t i = 0; i < matrix_.size(); ++i) {
       if (forks_from_zygote(matrix_[i]) && !done.count(i) && matrix_[i].availability.available)
-        ++zygotes_[matrix_[i].backend_arg].cells_to_start;
+        ++zygotes_[zygote_key(matrix_[i])].cells_to_start;
     }
     auto finish = [&](std::size_t index, CellResult cell) {
       cell.workload_source = original(cell.workload_source);
@@ -180,8 +199,11 @@ class Scheduler {
                                       std::to_string(matrix_.size()) + " cells finished" + kept);
       }
       for (std::size_t slot = 0; slot < slots; ++slot) {
+        const bool host_slot = slot >= device_slots;
+        std::size_t& next = host_slot ? next_host : next_device;
         while (!running[slot] && next < matrix_.size()) {
           std::size_t index = next++;
+          if (in_host_lane(matrix_[index]) != host_slot) continue;
           if (done.count(index)) continue;
           const MatrixCell& m = matrix_[index];
           if (!m.availability.available) {
@@ -202,8 +224,8 @@ class Scheduler {
         if (timed_out) status = kill_running(r.child);
         if (!status) continue;
         CellResult cell = outcome(matrix_[r.index], r.child, *status, timed_out, r.started_by);
-        end_zygote_if_done(matrix_[r.index].backend_arg, r.child.via);
-        if (!options_.gpus.empty()) {
+        end_zygote_if_done(zygote_key(matrix_[r.index]), r.child.via);
+        if (slot < options_.gpus.size()) {
           const GpuSlot& gpu = options_.gpus[slot];
           cell.gpu = CellGpu{
               gpu.index, gpu.uuid.empty() ? std::nullopt : std::optional<std::string>(gpu.uuid)};
@@ -212,7 +234,8 @@ class Scheduler {
         running[slot].reset();
         finish(index, std::move(cell));
       }
-      if (!any && next >= matrix_.size()) return;
+      if (!any && next_device >= matrix_.size() && (!host_lane_on() || next_host >= matrix_.size()))
+        return;
       std::this_thread::sleep_for(kPollInterval);
     }
   }
@@ -234,6 +257,19 @@ class Scheduler {
   bool zygotes_on() const {
     return options_.zygote != ZygoteUse::kNone && options_.module_loading != "EAGER";
   }
+  // With --gpus every cell already has a slot of its own GPU's, host cells included, as
+  // before the lane: it serves the one-device case, where they waited their turn.
+  bool host_lane_on() const { return options_.host_lane && options_.gpus.empty(); }
+  bool in_host_lane(const MatrixCell& m) const {
+    return host_lane_on() && m.backend.space == MemorySpace::kHost;
+  }
+
+  // A backend's cells share a zygote; those of a program of another family share one that has
+  // loaded that program's libraries too (the others' stay as they were without it).
+  static std::string zygote_key(const MatrixCell& m) {
+    return m.preload_program.empty() ? m.backend_arg : m.backend_arg + "\n" + m.preload_program;
+  }
+
   bool forks_from_zygote(const MatrixCell& m) const {
     return zygotes_on() &&
            (options_.zygote == ZygoteUse::kAll || m.backend.space == MemorySpace::kDevice);
@@ -241,12 +277,13 @@ class Scheduler {
 
   ZygoteClient* zygote_for(const MatrixCell& m) {
     if (!forks_from_zygote(m)) return nullptr;
-    Zygote& z = zygotes_[m.backend_arg];
+    Zygote& z = zygotes_[zygote_key(m)];
     if (z.client) return z.client.get();
     if (!z.refused.empty()) return nullptr;
     ChildSpec spec;
     CellRequest request = cell_request(options_, m.backend_arg);
     request.zygote = true;
+    request.preload_program = m.preload_program;
     spec.args = cell_command_line(options_.memrel_executable, request);
     spec.environment = child_environment(options_, m.backend);
     // Loading a framework takes seconds, not minutes; never longer than a cell may take.
@@ -254,26 +291,28 @@ class Scheduler {
         std::chrono::milliseconds(1000 * std::min<std::uint64_t>(options_.cell_timeout_s, 120));
     std::string why;
     z.client = ZygoteClient::start(spec, ready_within, &why);
-    if (!z.client) refuse(m.backend.name, z, why);
+    if (!z.client) refuse(m, z, why);
     return z.client.get();
   }
 
-  void refuse(const std::string& backend, Zygote& z, const std::string& why) {
+  void refuse(const MatrixCell& m, Zygote& z, const std::string& why) {
     z.client.reset();
     z.refused = why.empty() ? "unknown" : why;
-    progress_ << "memrel: " << backend << ": its cells start by exec (no zygote: " << z.refused
-              << ")" << std::endl;
+    progress_ << "memrel: " << m.backend.name
+              << (m.preload_program.empty() ? ": its cells"
+                                            : ": its cells of program " + m.preload_program)
+              << " start by exec (no zygote: " << z.refused << ")" << std::endl;
   }
 
   Running start_cell(std::size_t index, std::size_t slot) {
     const MatrixCell& m = matrix_[index];
     ChildSpec spec = spec_for(m, slot);
-    if (forks_from_zygote(m)) --zygotes_[m.backend_arg].cells_to_start;
+    if (forks_from_zygote(m)) --zygotes_[zygote_key(m)].cells_to_start;
     if (ZygoteClient* zygote = zygote_for(m)) {
       try {
         return Running{index, start(spec, options_.cell_timeout_s, true, zygote), "zygote"};
       } catch (const std::runtime_error& e) {
-        refuse(m.backend.name, zygotes_[m.backend_arg], e.what());
+        refuse(m, zygotes_[zygote_key(m)], e.what());
       }
     }
     return Running{index, start(spec, options_.cell_timeout_s, true), "exec"};
@@ -302,7 +341,7 @@ class Scheduler {
     request.trace_scale = trace_scale_text(options_.cell.trace_scale_divisor);
     spec.args = cell_command_line(options_.memrel_executable, request);
     spec.environment = child_environment(options_, m.backend);
-    if (!options_.gpus.empty()) {
+    if (slot < options_.gpus.size()) {  // the host lane's cells see the GPUs as they are
       for (const auto& [k, v] : gpu_environment(options_.gpus[slot])) spec.environment[k] = v;
     }
     return spec;
@@ -506,7 +545,8 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
     Availability availability = backend.availability();
     for (const RunWorkload& w : options.workloads) {
       if (only_cells && !only_cells->count(cell_key(backend.name, w.name))) continue;
-      matrix.push_back({options.backends[i], backend, w.path, w.name, availability});
+      matrix.push_back({options.backends[i], backend, w.path, w.name, availability,
+                        foreign_program(backend, w.programs)});
     }
   }
   // A shard's journal is of that shard: resuming it with another shard's cells is refused.

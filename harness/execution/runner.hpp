@@ -10,8 +10,9 @@
 // (cell_protocol.hpp) is the interface, and the results say how each cell started
 // (CellTiming::started_by).
 //
-// Cells run one at a time, or with --gpus one per GPU at a time, each child seeing only its GPU:
-// the device-wide probes stay true because no two cells share a device. Every cell is journaled
+// Cells run one at a time (and a host cell beside it: RunOptions::host_lane), or with --gpus one
+// per GPU at a time, each child seeing only its GPU: the device-wide probes stay true because no
+// two cells share a device. Every cell is journaled
 // as it finishes (harness/execution/run_journal.hpp). SIGINT or SIGTERM ends the running cells and
 // their process groups and throws Interrupted; no cell outlives the runner
 // (platform/child_process). All children are forked by the calling thread: the parent-death signal
@@ -37,6 +38,9 @@ namespace memrel {
 // snapshot or RMM log a temporary trace was imported from; else the same file) and its name.
 struct RunWorkload {
   std::string path, original, name;
+  // The framework programs its steps run ({"program": NAME}): a zygote serving its cells over a
+  // backend of another family loads what they need (BackendFamily::preload_program).
+  std::vector<std::string> programs;
 };
 
 enum class ZygoteUse { kNone, kDevice, kAll };
@@ -72,6 +76,11 @@ struct RunOptions {
   // allocator's. None with module_loading EAGER, where a library preloaded before the context
   // would have its kernels loaded with the context, moving them from backend init to the context.
   ZygoteUse zygote = ZygoteUse::kDevice;
+  // Without --gpus, host cells run beside the device cells, one at a time in a lane of their own
+  // (`memrel run --no-host-lane` turns it off): they touch no device, and a host cell's figures
+  // are its own process's heap, which another process's work does not change. Off, every cell
+  // waits its turn. With --gpus every cell has its GPU's slot, as before.
+  bool host_lane = true;
 };
 
 // Loads a pluggable backend's library and resolves its symbols in a child process (`memrel

@@ -159,5 +159,46 @@ TEST_F(CudaBackends, GpusAllPinsEachCellByUuidAndMeasuresTheBytesOfAPlainRun) {
   }
 }
 
+// Without --gpus a host cell runs beside the device cell (RunOptions::host_lane): every cell
+// waits until two cells are there at once, which one cell at a time never gives (the second
+// half: --no-host-lane times out). The bytes are those of a serial run.
+TEST_F(CudaBackends, HostCellsRunBesideTheDeviceCellWithTheBytesOfASerialRun) {
+  auto run = [&](const std::string& name, const std::string& extra, const std::string& env,
+                 int expected_exit) {
+    std::string out = dir_.file(name);
+    auto r = testing::run_command(
+        env + " " +
+        testing::memrel_command("run -b cuda-malloc,host-malloc -w single-large "
+                                "-o '" +
+                                out + "' " + extra));
+    EXPECT_EQ(r.exit_code, expected_exit) << r.output;
+    return read_run_file(out);
+  };
+  std::string meet = dir_.file("meet"), alone = dir_.file("alone");
+  ASSERT_EQ(testing::run_command("mkdir '" + meet + "' '" + alone + "'").exit_code, 0);
+  RunResults beside =
+      run("beside.json", "--timeout 60", "MEMREL_INJECT_FAULT=rendezvous:" + meet + ":2", 0);
+  ASSERT_EQ(beside.cells.size(), 2u);
+  for (const auto& c : beside.cells) EXPECT_EQ(c.status, "ok") << c.backend << ": " << c.reason;
+  RunResults serial = run("serial.json", "--timeout 5 --no-host-lane",
+                          "MEMREL_INJECT_FAULT=rendezvous:" + alone + ":2", 3);
+  ASSERT_EQ(serial.cells.size(), 2u);
+  EXPECT_EQ(serial.cells[0].status, "timeout") << "one cell at a time met another";
+  RunResults plain = run("plain.json", "--no-host-lane", "", 0);
+  for (std::size_t i = 0; i < plain.cells.size(); ++i) {
+    const CellResult &a = plain.cells[i], &b = beside.cells[i];
+    SCOPED_TRACE(b.backend + " x " + b.workload);
+    ASSERT_EQ(a.status, "ok") << a.reason;
+    ASSERT_EQ(a.marks.size(), b.marks.size());
+    for (std::size_t m = 0; m < a.marks.size(); ++m) {
+      EXPECT_EQ(a.marks[m].at.requested, b.marks[m].at.requested) << a.marks[m].label;
+      EXPECT_EQ(a.marks[m].at.allocated, b.marks[m].at.allocated) << a.marks[m].label;
+      EXPECT_EQ(a.marks[m].at.reserved, b.marks[m].at.reserved) << a.marks[m].label;
+      EXPECT_NEAR(a.marks[m].at.device_used_delta, b.marks[m].at.device_used_delta, kDriverGranule)
+          << a.marks[m].label;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memrel

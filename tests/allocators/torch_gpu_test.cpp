@@ -513,6 +513,44 @@ TEST_F(TorchBackends, GcReturnsTheCacheBeforeAllocatingNative) {
 
 // CUDA_MODULE_LOADING=EAGER loads every kernel of LibTorch's libraries up front (docs/design.md: a
 // torch process holds 612 MiB LAZY, 1252 MiB EAGER); the cell records the setting.
+// memrel run: a torch program over a backend of another family forks from a zygote that has
+// loaded LibTorch too (BackendFamily::preload_program), so the cell loads nothing; the backend's
+// other cells fork from its plain zygote; the bytes are those of cells started by exec.
+TEST_F(TorchBackends, ProgramCellsOverAnotherFamilyForkFromAZygoteThatLoadedLibTorch) {
+  auto run = [&](const std::string& name, const std::string& extra) {
+    std::string out = dir_.file(name);
+    auto r = testing::run_command(testing::memrel_command(
+        "run -b cuda-malloc -w single-large,torch-seed-000 -o '" + out + "' " + extra));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("no zygote"), std::string::npos) << r.output;
+    return read_run_file(out);
+  };
+  RunResults warm = run("warm.json", "");
+  RunResults cold = run("cold.json", "--zygote none");
+  ASSERT_EQ(warm.cells.size(), 2u);
+  ASSERT_EQ(cold.cells.size(), 2u);
+  for (std::size_t i = 0; i < warm.cells.size(); ++i) {
+    const CellResult &w = warm.cells[i], &c = cold.cells[i];
+    SCOPED_TRACE(w.backend + " x " + w.workload);
+    ASSERT_EQ(w.status, "ok") << w.reason;
+    ASSERT_EQ(c.status, "ok") << c.reason;
+    ASSERT_TRUE(w.timing && c.timing);
+    EXPECT_EQ(w.timing->started_by, "zygote");
+    EXPECT_EQ(w.timing->library_load_ns, 0u) << "its zygote had loaded LibTorch";
+    if (w.workload == "torch-seed-000") {
+      EXPECT_GT(c.timing->library_load_ns, 0u) << "an exec'd cell loads LibTorch itself";
+    }
+    ASSERT_EQ(w.marks.size(), c.marks.size());
+    for (std::size_t m = 0; m < w.marks.size(); ++m) {
+      EXPECT_EQ(w.marks[m].at.requested, c.marks[m].at.requested) << w.marks[m].label;
+      EXPECT_EQ(w.marks[m].at.allocated, c.marks[m].at.allocated) << w.marks[m].label;
+      EXPECT_EQ(w.marks[m].at.reserved, c.marks[m].at.reserved) << w.marks[m].label;
+      EXPECT_NEAR(w.marks[m].at.device_used_delta, c.marks[m].at.device_used_delta, kGranule)
+          << w.marks[m].label;
+    }
+  }
+}
+
 TEST_F(TorchBackends, EagerModuleLoadingCostsHundredsOfMiB) {
   CellResult lazy = ok_cell("torch-native", "single-large", "CUDA_MODULE_LOADING=LAZY");
   CellResult eager = ok_cell("torch-native", "single-large", "CUDA_MODULE_LOADING=EAGER");
