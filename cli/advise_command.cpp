@@ -117,6 +117,9 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
                                 ": the journal of an interrupted advise is there: continue it "
                                 "with --resume (the same trace, grid, backends and options), or "
                                 "remove it");
+  if (a.resume && lstat(journal.c_str(), &st) != 0)
+    throw std::invalid_argument(journal +
+                                ": no journal to resume (the advise finished, or never started)");
 
   ImportedTraces imported;
   const std::string path = imported.prepare(a.input);

@@ -102,6 +102,8 @@ def test_an_interrupted_advise_keeps_its_cells_and_resume_runs_only_the_rest(tmp
     one_line_error(advise(out), "results.json.journal", "--resume")
     one_line_error(subprocess.run([MEMREL, "advise", TRACE, "--resume"], capture_output=True, text=True,
                                   env=clean_env(), timeout=60), "--resume", "--out")
+    one_line_error(advise(tmp_path / "never", "--resume"), "no journal to resume")
+    assert not (tmp_path / "never").exists()
     assert journal.read_bytes() == kept
 
     r = advise(out, "--resume")
