@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
 #include "cli/comparison_outputs.hpp"
 #include "cli/exit_codes.hpp"
@@ -137,6 +138,8 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   InterruptRequests interrupts;
   check_side(a.reference);
   check_side(a.candidate);
+  // Commas separate backends and a configuration's settings alike, as run -b reads them.
+  a.backends = split_backend_list(a.backends);
   if (a.backends.empty()) throw std::invalid_argument("--backend: name at least one");
   if (!a.candidate.backend.empty() && a.backends.size() != 1)
     throw std::invalid_argument("--candidate-backend: compares against exactly one --backend");
@@ -250,8 +253,9 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   AbArgs& a = *args;
   sub.footer(kAbExitCodes);
   sub.add_option("--backend,-b", a.backends,
-                 "Backend to benchmark on both sides (repeatable): a built-in name, the name of a "
-                 "backend file in --backends-dir, or a backend file's path")
+                 "Backend to benchmark on both sides (repeat or comma-separate): a built-in name, "
+                 "a configuration NAME:KEY=VALUE,... (as memrel run -b), the name of a backend "
+                 "file in --backends-dir, or a backend file's path")
       ->required();
   sub.add_option("--candidate-backend", a.candidate.backend,
                  "The candidate runs this backend instead (e.g. another backend file); its "

@@ -5,9 +5,13 @@
 // Pareto frontier over peak reserved, what is held at the end before and after a release and
 // allocator time per event, then one recommendation against the configuration the program was
 // recorded under. Writes the run's results, the frontier (memrel.advise/1) and a report page.
+// The sweep is a run: its finished cells are journaled in the --out folder as they end, so an
+// interrupted advise continues with --resume (docs/run-journal.md).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -15,10 +19,12 @@
 
 #include "allocators/backend_families.hpp"
 #include "allocators/backend_table.hpp"
+#include "cli/advise_grid.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/python_module.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
+#include "harness/execution/run_journal.hpp"
 #include "harness/execution/runner.hpp"
 #include "harness/results/allocator_frontier.hpp"
 #include "harness/workload/trace_file.hpp"
@@ -37,56 +43,20 @@ namespace fs = std::filesystem;
 namespace memrel::cli {
 namespace {
 
-constexpr const char* kGridSchema = "memrel.advise-grid/1";
-
 struct AdviseArgs {
   std::string input, grid, out, json, host_capacity = "1GiB", trace_scale = "auto";
   std::vector<std::string> backends;
   std::uint64_t timeout_s = 300;
+  bool resume = false;
 };
-
-// The grid's configurations, each resolved (so checked) here: one line naming the file and the
-// entry for anything wrong.
-// A grid's size: each configuration is a cell of about a second or more, so a grid of
-// thousands is days of device time (a 200,000-entry grid was accepted and started).
-constexpr std::size_t kMaxGridConfigurations = 1000;
-constexpr std::uint64_t kMaxGridFileBytes = 4u << 20;
-
-std::vector<std::string> read_grid(const std::string& path, const std::string& backends_dir) {
-  nlohmann::json grid = read_input_json(path, kMaxGridFileBytes, "grid file");
-  auto bad = [&](const std::string& what) { throw std::invalid_argument(path + ": " + what); };
-  if (!grid.is_object()) bad("expected an object with schema and configurations");
-  for (const auto& [key, value] : grid.items()) {
-    if (key != "schema" && key != "description" && key != "configurations")
-      bad("unknown key '" + key + "' (keys: schema, description, configurations)");
-  }
-  if (grid.value("schema", nlohmann::json()) != kGridSchema)
-    bad(std::string("schema: expected \"") + kGridSchema + "\"");
-  if (!grid.contains("configurations") || !grid["configurations"].is_array() ||
-      grid["configurations"].empty())
-    bad("configurations: expected a list of backends (NAME or NAME:KEY=VALUE,...)");
-  if (grid["configurations"].size() > kMaxGridConfigurations)
-    bad("configurations: " + std::to_string(grid["configurations"].size()) + " entries; at most " +
-        std::to_string(kMaxGridConfigurations) + " (each is a cell of a second or more)");
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < grid["configurations"].size(); ++i) {
-    const nlohmann::json& entry = grid["configurations"][i];
-    const std::string place = "configurations[" + std::to_string(i) + "]";
-    if (!entry.is_string()) bad(place + ": expected a string, got " + entry.dump());
-    try {
-      out.push_back(resolve_backend(entry.get<std::string>(), backends_dir).name);
-    } catch (const std::invalid_argument& e) {
-      bad(place + ": " + e.what());
-    }
-  }
-  return out;
-}
 
 std::string default_grid() { return install_layout().data_dir + "/advise/grid.json"; }
 
 int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   InterruptRequests interrupts;
   const auto start = std::chrono::steady_clock::now();
+  if (a.resume && a.out.empty())
+    throw std::invalid_argument("--resume: give --out, the folder of the interrupted advise");
   if (!needs_trace_import(a.input) && !is_trace_path(a.input))
     throw std::invalid_argument(a.input +
                                 ": not a trace (.memtrace), a PyTorch snapshot (.pickle) or an "
@@ -137,6 +107,19 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
                     : a.out;
   check_output_folder(out_dir, {a.input}, "--out");
   if (!a.json.empty()) check_output_file(a.json, {a.input}, "--json");
+  const std::string results_path = (fs::path(out_dir) / "results.json").string();
+  const std::string advice_path = (fs::path(out_dir) / "advise.json").string();
+  // The sweep's journal, in the folder it writes: a resume is of that folder.
+  const std::string journal = journal_path_for(results_path);
+  struct stat st {};
+  if (!a.resume && lstat(journal.c_str(), &st) == 0)
+    throw std::invalid_argument(journal +
+                                ": the journal of an interrupted advise is there: continue it "
+                                "with --resume (the same trace, grid, backends and options), or "
+                                "remove it");
+  if (a.resume && lstat(journal.c_str(), &st) != 0)
+    throw std::invalid_argument(journal +
+                                ": no journal to resume (the advise finished, or never started)");
 
   ImportedTraces imported;
   const std::string path = imported.prepare(a.input);
@@ -152,9 +135,24 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
       parse_byte_size(a.host_capacity, "--host-capacity", kMaxRequestBytes);
   options.cell.trace_scale_divisor = parse_trace_scale(a.trace_scale);
   options.progress_every_cell = global.verbosity > 0;
-  std::cerr << "memrel advise: " << trace.name << " on " << sweep.size() << " configurations\n";
+  options.journal_path = journal;
+  options.resume = a.resume;
+  // A resume says so once its journal is taken (the runner's "resuming" line); until then a
+  // refusal is the one line on stderr.
+  if (!a.resume)
+    std::cerr << "memrel advise: " << trace.name << " on " << sweep.size() << " configurations\n";
   std::ostream no_progress(nullptr);
-  RunResults results = run_suite(options, global.verbosity < 0 ? no_progress : std::cerr);
+  fs::create_directories(out_dir);  // the journal's folder, from the first cell on
+  RunResults results = [&] {
+    try {
+      return run_suite(options, global.verbosity < 0 ? no_progress : std::cerr);
+    } catch (const Interrupted& e) {
+      // The runner says where the journal is; without --out the folder was made up here.
+      if (!a.out.empty()) throw;
+      throw Interrupted(e.signal(),
+                        std::string(e.what()) + "; give --out " + out_dir + " with --resume");
+    }
+  }();
 
   Advice advice;
   advice.trace = a.input;
@@ -188,13 +186,13 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     }
   }
 
-  fs::create_directories(out_dir);
-  const std::string results_path = (fs::path(out_dir) / "results.json").string();
-  const std::string advice_path = (fs::path(out_dir) / "advise.json").string();
   write_file_atomically(results_path, to_json(results).dump(1) + "\n");
   const std::string advice_text = to_json(advice).dump(1) + "\n";
   write_file_atomically(advice_path, advice_text);
   if (!a.json.empty()) write_file_atomically(a.json, advice_text);
+  // Every output that the cells make is written now; a kill before this line leaves the journal,
+  // and a --resume then runs nothing and writes them again.
+  std::remove(journal.c_str());
   PythonResult page = run_python_module("memrel_advise", {advice_path, "--out", out_dir});
   if (page.exit_code != 0)
     std::cerr << "memrel advise: the report page was not written: " << page.error_text << "\n";
@@ -204,6 +202,19 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << "memrel advise: " << advice.points.size() << " configurations in " << seconds
             << " s; " << out_dir << " (results.json, advise.json, advise.html)\n";
+  // As memrel run: a configuration whose cell crashed, timed out or failed is exit 3, named, so
+  // that a script never takes a sweep with holes for a whole one.
+  std::string failed;
+  std::size_t failures = 0;
+  for (const CellResult& c : results.cells) {
+    if (c.status != "crashed" && c.status != "timeout" && c.status != "error") continue;
+    failed += (failures++ ? ", " : "") + c.backend + " (" + c.status + ")";
+  }
+  if (failures) {
+    std::cerr << "memrel advise: " << failures << " of " << results.cells.size()
+              << " configurations failed: " << failed << "\n";
+    return exit_code::kCellFailed;
+  }
   return exit_code::kSuccess;
 }
 
@@ -211,12 +222,14 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
 
 RunSubcommand attach_advise(CLI::App& app, const GlobalOptions& global) {
   auto a = std::make_shared<AdviseArgs>();
-  // Its own: the general footer promises a journal and --resume, which advise has not.
+  // Its own: the folder, not a results file, is what --resume continues.
   app.footer(
-      "Exit codes: 0 the sweep ran and a recommendation was made (cells that failed are listed "
-      "as failed); 2 unusable input (bad trace, snapshot or log, grid file, backend or setting, "
-      "option); 4 internal error; 130 or 143 interrupted by SIGINT or SIGTERM (nothing is kept: "
-      "run it again).");
+      "Exit codes: 0 every configuration of the sweep ran; 2 unusable input (bad trace, snapshot "
+      "or log, grid file, backend or setting, option, or a --resume of another sweep); 3 the "
+      "sweep ran but a configuration's cell crashed, timed out or failed (named on stderr; the "
+      "frontier of the others is written); 4 internal error; 129, 130 or 143 interrupted by "
+      "SIGHUP, SIGINT or SIGTERM (the finished cells are kept in the --out folder's journal: run "
+      "it again with --out and --resume).");
   app.add_option("input", a->input,
                  "The program: a trace (.memtrace), a PyTorch snapshot (.pickle) or an RMM log "
                  "(.csv)")
@@ -231,6 +244,10 @@ RunSubcommand attach_advise(CLI::App& app, const GlobalOptions& global) {
       "Folder for results.json, advise.json and advise.html (default: a new folder under "
       "runs/)");
   app.add_option("--json", a->json, "Also write the frontier (memrel.advise/1) to this file");
+  app.add_flag("--resume", a->resume,
+               "Continue the interrupted advise whose folder is --out: its journal "
+               "(results.json.journal) has the finished cells, and only the others run; the "
+               "trace, grid, backends and options must be the same (docs/run-journal.md)");
   app.add_option("--timeout", a->timeout_s, "Seconds before a cell is killed")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();

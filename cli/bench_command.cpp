@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 
+#include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
 #include "cli/backend_listing.hpp"
 #include "cli/exit_codes.hpp"
@@ -117,6 +118,9 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   std::vector<GpuSlot> gpus;
   if (!a.gpus.empty()) gpus = select_gpus(a.gpus);
 
+  // Commas separate backends and a configuration's settings alike, as run -b reads them:
+  // NAME:K=V,K=V,OTHER (split_backend_list).
+  a.backends = split_backend_list(a.backends);
   if (a.backends.empty()) a.backends = available_backend_names(global.backends_dir);
   if (a.out.empty()) a.out = install_layout().output_dir + "/runs/bench-" + utc_now_iso8601();
   // Each backend resolved here, so that a typo costs nothing and two backends cannot write one
@@ -180,11 +184,11 @@ RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global) {
   auto a = std::make_shared<BenchArgs>();
   app.footer(kBenchExitCodes);
   app.add_option(
-         "-b,--backend", a->backends,
-         "Backends: names, names of backend files in --backends-dir, or backend file paths; "
-         "repeat or comma-separate (default: every backend that can run here, as memrel "
-         "list --available-backends prints them)")
-      ->delimiter(',');
+      "-b,--backend", a->backends,
+      "Backends: names, names of backend files in --backends-dir, or backend file paths; "
+      "repeat or comma-separate; a configuration NAME:KEY=VALUE,... (as memrel run -b) "
+      "(default: every backend that can run here, as memrel list --available-backends "
+      "prints them)");
   app.add_option("-o,--out", a->out,
                  "Folder for the files, one per backend: bench-<backend name>.json (default: "
                  "results/runs/bench-<UTC time>)");

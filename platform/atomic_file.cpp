@@ -22,7 +22,8 @@ const char* kind_of(mode_t mode) {
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISDIR(mode)) return "a folder";
-  return "not a regular file";
+  if (S_ISREG(mode)) return "a file";
+  return "a file of an unknown kind";
 }
 
 std::string prefix(const std::string& option, const std::string& path) {
@@ -89,6 +90,11 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
   if (folder.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");
   struct stat out {};
   if (lstat(folder.c_str(), &out) != 0) return;
+  // A regular file is the common slip (`ab --out results.json`): say what the option wants.
+  if (S_ISREG(out.st_mode))
+    throw OutputError(
+        prefix(option, folder) + "is a file; " +
+        (option.empty() ? std::string("a folder is wanted") : option + " wants a folder"));
   if (!S_ISDIR(out.st_mode))
     throw OutputError(prefix(option, folder) + "is " + kind_of(out.st_mode) +
                       ", not a folder; refusing to write over it");

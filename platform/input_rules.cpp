@@ -23,7 +23,7 @@ const char* file_type_name(mode_t mode) {
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
+  return "a file of an unknown kind";
 }
 
 // Where the parser is, as a JSON pointer: one frame per open object or array. The parser

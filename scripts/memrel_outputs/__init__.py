@@ -30,7 +30,7 @@ def _kind(mode):
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
         if test(mode):
             return name
-    return "not a regular file"
+    return "a file" if stat.S_ISREG(mode) else "a file of an unknown kind"
 
 
 def _same(a, b):
@@ -72,14 +72,17 @@ def check_writable(path):
     os.unlink(os.path.join(folder, f".memrel-probe-{os.getpid()}"))
 
 
-def check_folder(path, inputs=()):
-    """Raises OutputRuleError unless path is absent or a real folder holding none of inputs."""
+def check_folder(path, inputs=(), option="--out"):
+    """Raises OutputRuleError unless path is absent or a real folder holding none of inputs.
+    `option` names what wants a folder when path is a file."""
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the folder to write")
     try:
         out = os.lstat(path)
     except OSError:
         return
+    if stat.S_ISREG(out.st_mode):  # the common slip: say what the option wants
+        raise OutputRuleError(path, f"is a file; {option} wants a folder")
     if not stat.S_ISDIR(out.st_mode):
         raise OutputRuleError(path, f"is {_kind(out.st_mode)}, not a folder; refusing to write "
                                     "over it")

@@ -45,7 +45,7 @@ def read_bytes(path, cap):
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _FILE_TYPES if test(st.st_mode)), "not a regular file")
+            kind = next((name for test, name in _FILE_TYPES if test(st.st_mode)), "a file of an unknown kind")
             raise InputError(path, f"{kind}, not a regular file: an input must be a regular file")
         if st.st_size > cap:
             raise InputError(path, f"{st.st_size} bytes, more than the {cap >> 20} MiB an input "

@@ -23,8 +23,13 @@ from .source_file import open_source
 HEADER = "Thread,Time,Action,Pointer,Size,Stream"
 ACTIONS = ("allocate", "free", "allocate failure")
 DAY_US = 24 * 3600 * 1_000_000
-# Threads log in parallel, so a row may be a few microseconds older than the one before it. Only
-# a step back of more than half a day is the clock passing midnight.
+# Time does not only go forward in a real RMM log, and such a log is accepted (docs/inputs.md,
+# "The importer's inputs"): the row's time is taken when the logger builds the message (spdlog's
+# log_msg, before the file sink's mutex), so a thread that waits for the mutex writes a row older
+# than the one before it; and it is the local wall clock (spdlog's %H:%M:%S), which passes
+# midnight, falls back an hour at the end of summer time and is stepped by NTP. The rows' order
+# is the order of the calls, as RMM's own replay benchmark reads it (by line, never by time).
+# Only a step back of more than half a day is the clock passing midnight.
 WRAP_US = DAY_US // 2
 
 
@@ -162,7 +167,8 @@ def _read_rows(path, rows, builder):
                 block = b.alloc_at_start(size)
             b.free(block)
         elif action == "allocate failure":
-            b.mark("allocate-failure", number, time_us=now - first, bytes=size)
+            # Since the first row, and never before it: another thread's row can be older.
+            b.mark("allocate-failure", number, time_us=max(0, now - first), bytes=size)
         else:
             fail(number, f'unknown action "{action}" (known: {", ".join(ACTIONS)})')
     return [block for block, _, _ in live.values()], None, {
@@ -171,5 +177,6 @@ def _read_rows(path, rows, builder):
         "source_entries": entries,
         "streams": sorted(streams),
         "threads": len(threads),
-        "time_span_us": None if first is None else now - first,
+        # By the rows' clocks, first to last; 0 where the clock went back further than it went on.
+        "time_span_us": None if first is None else max(0, now - first),
     }

@@ -25,7 +25,7 @@ def open_source(path):
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "a file of an unknown kind")
             raise TraceInputError(path, "", f"{kind}, not a regular file")
         if st.st_size == 0:
             raise TraceInputError(path, "", "empty file")

@@ -157,6 +157,28 @@ def compare_options():
         _put(d, f"seed-{i}", text)
 
 
+def advise_grids():
+    """Grids (the default one, and each refusal of tests/python/test_advise.py) and -b lists."""
+    d = _dir("advise_grid")
+    _put(d, "default-grid.json", _read("benchmarks", "advise", "grid.json"))
+    schema = "memrel.advise-grid/1"
+    for name, grid in (
+            ("bad-schema.json", {"schema": "memrel.advise-grid/2", "configurations": ["host-malloc"]}),
+            ("bad-key.json", {"schema": schema, "configuration": ["host-malloc"]}),
+            ("bad-entry.json", {"schema": schema, "configurations": ["host-malloc", "host-malloc:top_pad=lots"]}),
+            ("bad-not-a-string.json", {"schema": schema, "configurations": [7]}),
+            ("bad-empty.json", {"schema": schema, "configurations": []})):
+        _put(d, name, json.dumps(grid))
+    for i, text in enumerate((
+            "torch-native:expandable_segments=True,max_split_size_mb=256",
+            "torch-native:a=1,b=2,host-malloc", "host-malloc,host-malloc:trim_threshold=0,top_pad=0",
+            "host-malloc:mmap_threshold=1MiB,trim_threshold=0", "torch-expandable:max_split_size_mb=256",
+            "rmm-pool:initial=8GiB,maximum=16GiB", "host-malloc:arena_max=0", "host-mallok:trim_threshold=0",
+            "torch-native:garbage_collection_threshold=0.6", "torch-native:backend=cudaMallocAsync,expandable_segments=True",
+            "host-malloc:trim_threshold=0,trim_threshold=1", ":,=,:=", "host-malloc:")):
+        _put(d, f"seed-{i}", text)
+
+
 if __name__ == "__main__":
     workloads()
     backend_files()
@@ -164,3 +186,4 @@ if __name__ == "__main__":
     benchmark_json()
     traces()
     compare_options()
+    advise_grids()

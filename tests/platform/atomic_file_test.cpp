@@ -85,5 +85,31 @@ TEST(OutputRule, AFolderOutputHoldsNoInput) {
   EXPECT_THROW(check_output_folder(link_path, {}), OutputError);
 }
 
+// Each kind said as what it is: a regular file given for a folder was "is not a regular file,
+// not a folder" (issue 23).
+TEST(OutputRule, EveryKindIsNamedRightInTheMessage) {
+  testing::TempDir dir;
+  std::string file = dir.file("results.json");
+  testing::write_text(file, "{}");
+  auto message = [](auto check) {
+    try {
+      check();
+    } catch (const OutputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([&] { check_output_folder(file, {}, "--out"); }),
+            "--out " + file + ": is a file; --out wants a folder");
+  EXPECT_EQ(message([&] { check_output_folder(file, {}); }),
+            file + ": is a file; a folder is wanted");
+  EXPECT_EQ(message([&] { check_output_file(dir.path().string(), {}, "-o"); }),
+            "-o " + dir.path().string() +
+                ": is a folder, not a regular file; refusing to write "
+                "over it");
+  EXPECT_EQ(message([&] { check_output_folder("/dev/null", {}, "--out"); }),
+            "--out /dev/null: is a character device, not a folder; refusing to write over it");
+}
+
 }  // namespace
 }  // namespace memrel

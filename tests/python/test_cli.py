@@ -225,7 +225,7 @@ def test_an_old_report_is_replaced_and_other_folders_are_not(tmp_path):
     assert (precious / "thesis.tex").read_text() == "do not delete"
     afile = tmp_path / "afile"
     afile.write_text("x")
-    _one_line_error(report("--out", afile, *args), afile, "not a folder")
+    _one_line_error(report("--out", afile, *args), afile, "is a file; --out wants a folder")
 
 
 def test_wrapper_script(tmp_path):

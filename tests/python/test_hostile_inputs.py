@@ -1130,7 +1130,51 @@ def test_an_option_parser_error_starts_as_every_error_of_memrel(tmp_path):
 
 
 @needs_memrel
-def test_advise_promises_no_resume_it_does_not_have():
+def test_advise_help_says_what_an_interruption_keeps_and_how_to_resume():
     r = subprocess.run([MEMREL, "advise", "--help"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0
-    assert "--resume" not in r.stdout and "nothing is kept" in r.stdout
+    assert "--resume" in r.stdout and "nothing is kept" not in r.stdout
+    assert "journal" in r.stdout and "3 the sweep ran but" in r.stdout
+
+
+# --- What was still open (fix23) -------------------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["report", "ab", "advise"])
+def test_a_folder_output_given_a_file_says_so(tmp_path, command):
+    """`--out FILE` said "is not a regular file, not a folder": a file is a file."""
+    afile = tmp_path / "results.json"
+    afile.write_text("keep")
+    trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+    args = {"report": ["report", "--out", afile, HOST_RUN],
+            "ab": ["ab", "-b", "null", "--quick", "--out", afile],
+            "advise": ["advise", trace, "-b", "host-malloc", "--out", afile]}[command]
+    if command == "ab" and memrel_bench_binary() is None:
+        pytest.skip("no memrel_bench beside memrel")
+    line = refused(memrel(*args, env={"MEMREL_PYTHON": sys.executable}), str(afile))
+    assert line.endswith(f"{afile}: is a file; --out wants a folder"), line
+    assert afile.read_text() == "keep"
+
+
+@needs_bench
+@pytest.mark.parametrize("command", ["bench", "ab"])
+def test_bench_and_ab_take_a_configuration_of_two_settings_as_run_does(tmp_path, command):
+    """-b split on every comma: `host-malloc:trim_threshold=0,mmap_threshold=1MiB` was two
+    backends, the second 'mmap_threshold=1MiB' unknown. Now one configuration (its canonical
+    name), and a comma before a name still starts another backend, as `run -b` reads them."""
+    spec = "host-malloc:trim_threshold=0,mmap_threshold=1MiB,null"
+    out = tmp_path / "out"
+    if command == "bench":
+        r = memrel("bench", "-b", spec, "-o", out, "--quick", "--filter", "pair/", timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert sorted(os.listdir(out)) == ["bench-host-malloc_mmap_threshold_1MiB_trim_threshold_0.json",
+                                           "bench-null.json"]
+    else:
+        # Refused in the first round for the filter: after every -b was resolved, so the
+        # message names the configuration as one backend.
+        r = memrel("ab", "-b", spec, "--rounds", "5", "--quick", "--bench-arg=--benchmark_filter=NOMATCH",
+                   "--out", out, timeout=300)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip().splitlines()[-1] == (
+            "memrel: the --benchmark_filter in --bench-arg matches no benchmark of "
+            "host-malloc:mmap_threshold=1MiB,trim_threshold=0: nothing to compare")

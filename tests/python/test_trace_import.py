@@ -92,6 +92,30 @@ def test_an_rmm_log_becomes_its_requests_across_midnight(tmp_path):
     assert (header["peak_requested_bytes"], header["peak_requested_event"]) == (5120, 2)
 
 
+# What RMM itself writes (docs/inputs.md, "The importer's inputs"): thread 2 took its time
+# (00.000900) before thread 1 (00.001000) but got the file sink's mutex second; then the local
+# clock falls back an hour (the end of summer time). Accepted, in line order, no day added, and
+# a mark is never before the first row.
+RMM_LOG_BACKWARDS = """Thread,Time,Action,Pointer,Size,Stream
+1,02:59:59.001000,allocate,0x1000,4096,0x0
+2,02:59:59.000900,allocate,0x2000,8192,0x0
+2,02:59:59.000800,allocate failure,(nil),65536,0x0
+1,02:00:00.000100,free,0x1000,4096,0x0
+2,02:00:00.000200,free,0x2000,8192,0x0
+"""
+
+
+def test_an_rmm_log_whose_time_goes_back_is_imported_in_line_order(tmp_path):
+    source = tmp_path / "rmm.csv"
+    source.write_text(RMM_LOG_BACKWARDS)
+    header, events = imported(source, tmp_path)
+    assert events == [("alloc", 0, 4096), ("alloc", 1, 8192), ("free", 0, 4096), ("free", 1, 8192)]
+    assert header["marks"] == [{"event": 2, "label": "allocate-failure", "time_us": 0, "bytes": 65536}]
+    # An hour back, not midnight: no day is added, and the span, from the first row's time to
+    # the last's, is not negative.
+    assert header["provenance"]["time_span_us"] == 0
+
+
 class _System:
     """Unpickling this calls os.system: what a hostile 'snapshot' would do."""
 

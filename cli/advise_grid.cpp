@@ -1,0 +1,45 @@
+#include "cli/advise_grid.hpp"
+
+#include <stdexcept>
+
+#include "allocators/backend_table.hpp"
+#include "platform/input_rules.hpp"
+
+namespace memrel::cli {
+
+std::vector<std::string> grid_configurations(const nlohmann::json& grid, const std::string& path,
+                                             const std::string& backends_dir) {
+  auto bad = [&](const std::string& what) { throw std::invalid_argument(path + ": " + what); };
+  if (!grid.is_object()) bad("expected an object with schema and configurations");
+  for (const auto& [key, value] : grid.items()) {
+    if (key != "schema" && key != "description" && key != "configurations")
+      bad("unknown key '" + key + "' (keys: schema, description, configurations)");
+  }
+  if (grid.value("schema", nlohmann::json()) != kGridSchema)
+    bad(std::string("schema: expected \"") + kGridSchema + "\"");
+  if (!grid.contains("configurations") || !grid["configurations"].is_array() ||
+      grid["configurations"].empty())
+    bad("configurations: expected a list of backends (NAME or NAME:KEY=VALUE,...)");
+  if (grid["configurations"].size() > kMaxGridConfigurations)
+    bad("configurations: " + std::to_string(grid["configurations"].size()) + " entries; at most " +
+        std::to_string(kMaxGridConfigurations) + " (each is a cell of a second or more)");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < grid["configurations"].size(); ++i) {
+    const nlohmann::json& entry = grid["configurations"][i];
+    const std::string place = "configurations[" + std::to_string(i) + "]";
+    if (!entry.is_string()) bad(place + ": expected a string, got " + entry.dump());
+    try {
+      out.push_back(resolve_backend(entry.get<std::string>(), backends_dir).name);
+    } catch (const std::invalid_argument& e) {
+      bad(place + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> read_grid(const std::string& path, const std::string& backends_dir) {
+  return grid_configurations(read_input_json(path, kMaxGridFileBytes, "grid file"), path,
+                             backends_dir);
+}
+
+}  // namespace memrel::cli
