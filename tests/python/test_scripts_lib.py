@@ -351,7 +351,9 @@ def test_the_suite_runs_its_cells_before_building_what_they_do_not_need():
     assert code.index("scripts/install-deps --build") < no_gpu_build
     deps = code.index("scripts/install-deps --run")
     assert run < deps < full_build_after < code.index('wait "$deps_pid"') < code.index('"$bin/memrel" bench ')
-    assert "trap 'kill \"$deps_pid\"" in code  # nothing outlives the suite
+    # Nothing outlives the suite: the child has a process group of its own, stopped whole.
+    assert "setsid scripts/install-deps --run" in code
+    assert "trap 'kill -- -\"$deps_pid\"" in code
     # Where a GPU is, the plugin's cells run too: everything is built before them.
     gpu_branch = code[code.index("if memrel_gpu_here; then"):no_gpu_build]
     assert "scripts/build default\n" in gpu_branch
