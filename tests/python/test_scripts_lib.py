@@ -341,7 +341,7 @@ def test_nightly_refuses_bad_options_before_it_installs_or_builds(args, what):
 def test_the_suite_runs_its_cells_before_building_what_they_do_not_need():
     """Without a GPU the cells start once memrel is built (docs/first-run.md): the build before
     `memrel run` names the target memrel only, the full build comes after it, and matplotlib
-    (install-deps --run) only before the report."""
+    (install-deps --run) beside the second build, a child waited for before the benchmarks."""
     code = code_lines("suite")
     run = code.index('"$bin/memrel" run ')
     no_gpu_build = code.index("MEMREL_BUILD_TARGETS=memrel scripts/build default")
@@ -349,7 +349,11 @@ def test_the_suite_runs_its_cells_before_building_what_they_do_not_need():
     report = code.index('"$bin/memrel" report ')
     assert no_gpu_build < run < full_build_after < code.index('"$bin/memrel" bench ') < report
     assert code.index("scripts/install-deps --build") < no_gpu_build
-    assert run < code.index("scripts/install-deps --run") < report
+    deps = code.index("scripts/install-deps --run")
+    assert run < deps < full_build_after < code.index('wait "$deps_pid"') < code.index('"$bin/memrel" bench ')
+    # Nothing outlives the suite: the child has a process group of its own, stopped whole.
+    assert "setsid scripts/install-deps --run" in code
+    assert "trap 'kill -- -\"$deps_pid\"" in code
     # Where a GPU is, the plugin's cells run too: everything is built before them.
     gpu_branch = code[code.index("if memrel_gpu_here; then"):no_gpu_build]
     assert "scripts/build default\n" in gpu_branch
