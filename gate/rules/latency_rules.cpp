@@ -117,6 +117,13 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
 // largest k with p(k) <= k / m * alpha, and every test up to it is significant. With one test
 // it is the plain alpha test; a real slowdown, which moves many figures at the test's smallest
 // p, still passes it.
+// A slowdown of at least half the minimum change whose test is not significant is "undecided"
+// (for ab's further looks) while its p is at most this: above it, the rounds so far show no sign
+// of a shift, and rounding out every such A/A figure would multiply the cost of a quiet night.
+// Half the minimum: a slowdown of exactly the minimum change is estimated below it about half
+// the time after few rounds.
+constexpr double kUndecidedBelowP = 0.25;
+
 void apply_false_discovery_rate(std::vector<Row>& rows, const std::vector<PendingTest>& tests,
                                 const CompareOptions& options) {
   std::vector<double> sorted;
@@ -130,6 +137,8 @@ void apply_false_discovery_rate(std::vector<Row>& rows, const std::vector<Pendin
   for (const auto& t : tests) {
     Row& row = rows[t.row];
     const bool significant = t.p_value <= threshold;
+    row.undecided =
+        !significant && t.change > options.latency_min_change / 2 && t.p_value <= kUndecidedBelowP;
     if (significant && t.large) {
       row.verdict = t.change > 0 ? Verdict::kRegression : Verdict::kImproved;
     } else if (t.large && t.p_value < options.alpha) {
