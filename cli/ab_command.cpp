@@ -25,6 +25,7 @@
 #include "gate/rules/alpha_spending.hpp"
 #include "gate/rules/tolerances.hpp"
 #include "harness/execution/bench_launcher.hpp"
+#include "platform/address_layout.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/executable_path.hpp"
@@ -64,7 +65,8 @@ struct AbArgs {
   // about 30 rounds (docs/ab.md); 1: --rounds and no further look.
   int looks = 3;
   bool quick = false;
-  std::string cpus;  // --cpus: both sides run on these CPUs (platform/cpu_affinity.hpp)
+  std::string cpus;      // --cpus: both sides run on these CPUs (platform/cpu_affinity.hpp)
+  bool no_aslr = false;  // --no-aslr: one address layout for every process (address_layout.hpp)
   std::vector<std::string> bench_args;
   std::string out, markdown, junit, summary, json;
   std::string run_id;  // the out folder and the start time: what tells this run's halves apart
@@ -110,7 +112,8 @@ nlohmann::json ab_context(const Side& side, const std::string& backend, const Ab
            "per backend, round by round: reference then candidate in odd rounds, candidate then "
            "reference in even rounds"},
           {"bench_args", a.bench_args},
-          {"cpus", a.cpus}};
+          {"cpus", a.cpus},
+          {"no_aslr", a.no_aslr}};
 }
 
 // The output rule (docs/inputs.md, "Outputs"), before the first round.
@@ -242,6 +245,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   if (!a.candidate.backend.empty()) candidate_backend = resolved(a.candidate.backend, global);
   // Parsed before anything is written: a bad list is bad input (exit 2).
   if (!a.cpus.empty()) pin_to_cpus(parse_cpu_list(a.cpus, "--cpus"), "--cpus");
+  if (a.no_aslr) disable_address_randomization("--no-aslr");
   const std::string started = utc_now_iso8601();
   // With the process id: two runs started in one second (a CI matrix) shared one folder.
   if (a.out.empty())
@@ -365,6 +369,10 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
                  "Run both sides on these CPUs only (e.g. 8 or 8-11): the scheduler then cannot "
                  "put one side's processes on faster cores than the other's; on a GPU, take CPUs "
                  "of its NUMA node (docs/ab.md)");
+  sub.add_flag("--no-aslr", a.no_aslr,
+               "Start every memrel_bench without address-space randomisation (as setarch -R): "
+               "less noise from process to process; for one binary with two settings, not two "
+               "builds, whose fixed layouts would differ in every round alike (docs/ab.md)");
   sub.add_flag("--quick", a.quick, "memrel_bench --quick on both sides");
   sub.add_option("--bench-arg", a.bench_args,
                  "An argument for memrel_bench on both sides (repeatable), e.g. "

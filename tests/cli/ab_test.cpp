@@ -200,6 +200,20 @@ TEST_F(AbCommand, CpusPinBothSidesAndABadListIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(absent.file("ab"))) << "nothing written for bad input";
 }
 
+// --no-aslr: both sides start without address randomisation (recorded in the merged files), and
+// the run gates as any other.
+TEST_F(AbCommand, NoAslrRunsAndIsRecorded) {
+  TempDir dir;
+  auto r = run_command(ab(dir, "--looks 1 --no-aslr"));
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  expect_round_and_merged_files(dir);
+  std::ifstream merged(dir.file("ab/reference/bench-pluggable-host-example.json"));
+  std::stringstream text;
+  text << merged.rdbuf();
+  EXPECT_NE(text.str().find("\\\"no_aslr\\\":true"), std::string::npos)
+      << text.str().substr(0, 2000);
+}
+
 TEST_F(AbCommand, BadOptionsExit2WithOneLine) {
   TempDir dir;
   for (const std::string& bad :
