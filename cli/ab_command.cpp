@@ -21,6 +21,7 @@
 #include "cli/subcommand.hpp"
 #include "cli/threshold_options.hpp"
 #include "gate/compare.hpp"
+#include "gate/format.hpp"
 #include "gate/read/interleaved_rounds.hpp"
 #include "gate/rules/alpha_spending.hpp"
 #include "gate/rules/tolerances.hpp"
@@ -169,6 +170,43 @@ std::vector<std::string> undecided_subjects(const Report& report) {
   return open;
 }
 
+// A latency regression found at a look stays one at the later looks (its share of alpha was
+// spent on it), while further rounds decide what was left undecided: a later look tests every
+// figure again, over more rounds but at a smaller alpha, and could otherwise take it back.
+struct EarlierRegression {
+  std::size_t look = 0, rounds = 0;
+  std::string change;
+  std::optional<double> p_value;
+};
+using RowKey = std::string;  // file, subject and metric
+
+RowKey key_of(const FileComparison& f, const Row& r) {
+  return f.title + "\n" + r.subject + "\n" + r.metric;
+}
+
+void remember_regressions(const Report& report, std::size_t look, std::size_t rounds,
+                          std::map<RowKey, EarlierRegression>& found) {
+  for (const FileComparison& f : report.files)
+    for (const Row& r : f.rows)
+      if (r.verdict == Verdict::kRegression && r.p_value && !found.count(key_of(f, r)))
+        found[key_of(f, r)] = {look, rounds, r.change, r.p_value};
+}
+
+void keep_earlier_regressions(Report& report, const std::map<RowKey, EarlierRegression>& found) {
+  for (FileComparison& f : report.files) {
+    for (Row& r : f.rows) {
+      auto it = found.find(key_of(f, r));
+      if (it == found.end() || r.verdict == Verdict::kRegression) continue;
+      const EarlierRegression& e = it->second;
+      r.verdict = Verdict::kRegression;
+      r.reason = "a regression at look " + std::to_string(e.look) + " (" +
+                 std::to_string(e.rounds) + " rounds, " + e.change +
+                 (e.p_value ? ", p=" + format::printf_string("%.3g", *e.p_value) : "") +
+                 "); later rounds were for other figures";
+    }
+  }
+}
+
 // Round `round` of one backend: both sides, in the alternating order. An exit code when the run
 // must end here (a side failed); marks the backend unavailable when its reference cannot run
 // here in the first round.
@@ -273,6 +311,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   std::vector<BackendRounds> all;
   for (const GivenBackend& backend : backends) all.push_back({backend, {}, true});
   std::vector<std::string> unavailable;
+  std::map<RowKey, EarlierRegression> regressions;  // found at a look, kept at the later ones
   for (std::size_t look = 0; look < looks.size(); ++look) {
     for (BackendRounds& b : all) {
       if (!b.available) continue;
@@ -316,9 +355,12 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     options.interleaved = true;
     options.alpha = alphas[look];
     Report report = compare_paths(a.out + "/reference", a.out + "/candidate", options);
+    remember_regressions(report, look + 1, looks[look], regressions);
+    keep_earlier_regressions(report, regressions);
     const std::vector<std::string> open = undecided_subjects(report);
-    // A regression is final at any look (its alpha was spent for it); so is the last look.
-    if (report.exit_code() != 0 || open.empty() || look + 1 == looks.size()) {
+    // More rounds while a latency is undecided, up to the last look; a benchmark gone missing
+    // will not come back with more rounds.
+    if (open.empty() || look + 1 == looks.size() || report.summary().missing > 0) {
       if (looks.size() > 1)
         std::cerr << "memrel ab: decided at look " << look + 1 << " of " << looks.size() << ", "
                   << looks[look] << " rounds, alpha " << alphas[look] << " at this look"

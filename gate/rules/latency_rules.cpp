@@ -192,6 +192,9 @@ void compare_families(std::vector<Row>& rows, const std::vector<MatchedSeries>& 
     const std::string change = f.rounds ? format::printf_string("%+.1f%%", 100 * f.change) : "";
     if (!f.p_value) {
       add_row(rows, subject, metric, sizes, rounds, change, Verdict::kInfo, f.untested_because);
+      // Too few rounds for this alpha (a look's share of it): a slowdown there is undecided.
+      rows.back().undecided =
+          options.gate_latency && f.needs_more_rounds && f.change > options.latency_min_change / 2;
       continue;
     }
     if (!options.gate_latency) {

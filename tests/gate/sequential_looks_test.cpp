@@ -89,11 +89,12 @@ struct Outcome {
   std::size_t rounds = 0;  // at the look that decided
 };
 
-// What `memrel ab --rounds step --looks looks` decides (cli/ab_command.cpp): after each look,
-// a regression or nothing undecided ends the run; the last look ends it whatever it says.
+// What `memrel ab --rounds step --looks looks` decides (cli/ab_command.cpp): a regression at
+// any look is one (kept at the later looks); nothing undecided, or the last look, ends the run.
 Outcome sequential(const Rounds& data, std::size_t step, std::size_t looks, double min_change) {
   const std::vector<std::size_t> at = look_rounds(step, step * looks);
   const std::vector<double> alphas = look_alphas(0.05, step, step * looks);
+  bool found = false;
   for (std::size_t k = 0; k < at.size(); ++k) {
     CompareOptions o;
     o.interleaved = true;
@@ -101,12 +102,12 @@ Outcome sequential(const Rounds& data, std::size_t step, std::size_t looks, doub
     o.latency_min_change = min_change;
     FileComparison f = compare_benchmark_runs(first_rounds(data.reference, at[k]),
                                               first_rounds(data.candidate, at[k]), o);
-    bool regression = false, undecided = false;
+    bool undecided = false;
     for (const Row& r : f.rows) {
-      regression |= r.verdict == Verdict::kRegression;
+      found |= r.verdict == Verdict::kRegression;
       undecided |= r.undecided;
     }
-    if (regression || !undecided || k + 1 == at.size()) return {regression, at[k]};
+    if (!undecided || k + 1 == at.size()) return {found, at[k]};
   }
   return {};
 }
