@@ -113,11 +113,12 @@ Outcome sequential(const Rounds& data, std::size_t step, std::size_t looks, doub
 }
 
 // A planted +10 % under a process noise of 0.1 (round ratios of the family spread by ~14 %): one
-// look of 10 rounds finds it in few runs (31 of 200 when written), three looks of 10 in most
-// (108 of 200, 21 rounds on average). Not all: the 12 benchmarks' own tests share the false
-// discovery rate with the 3 families, and the last look tests at 0.012. The minimum change is 5 %,
-// as scripts/detectable-slowdown uses on the H200: a planted 10 % measures around 10 %, and a 10 %
-// minimum would make the verdict a coin toss of the estimate, not of the test.
+// look of 10 rounds finds it in few runs (46 of 200 when written), three looks of 10 in most
+// (137 of 200, 26 rounds on average). Not all: the last look tests at 0.012, and the 12
+// benchmarks' own tests share the false discovery rate (half its weight) with the 3 families.
+// The minimum change is 5 %, as scripts/detectable-slowdown uses on the H200: a planted 10 %
+// measures around 10 %, and a 10 % minimum would make the verdict a coin toss of the estimate,
+// not of the test.
 TEST(SequentialLooks, APlantedTenPercentIsFoundMoreOftenWithMoreLooks) {
   int one = 0, three = 0, runs = 200;
   std::size_t rounds_three = 0;
@@ -132,7 +133,7 @@ TEST(SequentialLooks, APlantedTenPercentIsFoundMoreOftenWithMoreLooks) {
       "planted +10%%, process noise 0.1: one look %d / %d, three looks %d / %d (%.1f rounds "
       "on average)\n",
       one, runs, three, runs, static_cast<double>(rounds_three) / runs);
-  EXPECT_GE(three, runs / 2) << three;
+  EXPECT_GE(three, runs * 3 / 5) << three;
   EXPECT_GT(three, one + runs / 4) << one << " vs " << three;
 }
 
@@ -157,7 +158,7 @@ TEST(SequentialLooks, AToARunsStayWithinAlphaOverAllLooks) {
 
 // A quiet night of a whole --quick run: ~100 figures (24 families of 4 sizes). Whether it goes on
 // to a second look must not grow with the number of figures (the adjusted p decides, not the
-// plain one): at most half of 200 A/A runs go on (58 when written). A plain p <= 0.25 would send
+// plain one): at most half of 200 A/A runs go on (44 when written). A plain p <= 0.25 would send
 // nearly all: of ~120 tests, some slower figure reaches it by chance in almost every run.
 TEST(SequentialLooks, AQuietRunOfManyFiguresMostlyStopsAtItsFirstLook) {
   int going_on = 0, runs = 200;
