@@ -22,10 +22,14 @@
 #include "cli/subcommand.hpp"
 #include "cli/threshold_options.hpp"
 #include "gate/compare.hpp"
+#include "gate/format.hpp"
 #include "gate/read/interleaved_rounds.hpp"
+#include "gate/rules/alpha_spending.hpp"
 #include "gate/rules/tolerances.hpp"
 #include "harness/execution/bench_launcher.hpp"
+#include "platform/address_layout.hpp"
 #include "platform/atomic_file.hpp"
+#include "platform/cpu_affinity.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
@@ -58,7 +62,13 @@ struct AbArgs {
   // smallest p falls below 0.05, and more to pass the false discovery rate over a file's tests;
   // with 10 it can reach 0.002 (docs/gate.md, "Families").
   int rounds = 10;
+  // Looks of --rounds rounds each while a slowdown is undecided, with the false-alarm rate
+  // spent over them (gate/rules/alpha_spending.hpp). 3: a family at +10 % on the H200 needed
+  // about 30 rounds (docs/ab.md); 1: --rounds and no further look.
+  int looks = 3;
   bool quick = false;
+  std::string cpus;      // --cpus: both sides run on these CPUs (platform/cpu_affinity.hpp)
+  bool no_aslr = false;  // --no-aslr: one address layout for every process (address_layout.hpp)
   std::vector<std::string> bench_args;
   std::string out, markdown, junit, summary, json;
   std::string run_id;  // the out folder and the start time: what tells this run's halves apart
@@ -103,7 +113,9 @@ nlohmann::json ab_context(const Side& side, const std::string& backend, const Ab
           {"order",
            "per backend, round by round: reference then candidate in odd rounds, candidate then "
            "reference in even rounds"},
-          {"bench_args", a.bench_args}};
+          {"bench_args", a.bench_args},
+          {"cpus", a.cpus},
+          {"no_aslr", a.no_aslr}};
 }
 
 // The output rule (docs/inputs.md, "Outputs"), before the first round.
@@ -133,6 +145,129 @@ GivenBackend resolved(const std::string& given, const GlobalOptions& global) {
   return {given, resolve_backend(given, global.backends_dir).name};
 }
 
+// One backend's rounds so far, per role.
+struct BackendRounds {
+  GivenBackend backend;
+  std::map<std::string, std::vector<BenchmarkRun>> runs;  // role -> one per round
+  bool available = true;
+  int done() const {
+    auto it = runs.find("candidate");
+    return it == runs.end() ? 0 : static_cast<int>(it->second.size());
+  }
+};
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+// The latency rows a further look could still decide (Row::undecided).
+std::vector<std::string> undecided_subjects(const Report& report) {
+  std::vector<std::string> open;
+  for (const FileComparison& f : report.files)
+    for (const Row& r : f.rows)
+      if (r.undecided) open.push_back(r.subject);
+  return open;
+}
+
+// A latency regression found at a look stays one at the later looks (its share of alpha was
+// spent on it), while further rounds decide what was left undecided: a later look tests every
+// figure again, over more rounds but at a smaller alpha, and could otherwise take it back.
+struct EarlierRegression {
+  std::size_t look = 0, rounds = 0;
+  std::string change;
+  std::optional<double> p_value;
+};
+using RowKey = std::string;  // file, subject and metric
+
+RowKey key_of(const FileComparison& f, const Row& r) {
+  return f.title + "\n" + r.subject + "\n" + r.metric;
+}
+
+void remember_regressions(const Report& report, std::size_t look, std::size_t rounds,
+                          std::map<RowKey, EarlierRegression>& found) {
+  for (const FileComparison& f : report.files)
+    for (const Row& r : f.rows)
+      if (r.verdict == Verdict::kRegression && r.p_value && !found.count(key_of(f, r)))
+        found[key_of(f, r)] = {look, rounds, r.change, r.p_value};
+}
+
+void keep_earlier_regressions(Report& report, const std::map<RowKey, EarlierRegression>& found) {
+  for (FileComparison& f : report.files) {
+    for (Row& r : f.rows) {
+      auto it = found.find(key_of(f, r));
+      if (it == found.end() || r.verdict == Verdict::kRegression) continue;
+      const EarlierRegression& e = it->second;
+      r.verdict = Verdict::kRegression;
+      r.reason = "a regression at look " + std::to_string(e.look) + " (" +
+                 std::to_string(e.rounds) + " rounds, " + e.change +
+                 (e.p_value ? ", p=" + format::printf_string("%.3g", *e.p_value) : "") +
+                 "); later rounds were for other figures";
+    }
+  }
+}
+
+// Round `round` of one backend: both sides, in the alternating order. An exit code when the run
+// must end here (a side failed); marks the backend unavailable when its reference cannot run
+// here in the first round.
+std::optional<int> run_round(const AbArgs& a, const std::map<const Side*, BenchCommand>& commands,
+                             const std::optional<GivenBackend>& candidate_backend,
+                             const std::string& rounds_dir, BackendRounds& b, int round,
+                             std::vector<std::string>& unavailable) {
+  const GivenBackend& backend = b.backend;
+  // The order alternates, so that going first or second in a round (a machine warming up
+  // or cooling down between the two) falls on both sides alike and cancels out of the
+  // paired family test instead of reading as a change.
+  const std::vector<const Side*> order = round % 2
+                                             ? std::vector<const Side*>{&a.reference, &a.candidate}
+                                             : std::vector<const Side*>{&a.candidate, &a.reference};
+  for (const Side* side : order) {
+    const GivenBackend& runs_here =
+        side == &a.candidate && candidate_backend ? *candidate_backend : backend;
+    const std::string stem = rounds_dir + "/" + side->role + "-" + file_name_piece(backend.name) +
+                             "-" + std::to_string(round);
+    BenchJob job;
+    job.backend = runs_here.given;
+    job.name = runs_here.name;
+    job.json_path = stem + ".json";
+    job.log_path = stem + ".log";
+    job.environment = environment_of(*side);
+    // A usage error (exit 2) is thrown as one: the same for every round.
+    const BenchOutcome r = run_bench_job(commands.at(side), job);
+    if (r.status == BenchStatus::kFailed || r.status == BenchStatus::kCrashed ||
+        r.status == BenchStatus::kTimeout) {
+      const int exit = r.status == BenchStatus::kCrashed ? 128 + r.exit_code : r.exit_code;
+      std::cerr << "memrel ab: the " << side->role << " " << job.name << " failed in round "
+                << round << " ("
+                << (r.status == BenchStatus::kTimeout ? "timeout" : "exit " + std::to_string(exit))
+                << "): " << r.last_line << " (" << job.log_path << ")\n";
+      // The candidate failing is its regression, as a cell that newly crashes is compare's;
+      // the reference failing leaves nothing to compare against: not a verdict (1).
+      return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;
+    }
+    if (r.status == BenchStatus::kNoneMatched)  // the same in every round: a bad option
+      throw std::invalid_argument(
+          "the --benchmark_filter in --bench-arg matches no benchmark "
+          "of " +
+          job.name + ": nothing to compare");
+    if (r.status == BenchStatus::kUnavailable) {  // memrel_bench says why
+      if (round > 1 || side != &a.reference) {
+        // The reference ran here, so the candidate's side is what cannot run.
+        std::cerr << "memrel ab: the " << side->role << " " << job.name
+                  << " wrote no results in round " << round << ": " << r.last_line << " ("
+                  << job.log_path << ")\n";
+        return exit_code::kRegression;
+      }
+      unavailable.push_back(backend.name + ": " + r.last_line);
+      b.available = false;
+      return std::nullopt;
+    }
+    b.runs[side->role].push_back(read_benchmark_file(job.json_path));
+  }
+  return std::nullopt;
+}
+
 int run_ab(AbArgs& a, const GlobalOptions& global) {
   // From here on SIGINT and SIGTERM are requests: the launcher ends the running memrel_bench.
   InterruptRequests interrupts;
@@ -149,6 +284,9 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   for (const std::string& given : a.backends) backends.push_back(resolved(given, global));
   std::optional<GivenBackend> candidate_backend;
   if (!a.candidate.backend.empty()) candidate_backend = resolved(a.candidate.backend, global);
+  // Parsed before anything is written: a bad list is bad input (exit 2).
+  if (!a.cpus.empty()) pin_to_cpus(parse_cpu_list(a.cpus, "--cpus"), "--cpus");
+  if (a.no_aslr) disable_address_randomization("--no-aslr");
   const std::string started = utc_now_iso8601();
   // With the process id: two runs started in one second (a CI matrix) shared one folder.
   if (a.out.empty())
@@ -165,85 +303,78 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
       {&a.candidate, command_of(a.candidate, a, global)}};
 
   // Progress on stderr: stdout is the Markdown table, which CI pipes into its summary.
-  std::cerr << "memrel ab: " << a.rounds << " rounds, interleaved, into " << a.out << "\n";
+  const auto step = static_cast<std::size_t>(a.rounds);
+  const std::size_t most = step * static_cast<std::size_t>(a.looks);
+  const std::vector<std::size_t> looks = look_rounds(step, most);
+  const std::vector<double> alphas = look_alphas(a.options.alpha, step, most);
+  std::cerr << "memrel ab: " << a.rounds << " rounds, interleaved"
+            << (looks.size() > 1 ? ", up to " + std::to_string(looks.back()) + " while undecided"
+                                 : std::string())
+            << ", into " << a.out << "\n";
+  std::vector<BackendRounds> all;
+  for (const GivenBackend& backend : backends) all.push_back({backend, {}, true});
   std::vector<std::string> unavailable;
-  std::size_t compared = 0;
-  for (const GivenBackend& backend : backends) {
-    std::map<std::string, std::vector<BenchmarkRun>> runs;  // role -> one per round
-    bool ran = true;
-    for (int round = 1; round <= a.rounds && ran; ++round) {
-      // The order alternates, so that going first or second in a round (a machine warming up
-      // or cooling down between the two) falls on both sides alike and cancels out of the
-      // paired family test instead of reading as a change.
-      const std::vector<const Side*> order =
-          round % 2 ? std::vector<const Side*>{&a.reference, &a.candidate}
-                    : std::vector<const Side*>{&a.candidate, &a.reference};
-      for (const Side* side : order) {
-        const GivenBackend& runs_here =
-            side == &a.candidate && candidate_backend ? *candidate_backend : backend;
-        const std::string stem = rounds_dir + "/" + side->role + "-" +
-                                 file_name_piece(backend.name) + "-" + std::to_string(round);
-        BenchJob job;
-        job.backend = runs_here.given;
-        job.name = runs_here.name;
-        job.json_path = stem + ".json";
-        job.log_path = stem + ".log";
-        job.environment = environment_of(*side);
-        // A usage error (exit 2) is thrown as one: the same for every round.
-        const BenchOutcome r = run_bench_job(commands.at(side), job);
-        if (r.status == BenchStatus::kFailed || r.status == BenchStatus::kCrashed ||
-            r.status == BenchStatus::kTimeout) {
-          const int exit = r.status == BenchStatus::kCrashed ? 128 + r.exit_code : r.exit_code;
-          std::cerr << "memrel ab: the " << side->role << " " << job.name << " failed in round "
-                    << round << " ("
-                    << (r.status == BenchStatus::kTimeout ? "timeout"
-                                                          : "exit " + std::to_string(exit))
-                    << "): " << r.last_line << " (" << job.log_path << ")\n";
-          // The candidate failing is its regression, as a cell that newly crashes is compare's;
-          // the reference failing leaves nothing to compare against: not a verdict (1).
-          return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;
-        }
-        if (r.status == BenchStatus::kNoneMatched)  // the same in every round: a bad option
-          throw std::invalid_argument(
-              "the --benchmark_filter in --bench-arg matches no benchmark "
-              "of " +
-              job.name + ": nothing to compare");
-        if (r.status == BenchStatus::kUnavailable) {  // memrel_bench says why
-          if (round > 1 || side != &a.reference) {
-            // The reference ran here, so the candidate's side is what cannot run.
-            std::cerr << "memrel ab: the " << side->role << " " << job.name
-                      << " wrote no results in round " << round << ": " << r.last_line << " ("
-                      << job.log_path << ")\n";
-            return exit_code::kRegression;
-          }
-          unavailable.push_back(backend.name + ": " + r.last_line);
-          ran = false;
-          break;
-        }
-        runs[side->role].push_back(read_benchmark_file(job.json_path));
+  std::map<RowKey, EarlierRegression> regressions;  // found at a look, kept at the later ones
+  for (std::size_t look = 0; look < looks.size(); ++look) {
+    for (BackendRounds& b : all) {
+      if (!b.available) continue;
+      while (static_cast<std::size_t>(b.done()) < looks[look]) {
+        const int round = b.done() + 1;
+        if (const std::optional<int> stop =
+                run_round(a, commands, candidate_backend, rounds_dir, b, round, unavailable))
+          return *stop;
+        if (!b.available) break;
+        std::cerr << "  " << b.backend.name << ": round " << round << " of " << looks[look]
+                  << " done\n"
+                  << std::flush;
       }
-      std::cerr << "  " << backend.name << ": round " << round << " of " << a.rounds << " done\n"
-                << std::flush;
     }
-    if (!ran) continue;
+    std::size_t compared = 0;
     const std::string rename_from = candidate_backend ? candidate_backend->name : "";
-    for (const Side* side : {&a.reference, &a.candidate}) {
-      nlohmann::json merged = merge_rounds(runs[side->role], ab_context(*side, backend.name, a),
-                                           side == &a.candidate ? rename_from : "", backend.name);
-      fs::create_directories(a.out + "/" + side->role);
-      write_file_atomically(a.out + "/" + side->role + "/" + bench_file_name(backend.name),
-                            merged.dump(1) + "\n");
+    for (const BackendRounds& b : all) {
+      if (!b.available) continue;
+      for (const Side* side : {&a.reference, &a.candidate}) {
+        nlohmann::json context = ab_context(*side, b.backend.name, a);
+        context["rounds"] = b.done();
+        context["look"] = {{"of", looks.size()},
+                           {"number", look + 1},
+                           {"alpha", alphas[look]},
+                           {"rule", "Pocock-type alpha spending over looks every --rounds rounds"}};
+        nlohmann::json merged =
+            merge_rounds(b.runs.at(side->role), context, side == &a.candidate ? rename_from : "",
+                         b.backend.name);
+        fs::create_directories(a.out + "/" + side->role);
+        write_file_atomically(a.out + "/" + side->role + "/" + bench_file_name(b.backend.name),
+                              merged.dump(1) + "\n");
+      }
+      ++compared;
     }
-    ++compared;
+    if (look == 0) {
+      for (const std::string& u : unavailable) std::cerr << "  unavailable here: " << u << "\n";
+      if (compared == 0)
+        throw std::invalid_argument("nothing to compare: every backend was unavailable here");
+    }
+    CompareOptions options = a.options;
+    options.interleaved = true;
+    options.alpha = alphas[look];
+    Report report = compare_paths(a.out + "/reference", a.out + "/candidate", options);
+    remember_regressions(report, look + 1, looks[look], regressions);
+    keep_earlier_regressions(report, regressions);
+    const std::vector<std::string> open = undecided_subjects(report);
+    // More rounds while a latency is undecided, up to the last look; a benchmark gone missing
+    // will not come back with more rounds.
+    if (open.empty() || look + 1 == looks.size() || report.summary().missing > 0) {
+      if (looks.size() > 1)
+        std::cerr << "memrel ab: decided at look " << look + 1 << " of " << looks.size() << ", "
+                  << looks[look] << " rounds, alpha " << alphas[look] << " at this look"
+                  << (open.empty() ? "" : " (still undecided: " + join(open) + ")") << "\n";
+      return print_and_write(report, options, {a.markdown, a.junit, a.summary, a.json});
+    }
+    std::cerr << "memrel ab: look " << look + 1 << " of " << looks.size() << " (" << looks[look]
+              << " rounds, alpha " << alphas[look] << "): undecided " << join(open) << "; "
+              << looks[look + 1] - looks[look] << " more rounds\n";
   }
-  for (const std::string& u : unavailable) std::cerr << "  unavailable here: " << u << "\n";
-  if (compared == 0)
-    throw std::invalid_argument("nothing to compare: every backend was unavailable here");
-
-  CompareOptions options = a.options;
-  options.interleaved = true;
-  Report report = compare_paths(a.out + "/reference", a.out + "/candidate", options);
-  return print_and_write(report, options, {a.markdown, a.junit, a.summary, a.json});
+  return exit_code::kInternalError;  // not reached: the last look returns
 }
 
 }  // namespace
@@ -274,6 +405,20 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
                  "rank test, which needs 5 a side; the paired family test needs 6")
       ->capture_default_str()
       ->check(CLI::Range(static_cast<int>(kMinRepetitions), 1000));
+  sub.add_option("--looks", a.looks,
+                 "At most this many looks of --rounds rounds each: after a look with a slowdown "
+                 "beyond the minimum change that is suggestive but not significant, run --rounds "
+                 "more (alpha spent over the looks, Pocock type); 1: no further look")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10));
+  sub.add_option("--cpus", a.cpus,
+                 "Run both sides on these CPUs only (e.g. 8 or 8-11): the scheduler then cannot "
+                 "put one side's processes on faster cores than the other's; on a GPU, take CPUs "
+                 "of its NUMA node (docs/ab.md)");
+  sub.add_flag("--no-aslr", a.no_aslr,
+               "Start every memrel_bench without address-space randomisation (as setarch -R): "
+               "less noise from process to process; for one binary with two settings, not two "
+               "builds, whose fixed layouts would differ in every round alike (docs/ab.md)");
   sub.add_flag("--quick", a.quick, "memrel_bench --quick on both sides");
   sub.add_option("--bench-arg", a.bench_args,
                  "An argument for memrel_bench on both sides (repeatable), e.g. "

@@ -1,5 +1,6 @@
 #include "gate/compare.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -82,6 +83,11 @@ FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& giv
     options.interleaved =
         options.interleaved || ab_halves(b.benchmarks.context, c.benchmarks.context);
     if (options.interleaved) options.drift_spread.reset();  // one ab run: nothing drifted apart
+    if (options.interleaved && ab_halves(b.benchmarks.context, c.benchmarks.context)) {
+      // Halves of an ab run with several looks: the alpha it spent at its last look, at most.
+      if (const std::optional<double> look = ab_look_alpha(b.benchmarks.context))
+        options.alpha = std::min(options.alpha, *look);
+    }
     LatencyStanding standing = latency_standing(b.fingerprint, c.fingerprint, options.interleaved);
     fingerprint_row = standing.row;
     if (!standing.may_gate && options.gate_latency) {

@@ -32,6 +32,10 @@ struct Row {
   // gated (...)", "stopped running"); empty otherwise.
   std::string reason;
   Verdict verdict = Verdict::kOk;
+  // A latency that moved slower by at least half the minimum change, whose test was not
+  // significant but suggestive (gate/rules/latency_rules.cpp): more rounds could decide it, and
+  // `memrel ab --looks` runs them (docs/ab.md).
+  bool undecided = false;
 };
 
 // Rows are only ever appended through this, so every rule builds them the same way.

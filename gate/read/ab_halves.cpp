@@ -29,4 +29,16 @@ bool ab_halves(const nlohmann::json& baseline_context, const nlohmann::json& cur
          field(*b, "backend") == field(*c, "backend");
 }
 
+std::optional<double> ab_look_alpha(const nlohmann::json& reference_context) {
+  const auto ab = ab_context(reference_context);
+  if (!ab || !ab->contains("look") || !(*ab)["look"].is_object()) return std::nullopt;
+  const nlohmann::json& look = (*ab)["look"];
+  if (!look.contains("of") || !look["of"].is_number_integer() || look["of"].get<int>() < 2 ||
+      !look.contains("alpha") || !look["alpha"].is_number())
+    return std::nullopt;
+  const double alpha = look["alpha"].get<double>();
+  if (!(alpha > 0 && alpha < 1)) return std::nullopt;
+  return alpha;
+}
+
 }  // namespace memrel

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace memrel {
 
@@ -13,5 +14,11 @@ namespace memrel {
 // the other "candidate", with the same run id and the same number of rounds. Files written
 // before ab recorded its run id have none, and are taken as halves on the roles and rounds.
 bool ab_halves(const nlohmann::json& baseline_context, const nlohmann::json& current_context);
+
+// The alpha of the look at which an ab run with further looks (`--looks`) stopped
+// (gate/rules/alpha_spending.hpp), from the reference's context: compared again, its halves are
+// tested at that alpha, not the full one, or the looks would have been for nothing. None for a
+// run of one look, or a file without one.
+std::optional<double> ab_look_alpha(const nlohmann::json& reference_context);
 
 }  // namespace memrel

@@ -56,6 +56,7 @@ FamilyFinding test_family(const std::string& family, const std::vector<MatchedSe
     while (signed_rank_smallest_p(needed) > alpha) ++needed;
     f.untested_because = "paired test not run: its smallest p with " + std::to_string(f.rounds) +
                          " rounds is above alpha; it needs " + std::to_string(needed) + " rounds";
+    f.needs_more_rounds = true;
     return f;
   }
   f.p_value = wilcoxon_signed_rank(per_round).p_value;

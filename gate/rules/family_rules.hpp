@@ -31,6 +31,9 @@ struct FamilyFinding {
   double change = 0;
   std::optional<double> p_value;  // none when not tested (below)
   std::string untested_because;   // why there is no test: too few rounds, rounds that differ
+  // Untested only because its smallest p with these rounds is above alpha: more rounds (ab's
+  // further looks) would let it be tested.
+  bool needs_more_rounds = false;
 };
 
 // "pair/cuda-malloc/warm" of "pair/cuda-malloc/warm/4096/manual_time"; empty for a name with

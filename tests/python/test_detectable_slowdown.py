@@ -61,3 +61,24 @@ def test_a_family_is_detected_by_its_row_or_by_any_benchmark(tmp_path):
     assert regs == 1 and ds.detected(fams["pair/x/warm"])
     fams, regs = ds.verdicts(verdict_file(tmp_path, "info", ["ok", "ok"]))
     assert regs == 0 and not ds.detected(fams["pair/x/warm"])
+
+
+def test_the_cut_is_one_look_at_the_full_alpha(tmp_path):
+    doc = merged("reference", 30)
+    ctx = json.loads(doc["context"]["memrel_ab"])
+    ctx["look"] = {"of": 3, "number": 3, "alpha": 0.0118}
+    doc["context"]["memrel_ab"] = json.dumps(ctx)
+    (tmp_path / "reference.json").write_text(json.dumps(doc))
+    ds.cut_to_rounds(tmp_path / "reference.json", tmp_path / "fixed" / "reference.json", 10)
+    cut = json.loads(json.loads((tmp_path / "fixed" / "reference.json").read_text())["context"]["memrel_ab"])
+    assert cut["rounds"] == 10 and "look" not in cut
+
+
+def test_a_looked_cell_says_the_rounds_its_verdict_took(tmp_path):
+    path = verdict_file(tmp_path, "REGRESSION", ["ok"])
+    doc = json.loads(path.read_text())
+    doc["files"][0]["rows"][0]["current"] = "20 rounds, median ratio x1.120"
+    path.write_text(json.dumps(doc))
+    fams, _ = ds.verdicts(path)
+    assert ds.cell(fams["pair/x/warm"], with_rounds=True) == "0/1; family +12.0% **REG** p=0.002, 20 rounds"
+    assert ds.cell(fams["pair/x/warm"]) == "0/1; family +12.0% **REG** p=0.002"

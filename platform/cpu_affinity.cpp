@@ -1,0 +1,58 @@
+#include "platform/cpu_affinity.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace memrel {
+namespace {
+
+int cpu_number(const std::string& piece, const std::string& text, const std::string& option) {
+  const bool digits =
+      !piece.empty() && piece.size() <= 6 &&
+      std::all_of(piece.begin(), piece.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int cpu = digits ? std::stoi(piece) : -1;
+  if (cpu < 0 || cpu >= CPU_SETSIZE)
+    throw std::invalid_argument(option + " '" + text + "': '" + piece +
+                                "' is not a CPU number (0 to " + std::to_string(CPU_SETSIZE - 1) +
+                                "); give a list such as 3 or 0-3,8");
+  return cpu;
+}
+
+}  // namespace
+
+std::vector<int> parse_cpu_list(const std::string& text, const std::string& option) {
+  std::vector<int> cpus;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t dash = item.find('-');
+    const int first = cpu_number(item.substr(0, dash), text, option);
+    const int last =
+        dash == std::string::npos ? first : cpu_number(item.substr(dash + 1), text, option);
+    if (last < first)
+      throw std::invalid_argument(option + " '" + text + "': range '" + item + "' runs backwards");
+    for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+void pin_to_cpus(const std::vector<int>& cpus, const std::string& option) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0)
+    throw std::invalid_argument(option + ": the kernel refused to run memrel on those CPUs (" +
+                                std::strerror(errno) + "); see the CPUs online (nproc, lscpu)");
+}
+
+}  // namespace memrel
