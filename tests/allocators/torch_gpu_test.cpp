@@ -536,7 +536,9 @@ TEST_F(TorchBackends, ProgramCellsOverAnotherFamilyForkFromAZygoteThatLoadedLibT
     ASSERT_EQ(c.status, "ok") << c.reason;
     ASSERT_TRUE(w.timing && c.timing);
     EXPECT_EQ(w.timing->started_by, "zygote");
-    EXPECT_EQ(w.timing->library_load_ns, 0u) << "its zygote had loaded LibTorch";
+    // A dlopen of the plugin its zygote had loaded still takes its microsecond (753 ns on the
+    // H200, where loading it is 0.3-0.4 s).
+    EXPECT_LT(w.timing->library_load_ns, 1'000'000u) << "its zygote had loaded LibTorch";
     if (w.workload == "torch-seed-000") {
       EXPECT_GT(c.timing->library_load_ns, 0u) << "an exec'd cell loads LibTorch itself";
     }
