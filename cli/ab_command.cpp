@@ -422,7 +422,9 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   sub.add_flag("--quick", a.quick, "memrel_bench --quick on both sides");
   sub.add_option("--bench-arg", a.bench_args,
                  "An argument for memrel_bench on both sides (repeatable), e.g. "
-                 "--bench-arg=--benchmark_filter=pair/");
+                 "--bench-arg=--benchmark_filter=pair/")
+      ->check(CLI::Validator([](std::string& argument) { return bench_arg_problem(argument); }, "",
+                             "bench-arg"));
   sub.add_option("--out", a.out,
                  "Folder for the rounds (rounds/) and the merged files (reference/, candidate/); "
                  "default: runs/ab-<UTC time>-<process id> in memrel's outputs folder (results/ of "

@@ -205,7 +205,9 @@ RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::Range(1e-6, 86400.0));
   app.add_option("--bench-arg", a->bench_args,
                  "An argument for every memrel_bench (repeatable), e.g. "
-                 "--bench-arg=--benchmark_repetitions=9");
+                 "--bench-arg=--benchmark_repetitions=9")
+      ->check(CLI::Validator([](std::string& argument) { return bench_arg_problem(argument); }, "",
+                             "bench-arg"));
   app.add_option("--gpus", a->gpus,
                  "One backend per GPU at a time, each seeing only its GPU: all, or nvidia-smi "
                  "indices like 0,2 (default: one at a time, GPUs as they are)");

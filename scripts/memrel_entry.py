@@ -32,7 +32,10 @@ sys.path[:] = [_here] + _own + [p for p in _user if os.path.isabs(p) and p != _h
 
 import site  # already loaded at start-up
 
-_user_site = site.getusersitepackages()
+# The user's site-packages as Python finds it without PYTHONUSERBASE: -I means no PYTHON*
+# variable, but `site` reads that one itself, and a folder it named had its .pth files run.
+_user_site = os.path.join(os.path.expanduser("~"), ".local", "lib",
+                          "python%d.%d" % sys.version_info[:2], "site-packages")
 if os.path.isdir(_user_site) and os.path.realpath(_user_site) not in _cwd:
     site.addsitedir(_user_site)
 

@@ -47,15 +47,18 @@ using VersionsFn = const char* (*)();
 // `sitecustomize.py` of the user's runs), then the module path the cell's interpreter sees
 // rebuilt without the working folder: the interpreter's own folders, then PYTHONPATH's absolute
 // entries (after them: they add packages, never stand in for the standard library's), then the
-// user's site-packages. docs/inputs.md, "Code".
+// user's site-packages under the home folder (not PYTHONUSERBASE's, which `site` reads despite
+// -I: a folder it named had its .pth files run). docs/inputs.md, "Code".
 constexpr const char* kIsolatedPath = R"(
 import os, site, sys
 _cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
 _keep = lambda p: p and os.path.isabs(p) and os.path.realpath(p) not in _cwd
 sys.path[:] = [p for p in sys.path if _keep(p)] + [
     p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if _keep(p)]
-if _keep(site.getusersitepackages()) and os.path.isdir(site.getusersitepackages()):
-    site.addsitedir(site.getusersitepackages())
+_user = os.path.join(os.path.expanduser('~'), '.local', 'lib', 'python%d.%d' % sys.version_info[:2],
+                     'site-packages')
+if _keep(_user) and os.path.isdir(_user):
+    site.addsitedir(_user)
 )";
 
 // Runs `python -I -c code` (the path as above) and returns its first output line (stdout and

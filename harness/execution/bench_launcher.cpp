@@ -8,7 +8,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -203,6 +205,25 @@ std::string file_name_piece(const std::string& backend_name) {
     if (!plain) c = '_';
   }
   return piece;
+}
+
+std::string bench_arg_problem(const std::string& argument) {
+  // Google Benchmark's options that take a number; min times may end in s (seconds) or x
+  // (iterations).
+  static const char* const kNumeric[] = {
+      "--benchmark_min_time=", "--benchmark_min_warmup_time=", "--benchmark_repetitions="};
+  for (const char* option : kNumeric) {
+    const std::string prefix = option;
+    if (argument.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string value = argument.substr(prefix.size());
+    if (!value.empty() && (value.back() == 's' || value.back() == 'x')) value.pop_back();
+    char* end = nullptr;
+    double number = value.empty() ? 0 : std::strtod(value.c_str(), &end);
+    bool whole = !value.empty() && end == value.c_str() + value.size();
+    if (!whole || !std::isfinite(number) || number <= 0 || number > 86400)
+      return argument + ": expected a finite number above 0 (at most 86400)";
+  }
+  return "";
 }
 
 std::string bench_file_name(const std::string& backend_name) {

@@ -69,6 +69,11 @@ struct BenchOutcome {
 // report expect (docs/benchmarks.md).
 std::string bench_file_name(const std::string& backend_name);
 
+// Why an argument for memrel_bench (`--bench-arg`) is refused, or "" when it is not: Google
+// Benchmark's numeric options must be finite and positive (`--benchmark_min_time=nan` ran for
+// ever; its own parser took it).
+std::string bench_arg_problem(const std::string& argument);
+
 // `name` as one piece of a file name: bench_file_name's rule without its prefix and suffix.
 std::string file_name_piece(const std::string& backend_name);
 

@@ -12,11 +12,15 @@ namespace memrel {
 std::string journal_path_for(const std::string& results_path) { return results_path + ".journal"; }
 
 JournalContent read_journal(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultsError(path + ": cannot open the journal");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  // By the input rules: a regular file under the cap, checked before a byte is read (a FIFO
+  // given as the journal blocked `run --resume` for ever). It holds the same cells as the
+  // results file, and its run record once.
+  std::string text;
+  try {
+    text = read_input_text(path, 2 * kMaxResultsFileBytes, "journal");
+  } catch (const InputError& e) {
+    throw ResultsError(e.what());
+  }
   JournalContent content;
   std::size_t start = 0, line = 0;
   while (start < text.size()) {

@@ -90,6 +90,12 @@ def md_text(text):
     return str(text).translate(_MD_TEXT)
 
 
+def _md_alt(title):
+    """An image's alt text: a name in it is text, never markup (a `](http://...` in a backend's
+    name once made report.md fetch an outside image)."""
+    return md_text(" ".join(str(title).split()))
+
+
 def _md_link(link):
     return f"[{md_text(link.text)}]({link.href})" + (f" {md_text(link.note)}" if link.note else "")
 
@@ -113,7 +119,7 @@ def to_markdown(title, blocks):
             out += [f"> {b.text}", ""]
         elif isinstance(b, Grid):
             for k, image in enumerate(b.images):
-                out += [f"![{image.plot.title}]({image.plot.png})", "", f"[SVG]({image.plot.svg})", ""]
+                out += [f"![{_md_alt(image.plot.title)}]({image.plot.png})", "", f"[SVG]({image.plot.svg})", ""]
                 if b.captions and b.captions[k]:
                     out += [b.captions[k], ""]
         elif isinstance(b, Heading):
@@ -128,7 +134,7 @@ def to_markdown(title, blocks):
             out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]
             out.append("")
         elif isinstance(b, Image):
-            out += [f"![{b.plot.title}]({b.plot.png})", "", f"[SVG]({b.plot.svg})", ""]
+            out += [f"![{_md_alt(b.plot.title)}]({b.plot.png})", "", f"[SVG]({b.plot.svg})", ""]
         else:
             raise TypeError(f"unknown block {b!r}")
     return "\n".join(out).rstrip() + "\n"

@@ -113,18 +113,30 @@ def _sync_folder(folder):
 def read(path):
     """(header dict, [(op, block, size), ...]); ValueError naming what is wrong. For tests and
     `show`: the replay's own reader is harness/workload/trace_file.cpp."""
-    with open(path, "rb") as f:
-        data = f.read()
+    # The input rules (docs/inputs.md): a regular file under the cap, checked before a byte is
+    # read (a FIFO blocked `show`, /dev/zero read until memory ran out).
+    from .source_file import open_source
+
+    f, _ = open_source(path)
+    with f:
+        data = f.read(MAX_FILE_BYTES + 1)
     if len(data) < PREFIX.size:
         raise ValueError(f"truncated: {len(data)} bytes")
     magic, header_bytes, record_bytes = PREFIX.unpack_from(data)
     if magic != MAGIC or record_bytes != RECORD_BYTES:
         raise ValueError(f"not a {SCHEMA} file")
+    if header_bytes > MAX_HEADER_BYTES:
+        raise ValueError(f"a header of {header_bytes} bytes, more than {MAX_HEADER_BYTES >> 20} MiB")
     header = json.loads(data[PREFIX.size:PREFIX.size + header_bytes])
-    if header.get("schema") != SCHEMA:
-        raise ValueError(f"schema {header.get('schema')!r} is not {SCHEMA!r}")
+    # A malformed header is bad input (exit 2), not memrel's failure (it was exit 4).
+    if not isinstance(header, dict) or header.get("schema") != SCHEMA:
+        raise ValueError(f"its header is not a {SCHEMA} header")
+    counts = header.get("counts")
+    events = counts.get("events") if isinstance(counts, dict) else None
+    if not isinstance(events, int) or isinstance(events, bool) or events < 0:
+        raise ValueError("its header has no event count (counts.events)")
     start = PREFIX.size + header_bytes
-    expected = start + RECORD_BYTES * header["counts"]["events"]
+    expected = start + RECORD_BYTES * events
     if len(data) != expected:
         raise ValueError(f"{len(data)} bytes, expected {expected}")
     return header, [tuple(r) for r in struct.iter_unpack("<B3xIQ", data[start:])]

@@ -1184,3 +1184,84 @@ def test_bench_and_ab_take_a_configuration_of_two_settings_as_run_does(tmp_path,
         assert r.stderr.strip().splitlines()[-1] == (
             "memrel: the --benchmark_filter in --bench-arg matches no benchmark of "
             "host-malloc:mmap_threshold=1MiB,trim_threshold=0: nothing to compare")
+
+
+# Fourth pass (an adversary told only the rules), each failing before its fix.
+
+@needs_memrel
+def test_a_pythonuserbase_folder_runs_no_pth_file(tmp_path):
+    """`site` reads PYTHONUSERBASE despite -I, and a `.pth` file in the site-packages it named
+    ran during `trace import` and `list` (the frameworks' probe): memrel takes the user's
+    site-packages from the home folder only."""
+    version = "python%d.%d" % sys.version_info[:2]
+    site_packages = tmp_path / "ub" / "lib" / version / "site-packages"
+    site_packages.mkdir(parents=True)
+    ran = tmp_path / "RAN_pth"
+    (site_packages / "x.pth").write_text(f"import os; open({str(ran)!r}, 'w').close()\n")
+    log = tmp_path / "r.csv"
+    log.write_text("Thread,Time,Action,Pointer,Size,Stream\n1,10:00:00.000001,allocate,0x1000,100,0x0\n")
+    env = dict(os.environ, PYTHONUSERBASE=str(tmp_path / "ub"))
+    work = tmp_path / "work"
+    work.mkdir()
+    r = subprocess.run([MEMREL, "trace", "import", str(log), "-o", str(tmp_path / "o.memtrace")],
+                       capture_output=True, text=True, env=env, cwd=work, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "list"], capture_output=True, text=True, env=env, cwd=work,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert not ran.exists(), "a .pth file of PYTHONUSERBASE's ran"
+
+
+def test_a_name_in_an_images_alt_text_is_text_not_markup():
+    """A trace named `x](http://outside/i.png)` made report.md show an outside image."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        from memrel_report.document import to_markdown, Image
+    finally:
+        sys.path.pop(0)
+    plot = type("Plot", (), {"title": "x](http://outside/i.png) <img src=y>", "png": "a.png",
+                             "svg": "a.svg"})()
+    text = to_markdown("t", [Image(plot)])
+    import re
+    assert not re.search(r"(?<!\\)\]\(http://outside", text) and "<img" not in text, text
+
+
+@needs_memrel
+@pytest.mark.parametrize("kind", ["fifo", "zero", "header-a-list", "header-without-counts"])
+def test_trace_show_reads_by_the_input_rules(tmp_path, kind):
+    """`trace show` blocked on a FIFO, read /dev/zero until memory ran out, and called a header
+    that is not an object an internal error (exit 4)."""
+    trace = tmp_path / "t.memtrace"
+    if kind == "fifo":
+        os.mkfifo(trace)
+    elif kind == "zero":
+        trace = "/dev/zero"
+    else:
+        header = b"[]      " if kind == "header-a-list" else b'{"schema": "memrel.trace/1"}'
+        trace.write_bytes(b"MEMTRACE" + len(header).to_bytes(4, "little") + (16).to_bytes(4, "little")
+                          + header)
+    r = subprocess.run([MEMREL, "trace", "show", str(trace)], capture_output=True, text=True,
+                       timeout=30)
+    refused(r, str(trace))
+
+
+@needs_memrel
+def test_a_journal_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "single-large.json"), tmp_path / "w.json")
+    os.mkfifo(tmp_path / "out.json.journal")
+    r = subprocess.run([MEMREL, "run", "-q", "-b", "null", "-w", "w.json", "-o", "out.json",
+                        "--resume"], capture_output=True, text=True, cwd=tmp_path, timeout=30)
+    refused(r, "out.json.journal", "not a regular file")
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["bench", "ab"])
+@pytest.mark.parametrize("argument", ["--benchmark_min_time=nan", "--benchmark_min_time=infs",
+                                      "--benchmark_repetitions=0", "--benchmark_min_time=-1"])
+def test_a_bench_arg_that_switches_a_limit_off_is_refused(tmp_path, command, argument):
+    """`--bench-arg=--benchmark_min_time=nan` ran memrel_bench for ever."""
+    r = subprocess.run([MEMREL, command, "-b", "host-malloc", f"--bench-arg={argument}", "--out"
+                        if command == "ab" else "-o", str(tmp_path / "o")], capture_output=True,
+                       text=True, timeout=30)
+    refused(r, "--bench-arg", argument)
+    assert not (tmp_path / "o").exists()
