@@ -12,6 +12,7 @@ import sys
 from . import folder, gate_verdict, load, prepare
 
 import memrel_outputs.stopping
+from memrel_outputs.one_line import one_line
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 
 # report (and with it matplotlib, half a second to import) is imported once the inputs have
@@ -100,7 +101,7 @@ def main(argv=None):
             # bug (the second adversarial pass: `--out /sys/rep` was an internal error).
             raise load.InputError("--out", f"{args.out}: cannot be written ({e.strerror})") from None
     except load.InputError as e:
-        print(f"memrel report: {e}", file=sys.stderr)
+        print(f"memrel report: {one_line(e)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("memrel report: interrupted; nothing written", file=sys.stderr)

@@ -15,6 +15,7 @@ import signal
 import sys
 
 import memrel_outputs
+from memrel_outputs.one_line import one_line
 
 from . import SCHEMA, rmm_log, torch_snapshot, trace_file
 from .builder import TraceBuilder
@@ -144,7 +145,7 @@ def main(argv=None):
     try:
         (import_trace if args.command == "import" else show)(args)
     except TraceInputError as e:
-        print(f"memrel trace: {e}", file=sys.stderr)
+        print(f"memrel trace: {one_line(e)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("memrel trace: interrupted; nothing written", file=sys.stderr)

@@ -1265,3 +1265,13 @@ def test_a_bench_arg_that_switches_a_limit_off_is_refused(tmp_path, command, arg
                        text=True, timeout=30)
     refused(r, "--bench-arg", argument)
     assert not (tmp_path / "o").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("args", [["run", "-q", "-b", "no\nsuch", "-w", "temp-then-delete", "-o", "r.json"],
+                                  ["trace", "import", "no\nsuch.pickle", "-o", "t.memtrace"],
+                                  ["report", "--out", "rep", "no\nsuch.json"]])
+def test_a_newline_in_a_name_keeps_the_error_one_line(tmp_path, args):
+    """A newline in a backend's name or a path made a two-line error (C++ and Python parts)."""
+    r = subprocess.run([MEMREL] + args, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    refused(r, "no\\nsuch")
