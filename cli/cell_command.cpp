@@ -26,6 +26,10 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
   app.add_option(p::kTraceScale, r->trace_scale,
                  "Traces: divide every size by N (1/N), or auto (docs/traces.md)")
       ->capture_default_str();
+  auto after_pid = std::make_shared<std::string>();
+  app.add_option(p::kAfterPid, *after_pid,
+                 "Wait for this process (the previous cell, exiting) to end before reading the "
+                 "device's memory; 0: none (the runner's way)");
   app.add_flag(p::kCheck, r->check,
                "Only load the backend's library and resolve its symbols (backend files); run "
                "nothing");
@@ -36,8 +40,9 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
   app.add_option(p::kPreloadProgram, r->preload_program,
                  "With --zygote: also load the libraries this framework program needs")
       ->needs(p::kZygote);
-  return [r, &global] {
+  return [r, after_pid, &global] {
     r->backends_dir = global.backends_dir;
+    if (!after_pid->empty()) r->after_pid = p::parse_after_pid(*after_pid);
     if (!r->zygote) return serve_cell(*r);
     // Each forked cell runs its command line as an exec'd `memrel cell` would.
     return serve_cell_zygote(*r, [](const std::vector<std::string>& args) {

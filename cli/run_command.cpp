@@ -262,6 +262,9 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
   app.add_flag("--no-host-lane{false}", a->options.host_lane,
                "Run the host cells in turn with the device cells, not beside them in a lane of "
                "their own (docs/design.md, \"Host cells beside device cells\")");
+  app.add_flag("--no-exit-overlap{false}", a->options.exit_overlap,
+               "Start each cell once the one before it has exited, not while it exits "
+               "(docs/design.md, \"A cell's exit beside the next cell's start\")");
   app.add_flag("--include-null", a->include_null,
                "Also run the null backend (measures memrel itself)");
   return [a, &global] { return run_run(*a, global); };

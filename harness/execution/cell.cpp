@@ -20,6 +20,7 @@
 #include "harness/workload/trace_plan.hpp"
 #include "platform/device_probe.hpp"
 #include "platform/host_probe.hpp"
+#include "platform/process_exit.hpp"
 
 namespace memrel {
 namespace {
@@ -101,6 +102,7 @@ class CellRun : public ProgramContext {
       Clock::time_point t = Clock::now();
       device_ = DeviceProbe::create();
       s.context_create_ns = elapsed_ns(t);
+      wait_for_previous_cell();
       s.device_used_after_context = device_->used_bytes();
       s.process_used_after_context = device_->process_bytes(&s.process_probe_note);
       const DeviceDescription& d = device_->description();
@@ -113,6 +115,7 @@ class CellRun : public ProgramContext {
                   {"cuda_driver_version", d.cuda_driver_version}};
       s.capacity_bytes = d.total_bytes;
     } else {
+      wait_for_previous_cell();
       s.capacity_bytes = options_.host_capacity_bytes;
     }
     if (workload_.trace) {
@@ -152,6 +155,15 @@ class CellRun : public ProgramContext {
     inject_fault_if_asked();
   }
 
+  // The slot's previous cell may still be exiting (its CUDA context being torn down, which
+  // frees device memory): every reading of the device's memory comes after it has ended, so the
+  // bytes are those of a run where cells follow one another. A host cell waits too (its slot's
+  // order stays that of the device cells'); its readings are its own process's, unaffected.
+  void wait_for_previous_cell() {
+    if (options_.after_pid > 0)
+      result_.timing->previous_exit_wait_ns = wait_until_process_ends(options_.after_pid);
+  }
+
   // Lets the runner's tests produce a misbehaving cell on demand: MEMREL_INJECT_FAULT is
   //   abort                  the cell crashes (SIGABRT);
   //   hang                   the cell never ends;
@@ -162,6 +174,9 @@ class CellRun : public ProgramContext {
   //                          in parallel), and aborts if another cell holds its slot: its
   //                          CUDA_VISIBLE_DEVICES, else the device or the host lane (one cell
   //                          per GPU, and one in the host lane, at a time);
+  //   slow-exit:MS           the cell's process takes MS milliseconds to exit once its result
+  //                          is written, as a device cell's context teardown does (done by
+  //                          serve_cell, which writes the result);
   // for every cell, or only for the cell MEMREL_INJECT_FAULT_CELL=BACKEND/WORKLOAD.
   void inject_fault_if_asked() const {
     const char* fault = std::getenv("MEMREL_INJECT_FAULT");
@@ -176,6 +191,7 @@ class CellRun : public ProgramContext {
       hang();
     }
     if (f.rfind("leave-child:", 0) == 0) start_endless_child(f.substr(12));
+
     if (f.rfind("rendezvous:", 0) == 0) {
       // The slot the cell holds: its GPU, or without one the device (device cells) or the host
       // lane (host cells: they run beside the device cells, RunOptions::host_lane).

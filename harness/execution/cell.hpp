@@ -16,6 +16,10 @@ struct CellOptions {
   // Traces: every size divided by this (rounding up); 0 is auto (harness/workload/trace_plan.hpp:
   // host backends scale a trace down to fit host_capacity_bytes, device backends replay it as is).
   std::uint64_t trace_scale_divisor = 0;
+  // The slot's previous cell, still exiting: waited for after the CUDA context is created and
+  // before the first reading of the device's memory, which its exit would still be changing
+  // (CellTiming::previous_exit_wait_ns). 0: none.
+  int after_pid = 0;
 };
 
 // Never throws for the backend's sake: an unavailable backend, an out-of-memory step or an

@@ -4,9 +4,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include "allocators/backend_families.hpp"
 #include "allocators/backend_table.hpp"
@@ -36,7 +40,35 @@ void write_to_fd(int fd, const std::string& text) {
   }
 }
 
+// MEMREL_INJECT_FAULT=slow-exit:MS (the list: harness/execution/cell.cpp): the runner's tests'
+// stand-in for a device cell's exit, which the driver's teardown of its context makes slow.
+void exit_slowly_if_asked(const CellResult& cell) {
+  const char* fault = std::getenv("MEMREL_INJECT_FAULT");
+  if (fault == nullptr || std::strncmp(fault, "slow-exit:", 10) != 0) return;
+  const char* only = std::getenv("MEMREL_INJECT_FAULT_CELL");
+  if (only != nullptr && std::string(only) != cell.backend + "/" + cell.workload) return;
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(fault + 10)));
+}
+
 }  // namespace
+
+namespace cell_protocol {
+std::string after_pid_text(int pid) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%010d", pid > 0 ? pid : 0);
+  return text;
+}
+
+int parse_after_pid(const std::string& text) {
+  bool digits = !text.empty() && text.size() <= 10 &&
+                text.find_first_not_of("0123456789") == std::string::npos;
+  long long pid = digits ? std::stoll(text) : -1;
+  if (pid < 0 || pid > std::numeric_limits<pid_t>::max())
+    throw std::invalid_argument(std::string(kAfterPid) + " " + text +
+                                ": not a process id (ten digits at most)");
+  return static_cast<int>(pid);
+}
+}  // namespace cell_protocol
 
 std::vector<std::string> cell_command_line(const std::string& executable, const CellRequest& r) {
   namespace p = cell_protocol;
@@ -55,6 +87,7 @@ std::vector<std::string> cell_command_line(const std::string& executable, const 
   else
     args.insert(args.end(), {p::kOut, r.out});
   args.insert(args.end(), {p::kHostCapacity, r.host_capacity, p::kTraceScale, r.trace_scale});
+  if (r.result_fd >= 0) args.insert(args.end(), {p::kAfterPid, p::after_pid_text(r.after_pid)});
   return args;
 }
 
@@ -82,6 +115,7 @@ int serve_cell(const CellRequest& r) {
   options.host_capacity_bytes =
       parse_byte_size(r.host_capacity, cell_protocol::kHostCapacity, kMaxRequestBytes);
   options.trace_scale_divisor = parse_trace_scale(r.trace_scale);
+  options.after_pid = r.after_pid;
   CellResult result = run_cell(backend, w, options);
   nlohmann::json record = to_json(result);
   record[cell_protocol::kEnteredKey] =
@@ -96,6 +130,7 @@ int serve_cell(const CellRequest& r) {
     std::cerr << "memrel cell: the result could not be written: " << e.what() << "\n";
     return kCellResultNotWritten;
   }
+  exit_slowly_if_asked(result);
   return 0;
 }
 

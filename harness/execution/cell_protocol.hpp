@@ -24,6 +24,12 @@ inline constexpr const char* kResultFd = "--result-fd";
 inline constexpr const char* kHostCapacity = "--host-capacity";
 inline constexpr const char* kTraceScale = "--trace-scale";
 inline constexpr const char* kCheck = "--check";
+// The cell before this one in its slot, still exiting (its result is in): this cell creates its
+// CUDA context meanwhile, then waits for that process to end before its first reading of the
+// device's memory (RunOptions::exit_overlap). Always given to a cell the runner starts, ten
+// decimal digits, 0000000000 for none: a host cell's figures are its own heap's, which holds its
+// command line, so the line must have one length whether or not a cell came before.
+inline constexpr const char* kAfterPid = "--after-pid";
 // Serve as the zygote of the backend's cells (platform/zygote.hpp) on descriptor 3.
 inline constexpr const char* kZygote = "--zygote";
 // With --zygote: also load what this framework program needs (a zygote of the cells that run it
@@ -33,6 +39,9 @@ inline constexpr const char* kPreloadProgram = "--preload-program";
 // by (steady_clock: CLOCK_MONOTONIC, one for the whole machine). The runner takes it out and
 // keeps the difference: the cell's spawn time (CellTiming::spawn_ns).
 inline constexpr const char* kEnteredKey = "cell_entered_monotonic_ns";
+// kAfterPid's value: `pid` as ten digits, and back (std::invalid_argument naming the option).
+std::string after_pid_text(int pid);
+int parse_after_pid(const std::string& text);
 // The runner hands the cell an anonymous file as this descriptor for its result.
 inline constexpr int kResultDescriptor = 3;
 }  // namespace cell_protocol
@@ -45,6 +54,7 @@ struct CellRequest {
   std::string trace_scale = "auto";
   std::string out;     // where the result goes: a file (by hand), or
   int result_fd = -1;  // a descriptor the runner opened (its way)
+  int after_pid = 0;   // the slot's previous cell, still exiting (kAfterPid); 0: none
   // Only load the backend's library and resolve its symbols (backend files); run nothing.
   bool check = false;
   // Serve as the zygote of the backend's cells instead of running one (--zygote).

@@ -1,6 +1,7 @@
 #include "harness/execution/runner.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,7 +81,20 @@ struct RunningChild {
   OwnedFd result{-1}, stderr_file{-1};
   Clock::time_point start, deadline;
   ZygoteClient* via = nullptr;
+  // When its result was first seen whole (the process still exiting), if it was.
+  std::optional<Clock::time_point> result_in;
 };
+
+// Whether the cell has written its whole result: the cell writes it in one go, as JSON indented
+// by one space and a newline (serve_cell), so it ends in "\n}\n", and only the end does: every
+// other closing brace is indented, and a newline inside a string is escaped.
+bool result_is_in(const RunningChild& child) {
+  struct stat st {};
+  if (child.result.get() < 0 || fstat(child.result.get(), &st) != 0 || st.st_size < 3) return false;
+  char tail[3];
+  if (pread(child.result.get(), tail, 3, st.st_size - 3) != 3) return false;
+  return tail[0] == '\n' && tail[1] == '}' && tail[2] == '\n';
+}
 
 RunningChild start(const ChildSpec& base, std::uint64_t timeout_s, bool with_result,
                    ZygoteClient* zygote = nullptr) {
@@ -169,6 +183,9 @@ class Scheduler {
     const std::size_t device_slots = options_.gpus.empty() ? 1 : options_.gpus.size();
     const std::size_t slots = device_slots + (host_lane_on() ? 1 : 0);
     std::vector<std::optional<Running>> running(slots);
+    // Per slot, the cell whose result is in and whose process is still exiting while the next
+    // one starts (RunOptions::exit_overlap); reaped and finished as it ends.
+    std::vector<std::optional<Running>> exiting(slots);
     // Each lane takes the matrix's cells in order, its own ones only.
     std::size_t next_device = 0, next_host = 0, finished = done.size();
     for (const auto& [index, cell] : done) count_for_backend_line(cell);
@@ -191,6 +208,9 @@ class Scheduler {
           kill_running(r->child);
           ++ended;
         }
+        for (auto& r : exiting) {
+          if (r) kill_running(r->child);
+        }
         std::string kept = journal ? ", kept in " + options_.journal_path +
                                          " (continue with the same options and --resume)"
                                    : "";
@@ -211,28 +231,35 @@ class Scheduler {
                                       m.availability.reason));
             continue;
           }
-          running[slot] = start_cell(index, slot);
+          Running* previous = exiting[slot] ? &*exiting[slot] : nullptr;
+          running[slot] = start_cell(index, slot, previous ? previous->child.pid : 0);
+          if (previous) previous->overlapped = true;
         }
       }
       bool any = false;
       for (std::size_t slot = 0; slot < slots; ++slot) {
-        if (!running[slot]) continue;
-        any = true;
-        Running& r = *running[slot];
-        std::optional<int> status = exited(r.child);
-        bool timed_out = !status && Clock::now() > r.child.deadline;
-        if (timed_out) status = kill_running(r.child);
-        if (!status) continue;
-        CellResult cell = outcome(matrix_[r.index], r.child, *status, timed_out, r.started_by);
-        end_zygote_if_done(zygote_key(matrix_[r.index]), r.child.via);
-        if (slot < options_.gpus.size()) {
-          const GpuSlot& gpu = options_.gpus[slot];
-          cell.gpu = CellGpu{
-              gpu.index, gpu.uuid.empty() ? std::nullopt : std::optional<std::string>(gpu.uuid)};
+        // The exiting cell first: it ended before the running one could have.
+        for (auto* r : {&exiting[slot], &running[slot]}) {
+          if (!*r) continue;
+          any = true;
+          RunningChild& child = (*r)->child;
+          std::optional<int> status = exited(child);
+          bool timed_out = !status && Clock::now() > child.deadline;
+          if (timed_out) status = kill_running(child);
+          if (!status) {
+            if (!child.result_in && result_is_in(child)) child.result_in = Clock::now();
+            // Its result is in: the slot is free for the next cell while this one exits.
+            if (r == &running[slot] && child.result_in && options_.exit_overlap && !exiting[slot]) {
+              exiting[slot] = std::move(*r);
+              r->reset();
+            }
+            continue;
+          }
+          CellResult cell = end_of(**r, slot, *status, timed_out);
+          std::size_t index = (*r)->index;
+          r->reset();
+          finish(index, std::move(cell));
         }
-        std::size_t index = r.index;
-        running[slot].reset();
-        finish(index, std::move(cell));
       }
       if (!any && next_device >= matrix_.size() && (!host_lane_on() || next_host >= matrix_.size()))
         return;
@@ -244,8 +271,27 @@ class Scheduler {
   struct Running {
     std::size_t index;
     RunningChild child;
-    std::string started_by;  // "zygote" or "exec"
+    std::string started_by;   // "zygote" or "exec"
+    bool overlapped = false;  // the slot's next cell started while this one was exiting
   };
+
+  // The cell's result once its process has ended (or was killed).
+  CellResult end_of(const Running& r, std::size_t slot, int status, bool timed_out) {
+    CellResult cell = outcome(matrix_[r.index], r.child, status, timed_out, r.started_by);
+    if (r.child.result_in && cell.status != "timeout") {
+      cell.timing->exit_ns = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - *r.child.result_in)
+              .count());
+      cell.timing->exit_overlapped = r.overlapped;
+    }
+    end_zygote_if_done(zygote_key(matrix_[r.index]), r.child.via);
+    if (slot < options_.gpus.size()) {
+      const GpuSlot& gpu = options_.gpus[slot];
+      cell.gpu = CellGpu{gpu.index,
+                         gpu.uuid.empty() ? std::nullopt : std::optional<std::string>(gpu.uuid)};
+    }
+    return cell;
+  }
 
   // A backend's zygote, started at its first cell; `refused` says why its cells exec instead.
   struct Zygote {
@@ -304,9 +350,9 @@ class Scheduler {
               << " start by exec (no zygote: " << z.refused << ")" << std::endl;
   }
 
-  Running start_cell(std::size_t index, std::size_t slot) {
+  Running start_cell(std::size_t index, std::size_t slot, pid_t after_pid) {
     const MatrixCell& m = matrix_[index];
-    ChildSpec spec = spec_for(m, slot);
+    ChildSpec spec = spec_for(m, slot, after_pid);
     if (forks_from_zygote(m)) --zygotes_[zygote_key(m)].cells_to_start;
     if (ZygoteClient* zygote = zygote_for(m)) {
       try {
@@ -332,10 +378,11 @@ class Scheduler {
     return path;
   }
 
-  ChildSpec spec_for(const MatrixCell& m, std::size_t slot) const {
+  ChildSpec spec_for(const MatrixCell& m, std::size_t slot, pid_t after_pid) const {
     ChildSpec spec;
     CellRequest request = cell_request(options_, m.backend_arg);
     request.workload = m.path;
+    request.after_pid = after_pid;
     request.result_fd = cell_protocol::kResultDescriptor;
     request.host_capacity = std::to_string(options_.cell.host_capacity_bytes);
     request.trace_scale = trace_scale_text(options_.cell.trace_scale_divisor);

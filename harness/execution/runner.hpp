@@ -81,6 +81,13 @@ struct RunOptions {
   // are its own process's heap, which another process's work does not change. Off, every cell
   // waits its turn. With --gpus every cell has its GPU's slot, as before.
   bool host_lane = true;
+  // A cell's exit (for a device cell, the driver tearing its CUDA context down: 0.1 to 0.27 s on
+  // the H200) overlaps the next cell's start in its slot: once a cell's result is in, the next
+  // one starts and creates its context, then waits for the previous process to end before its
+  // first reading of the device's memory (CellOptions::after_pid), so the bytes stay those of
+  // cells that follow one another. `memrel run --no-exit-overlap` turns it off: each cell then
+  // starts once the one before is reaped.
+  bool exit_overlap = true;
 };
 
 // Loads a pluggable backend's library and resolves its symbols in a child process (`memrel

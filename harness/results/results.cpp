@@ -118,6 +118,9 @@ If<S, CellTiming> visit_fields(S& s, V&& v) {
   v("backend_init_ns", s.backend_init_ns);
   v("work_ns", s.work_ns);
   v("probe_ns", s.probe_ns);
+  v("previous_exit_wait_ns", s.previous_exit_wait_ns);
+  v("exit_ns", s.exit_ns);
+  v("exit_overlapped", s.exit_overlapped);
 }
 template <class S, class V>
 If<S, ProgramAllocatorRecord> visit_fields(S& s, V&& v) {

@@ -131,6 +131,14 @@ struct CellTiming {
   std::uint64_t backend_init_ns = 0;  // making the allocator, less library_load_ns within it
   std::uint64_t work_ns = 0;          // the steps or the replay, less probes and library loads
   std::uint64_t probe_ns = 0;         // the probes at marks, releases and after steps
+  // Not within the parts above (it follows the context): waiting for the slot's previous cell to
+  // end. Part of the rest.
+  std::uint64_t previous_exit_wait_ns = 0;
+  // The runner's: from the result being in to the process reaped (its exit, the driver's
+  // teardown of its context); 0 where the result was never seen whole before the exit.
+  std::uint64_t exit_ns = 0;
+  // Whether the next cell of the slot started during that exit (RunOptions::exit_overlap).
+  bool exit_overlapped = false;
 };
 
 struct CellResult {

@@ -91,11 +91,30 @@ TEST(RunSummaryTest, TheTimeSplitSumsTheCellsAndComparesTheMedianOverheadWithThe
             std::string::npos)
       << split;
   // Each device cell: 1.0 s wall - 0.7 s work = 0.3 s against a 0.2 s context.
-  EXPECT_NE(split.find("per device cell (median of 3 ok): overhead (wall - work) 0.300 s, CUDA "
-                       "context 0.200 s, overhead / context 1.50"),
+  EXPECT_NE(split.find("per device cell (median of 3 ok): overhead (wall - work, less an exit "
+                       "beside the next cell) 0.300 s, CUDA context 0.200 s, overhead / context "
+                       "1.50"),
             std::string::npos)
       << split;
+  EXPECT_EQ(split.find("exits"), std::string::npos) << "no exit seen, no word of it";
   EXPECT_NE(run_summary(cells).find(split), std::string::npos) << "the summary ends with it";
+  // The same cells, each taking 0.2 s of its 1.0 s to exit once its result is in: the first two
+  // beside the next cell's start, which waited 0.05 s for them; the last one not.
+  for (int i = 0; i < 3; ++i) {
+    cells[static_cast<std::size_t>(i)].timing->exit_ns = 200'000'000;
+    cells[static_cast<std::size_t>(i)].timing->exit_overlapped = i < 2;
+    cells[static_cast<std::size_t>(i)].timing->previous_exit_wait_ns = i > 0 ? 50'000'000 : 0;
+  }
+  const std::string overlapped = time_split(cells);
+  EXPECT_NE(overlapped.find("rest 0.20 s (exits 0.60 s, 0.40 s of them beside the next cell's "
+                            "start, which waited 0.10 s for them); wall 3.50 s"),
+            std::string::npos)
+      << overlapped;
+  // Two cells held their slot 0.8 s (0.1 s over the work), one 1.0 s: the median is 0.1 s.
+  EXPECT_NE(overlapped.find("less an exit beside the next cell) 0.100 s, CUDA context 0.200 s, "
+                            "overhead / context 0.50"),
+            std::string::npos)
+      << overlapped;
   EXPECT_EQ(time_split({cell("a", "w", "ok")}), "") << "results of older builds have no timing";
 }
 

@@ -171,6 +171,39 @@ TEST_F(RunnerTest, CellsForkedFromAZygoteSayHowAndMeasureWhatExecdCellsMeasure) 
   }
 }
 
+// A cell's exit overlaps the next cell's start (RunOptions::exit_overlap): each cell here takes a
+// second to exit after its result is in; the next one starts meanwhile and waits for it to end
+// before its first reading. With --no-exit-overlap the next one starts after the reap.
+TEST_F(RunnerTest, TheNextCellStartsWhileTheLastExitsAndWaitsForItBeforeItsReadings) {
+  const std::string cells =
+      "-b host-malloc -w single-large,fragmentation,temp-then-delete --no-host-lane";
+  for (const std::string zygote : {"--zygote all", "--no-zygote"}) {
+    RunResults overlapped = run(cells + " " + zygote, 0, "MEMREL_INJECT_FAULT=slow-exit:1000");
+    ASSERT_EQ(overlapped.cells.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const CellResult& c = overlapped.cells[i];
+      ASSERT_EQ(c.status, "ok") << c.reason;
+      ASSERT_TRUE(c.timing);
+      EXPECT_GE(c.timing->exit_ns, 900'000'000u) << zygote << " " << c.workload;
+      // The last cell has no successor to overlap.
+      EXPECT_EQ(c.timing->exit_overlapped, i < 2) << zygote << " " << c.workload;
+      if (i > 0) {
+        EXPECT_GT(c.timing->previous_exit_wait_ns, 0u) << zygote << " " << c.workload;
+      } else {
+        EXPECT_EQ(c.timing->previous_exit_wait_ns, 0u) << zygote;
+      }
+    }
+  }
+  RunResults serial = run(cells + " --no-exit-overlap", 0, "MEMREL_INJECT_FAULT=slow-exit:300");
+  ASSERT_EQ(serial.cells.size(), 3u);
+  for (const CellResult& c : serial.cells) {
+    ASSERT_TRUE(c.timing);
+    EXPECT_FALSE(c.timing->exit_overlapped) << c.workload;
+    EXPECT_EQ(c.timing->previous_exit_wait_ns, 0u) << c.workload;
+    EXPECT_GE(c.timing->exit_ns, 200'000'000u) << c.workload;
+  }
+}
+
 TEST_F(RunnerTest, AHangingCellTimesOut) {
   RunResults r =
       run("-b host-malloc -w temp-then-delete --timeout 1", 3, "MEMREL_INJECT_FAULT=hang");
