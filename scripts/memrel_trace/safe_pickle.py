@@ -15,11 +15,14 @@ the object graph shares (a list referenced twice) is walked once per object, nev
 a dict key or a set member. CPython caches no tuple's hash, so hashing a tuple hashes all it
 holds, a shared tuple once per reference: t = (t, t) sixty times is 380 bytes whose hash takes
 2^60 steps, inside C code that no signal interrupts (the fourth adversarial pass, i26, i27). So
-the load is the pure-Python unpickler's, with the opcodes that hash (SETITEM, SETITEMS, DICT,
-ADDITEMS, FROZENSET) counting what each hash walks (a tuple's size with every shared part counted
-as often as it is referenced, each distinct tuple sized once) and refusing the pickle past
-HASH_STEPS_PER_BYTE times its size (at least MIN_HASH_STEPS). It is slower than the C unpickler
-(about 4 times); the C one has no hook at all between building a key and hashing it.
+a pickle that builds a tuple, a set or a frozenset at all (pickle_scan, a scan of its opcodes
+before the load; a real snapshot holds none) is loaded by the pure-Python unpickler, with the
+opcodes that hash (SETITEM, SETITEMS, DICT, ADDITEMS, FROZENSET) counting what each hash walks (a
+tuple's size with every shared part counted as often as it is referenced, each distinct tuple
+sized once) and refusing the pickle past HASH_STEPS_PER_BYTE times its size (at least
+MIN_HASH_STEPS); every other one by the C unpickler, whose hashes are then linear in the bytes.
+The pure-Python one is 4 to 7 times slower, the C one has no hook between building a key and
+hashing it.
 """
 
 import contextlib
@@ -28,6 +31,7 @@ import pickle
 import resource
 import struct
 
+from . import pickle_scan
 from .errors import TraceInputError
 from .source_file import open_source
 
@@ -72,6 +76,13 @@ def _hash_steps(value, sizes):
             total += sizes[id(e)][1] if type(e) is tuple else (1 + len(e) if type(e) is frozenset else 1)
         sizes[id(t)] = (t, total)
     return sizes[id(value)][1]
+
+
+class _FastPlainDataUnpickler(pickle.Unpickler):
+    """The C unpickler, refusing every global: for a pickle without tuples, sets or frozensets."""
+
+    def find_class(self, module, name):
+        raise _Refused(module, name)
 
 
 class _PlainDataUnpickler(pickle._Unpickler):
@@ -157,8 +168,12 @@ def _load_quietly(f, max_hash_steps):
     failure kept off stderr: a bytearray opcode that ran out of memory mid-read printed
     "SystemError: deallocated bytearray object has exported buffers" before memrel's one line
     (the second adversarial pass). The failure itself still raises here."""
+    data = f.read()
     with contextlib.redirect_stderr(io.StringIO()):
-        unpickler = _PlainDataUnpickler(f, max_hash_steps)
+        if pickle_scan.hashes_something(data) is False:
+            unpickler = _FastPlainDataUnpickler(io.BytesIO(data))
+        else:  # a tuple, a set or a frozenset, or a pickle the scan cannot follow
+            unpickler = _PlainDataUnpickler(io.BytesIO(data), max_hash_steps)
         try:
             return unpickler.load()
         finally:

@@ -235,11 +235,12 @@ def test_a_fifo_or_a_device_as_the_source_is_refused_at_once(tmp_path, kind):
 
 
 @pytest.mark.parametrize("content, words", [
-    # LONG_BINPUT 2^31 - 1: the C unpickler's memo table of 2^31 entries; the pure-Python one the
-    # importer uses now (for its bounded hashing) keeps a dict, and finds no snapshot there.
-    (b"\x80\x04Nr\xff\xff\xff\x7f.", "not a PyTorch memory snapshot"),
-    # BINBYTES8 of 2^48 bytes in a 12-byte file: the address-space limit refuses it.
-    (b"\x80\x04\x8e" + (1 << 48).to_bytes(8, "little") + b".", "more than"),
+    # LONG_BINPUT 2^31 - 1: the C unpickler's memo table of 2^31 entries.
+    (b"\x80\x04Nr\xff\xff\xff\x7f.", "more than"),
+    # BINBYTES8 of 2^48 bytes in a 12-byte file: the scan cannot follow it, so the pure-Python
+    # unpickler loads it (safe_pickle), under the same address-space limit; it reads what is
+    # there and finds the pickle cut short.
+    (b"\x80\x04\x8e" + (1 << 48).to_bytes(8, "little") + b".", "truncated or malformed"),
 ])
 def test_a_pickle_asking_for_a_huge_memo_is_refused_in_bounded_memory(tmp_path, content, words):
     source = tmp_path / "memo.pickle"
@@ -1234,7 +1235,8 @@ def test_a_name_in_an_images_alt_text_is_text_not_markup():
 
 
 @needs_memrel
-@pytest.mark.parametrize("kind", ["fifo", "zero", "header-a-list", "header-without-counts"])
+@pytest.mark.parametrize("kind", ["fifo", "zero", "header-a-list", "header-without-counts",
+                                  "header-nested-deep"])
 def test_trace_show_reads_by_the_input_rules(tmp_path, kind):
     """`trace show` blocked on a FIFO, read /dev/zero until memory ran out, and called a header
     that is not an object an internal error (exit 4)."""
@@ -1243,6 +1245,10 @@ def test_trace_show_reads_by_the_input_rules(tmp_path, kind):
         os.mkfifo(trace)
     elif kind == "zero":
         trace = "/dev/zero"
+    elif kind == "header-nested-deep":  # i58: RecursionError, exit 4
+        header = b"[" * 100000 + b"]" * 100000
+        trace.write_bytes(b"MEMTRACE" + len(header).to_bytes(4, "little") + (16).to_bytes(4, "little")
+                          + header)
     else:
         header = b"[]      " if kind == "header-a-list" else b'{"schema": "memrel.trace/1"}'
         trace.write_bytes(b"MEMTRACE" + len(header).to_bytes(4, "little") + (16).to_bytes(4, "little")
@@ -1424,6 +1430,27 @@ def test_a_tuple_the_unpickler_would_hash_without_end_is_refused(tmp_path, where
         pytest.fail("the import ran past 60 s")
     refused(r, "a.pickle", "hashing")
     assert not (tmp_path / "t.memtrace").exists()
+
+
+def test_the_scan_tells_a_pickle_that_builds_tuples_or_sets_from_one_that_does_not():
+    """The scan sends a pickle with a tuple, a set or a frozenset to the counting unpickler, and
+    only one without to the C unpickler (the fast path of real snapshots)."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        from memrel_trace.pickle_scan import hashes_something
+    finally:
+        sys.path.pop(0)
+    # No bytes: protocols 0 to 2 write them as a call with a tuple of arguments.
+    plain = {"k" * 40: ["x" * 300, 2 ** 70, -1, 1.5, None, True, "\u0661" * 40],
+             "device_traces": [[{"addr": 1 << 44}] * 3]}
+    for protocol in range(0, 6):
+        assert hashes_something(pickle.dumps(plain, protocol=protocol)) is False, protocol
+        for value in [(1, 2), (), {1}, frozenset({1}), ("x" * 300, 1)]:
+            data = pickle.dumps(dict(plain, after_a_long_string=value), protocol=protocol)
+            assert hashes_something(data) is True, (protocol, value)
+    for where in ("key", "set"):
+        assert hashes_something(shared_tuple_snapshot(where)) is True
+    assert hashes_something(pickle.dumps(plain, protocol=4)[:-20]) is None  # cut: cannot tell
 
 
 def test_a_snapshot_with_tuple_keys_of_its_own_still_imports(tmp_path):
