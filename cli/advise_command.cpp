@@ -138,8 +138,9 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   options.journal_path = journal;
   options.resume = a.resume;
   // A resume says so once its journal is taken (the runner's "resuming" line); until then a
-  // refusal is the one line on stderr.
-  if (!a.resume)
+  // refusal is the one line on stderr. Under -q only errors print (the fourth adversarial pass,
+  // s07: this line was printed).
+  if (!a.resume && global.verbosity >= 0)
     std::cerr << "memrel advise: " << trace.name << " on " << sweep.size() << " configurations\n";
   std::ostream no_progress(nullptr);
   fs::create_directories(out_dir);  // the journal's folder, from the first cell on
@@ -200,8 +201,9 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   std::cout << frontier_table(advice) << recommendation_text(advice);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cerr << "memrel advise: " << advice.points.size() << " configurations in " << seconds
-            << " s; " << out_dir << " (results.json, advise.json, advise.html)\n";
+  if (global.verbosity >= 0)
+    std::cerr << "memrel advise: " << advice.points.size() << " configurations in " << seconds
+              << " s; " << out_dir << " (results.json, advise.json, advise.html)\n";
   // As memrel run: a configuration whose cell crashed, timed out or failed is exit 3, named, so
   // that a script never takes a sweep with holes for a whole one.
   std::string failed;

@@ -165,16 +165,13 @@ int run_python_command(const std::string& who, const std::string& package,
     return exit_code::kInternalError;
   }
   int passed_on = 0;
-  int status = 0;
-  while (true) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) return exit_code::kInternalError;
-    if (passed_on == 0 && InterruptRequests::received() != 0) {
-      passed_on = InterruptRequests::received();
-      kill(pid, passed_on);  // the Python part cleans up and says so
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  bool killed = false;
+  const int status = wait_child_or_stop(pid, spec.own_process_group, &passed_on, &killed);
+  if (killed) {
+    // Busy in C code (an unpickler hashing a shared tuple), it never saw the request.
+    std::cerr << who << ": stopped by " << signal_name(passed_on) << "; " << spec.args[0]
+              << " did not end within " << kStopGraceSeconds << " s of it and was killed\n";
+    return exit_code::kInterruptedBase + passed_on;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
     std::cerr << who << ": cannot run " << spec.args[0]
@@ -208,9 +205,21 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     std::cerr.flush();
     int err = anonymous_file();
     spec.stderr_fd = err;
-    status = wait_child(start_child(spec));
+    int stopped_by = 0;
+    bool killed = false;
+    status = wait_child_or_stop(start_child(spec), spec.own_process_group, &stopped_by, &killed);
     result.error_text = read_whole_fd(err);
     close(err);
+    // A request to stop (SIGINT, SIGTERM, SIGHUP) ends the caller too; the child, asked in turn,
+    // had its grace and was killed if it did not end (wait_child_or_stop).
+    if (stopped_by != 0)
+      throw Interrupted(stopped_by, "interrupted by " + signal_name(stopped_by) +
+                                        " while running " + package +
+                                        (killed ? " (killed: it did not end within " +
+                                                      std::to_string(kStopGraceSeconds) + " s)"
+                                                : ""));
+  } catch (const Interrupted&) {
+    throw;
   } catch (const std::runtime_error& e) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = std::string("cannot run ") + spec.args[0] + ": " + e.what();

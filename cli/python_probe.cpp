@@ -21,7 +21,7 @@ std::string python_interpreter_problem(const std::string& python) {
     spec.args = {python, "-I", "-c",
                  "import sys; sys.stdout.write('memrel-python-%d' % sys.version_info[0])"};
     spec.stdout_fd = out;
-    spec.search_path = true;  // a name without '/' is looked up on PATH, as execvp does
+    spec.search_path = true;  // a name without / is looked up on PATH's absolute entries
     pid = start_child(spec);
   } catch (const std::runtime_error& e) {
     if (out >= 0) close(out);

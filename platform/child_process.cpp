@@ -3,20 +3,45 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
+#include "platform/interrupt.hpp"
 #include "platform/temporary_folder.hpp"
 
 namespace memrel {
 namespace {
 
 void end_group(int) { kill(0, SIGKILL); }
+
+// `name` looked up on PATH as execvp would, but only in absolute entries: an empty entry or a
+// relative one means the working folder, so a bare `python3` ran ./python3 from wherever memrel
+// was started (the fourth adversarial pass, c10). "" when no absolute entry holds it.
+std::string find_on_path(const std::string& name) {
+  const char* env = std::getenv("PATH");
+  const std::string path = env != nullptr ? env : "/bin:/usr/bin";  // execvp's default
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t colon = path.find(':', start);
+    if (colon == std::string::npos) colon = path.size();
+    const std::string entry = path.substr(start, colon - start);
+    start = colon + 1;
+    if (entry.empty() || entry[0] != '/') continue;
+    const std::string candidate = entry + "/" + name;
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -25,6 +50,10 @@ pid_t start_child(const ChildSpec& spec) {
   std::vector<char*> argv;
   for (const auto& a : spec.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // The program to run: a name without '/' looked up on PATH's absolute entries (find_on_path);
+  // "" (not found) ends the child with 127, as an exec that fails does.
+  std::string program = spec.args.empty() ? "" : spec.args[0];
+  if (spec.search_path && program.find('/') == std::string::npos) program = find_on_path(program);
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry = *e;
@@ -42,7 +71,7 @@ pid_t start_child(const ChildSpec& spec) {
   if (pid == 0) {
     if (spec.own_process_group) setpgid(0, 0);
     // The parent may have died between fork and prctl: then nothing would ever signal us.
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
     if (getppid() != parent) _exit(127);
     // Signals the parent ignores or blocks must not stay so in a child that relies on them.
     signal(SIGINT, SIG_DFL);
@@ -62,10 +91,7 @@ pid_t start_child(const ChildSpec& spec) {
     if (out >= 0) dup2(out, STDOUT_FILENO);
     if (err >= 0) dup2(err, STDERR_FILENO);
     if (fd3 >= 0) dup2(fd3, 3);  // dup2 clears close-on-exec on the copy
-    if (spec.search_path)
-      execvpe(argv[0], argv.data(), envp.data());
-    else
-      execve(argv[0], argv.data(), envp.data());
+    if (!program.empty()) execve(program.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   // Also from the parent's side, so that a kill of the group right after fork cannot miss it.
@@ -79,6 +105,31 @@ int wait_child(pid_t pid) {
     if (errno != EINTR) return 0;  // not ours any more: nothing to wait for
   }
   return status;
+}
+
+int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool* killed) {
+  *stopped_by = 0;
+  *killed = false;
+  std::chrono::steady_clock::time_point deadline;
+  while (true) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return 0;  // not ours any more: nothing to wait for
+    if (*stopped_by == 0 && InterruptRequests::received() != 0) {
+      *stopped_by = InterruptRequests::received();
+      // The child cleans up and says so (a report ends its own plot workers).
+      if (own_process_group || *stopped_by != SIGINT) kill(pid, *stopped_by);
+      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kStopGraceSeconds);
+    }
+    if (*stopped_by != 0 && std::chrono::steady_clock::now() > deadline) {
+      *killed = true;
+      if (own_process_group) return kill_child_group(pid);
+      kill(pid, SIGKILL);
+      return wait_child(pid);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 int kill_child_group(pid_t pid) {

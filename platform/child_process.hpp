@@ -4,13 +4,17 @@
 // Why a group of its own: a terminal's Ctrl-C goes to the foreground group, and the parent must
 // decide what happens to a child (end it and all it started, record it), not the terminal. Why
 // the parent-death signal: a parent killed with SIGKILL runs no code, so only the kernel can end
-// its children then. It is SIGTERM, not SIGKILL, so that a child that starts processes of its own
-// can end its whole group on it (end_own_group_on_sigterm); a child that does not handle it dies
-// of it all the same.
+// its children then. It is SIGKILL unless the spec says otherwise: a signal a child may handle
+// does not end it for sure (a Python child handles SIGTERM only between bytecodes, so one busy in
+// C code, an unpickler hashing a shared tuple, outlived a SIGKILLed memrel for good: the fourth
+// adversarial pass, s11). Only a child that answers SIGTERM at once, in C, by SIGKILLing its own
+// group (`memrel cell`, the zygote: end_own_group_on_sigterm) asks for SIGTERM, so that what it
+// started ends with it.
 #pragma once
 
 #include <sys/types.h>
 
+#include <csignal>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -25,12 +29,21 @@ struct ChildSpec {
   int stderr_fd = -1;                              // -1: /dev/null
   // Handed to the child as file descriptor 3 (e.g. where it writes its result); -1: none.
   int fd3 = -1;
-  // args[0] looked up in PATH (a command such as python3) rather than taken as a path.
+  // args[0] looked up in PATH (a command such as python3) rather than taken as a path; only
+  // PATH's absolute entries: an empty or relative entry (the working folder) is skipped.
   bool search_path = false;
   // False keeps the child in our process group, so that a terminal's Ctrl-C reaches it as it
   // reaches us (a helper program the user waits on); the parent-death signal is set either way.
   bool own_process_group = true;
+  // The signal the kernel sends the child when we die (see above); set between fork and exec,
+  // then getppid() checked in case we died in between.
+  int parent_death_signal = SIGKILL;
 };
+
+// How long a child that was asked to stop (memrel passed on a SIGINT, SIGTERM or SIGHUP) has to
+// clean up and end before memrel SIGKILLs its group: a Python part busy in C code never sees the
+// request (the fourth adversarial pass, s12: memrel waited for it for ever).
+inline constexpr int kStopGraceSeconds = 5;
 
 // Starts the child and returns its pid, which is also its process group id (own_process_group).
 // Throws std::runtime_error when fork fails. An exec that fails ends the child with code 127.
@@ -38,6 +51,13 @@ pid_t start_child(const ChildSpec& spec);
 
 // Waits for the child to end (retrying on EINTR) and returns its wait status.
 int wait_child(pid_t pid);
+
+// Waits for the child to end, and while an InterruptRequests is in force (platform/interrupt)
+// stops it on a request: the signal is passed on to the child once (not a SIGINT to a child in
+// our group: the terminal's Ctrl-C reached it already), and after kStopGraceSeconds the child
+// (its group, where it leads one) is SIGKILLed. Returns the wait status; *stopped_by is the
+// request's signal, or 0; *killed says the grace ran out.
+int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool* killed);
 
 // SIGKILL to the child's whole process group (the child and everything it started that stayed in
 // its group), then reaps the child. Returns its wait status.

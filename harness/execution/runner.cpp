@@ -332,6 +332,9 @@ class Scheduler {
     request.preload_program = m.preload_program;
     spec.args = cell_command_line(options_.memrel_executable, request);
     spec.environment = child_environment(options_, m.backend);
+    // `memrel cell` answers SIGTERM at once, in C, by SIGKILLing its own group (serve_cell, the
+    // zygote's on_terminate): so the kernel's signal ends what a cell started too.
+    spec.parent_death_signal = SIGTERM;
     // Loading a framework takes seconds, not minutes; never longer than a cell may take.
     auto ready_within =
         std::chrono::milliseconds(1000 * std::min<std::uint64_t>(options_.cell_timeout_s, 120));
@@ -388,6 +391,9 @@ class Scheduler {
     request.trace_scale = trace_scale_text(options_.cell.trace_scale_divisor);
     spec.args = cell_command_line(options_.memrel_executable, request);
     spec.environment = child_environment(options_, m.backend);
+    // `memrel cell` answers SIGTERM at once, in C, by SIGKILLing its own group (serve_cell, the
+    // zygote's on_terminate): so the kernel's signal ends what a cell started too.
+    spec.parent_death_signal = SIGTERM;
     if (slot < options_.gpus.size()) {  // the host lane's cells see the GPUs as they are
       for (const auto& [k, v] : gpu_environment(options_.gpus[slot])) spec.environment[k] = v;
     }
@@ -510,6 +516,9 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
   request.check = true;
   spec.args = cell_command_line(options.memrel_executable, request);
   spec.environment = child_environment(options, backend);
+  // `memrel cell` answers SIGTERM at once, in C, by SIGKILLing its own group (serve_cell, the
+  // zygote's on_terminate): so the kernel's signal ends what a cell started too.
+  spec.parent_death_signal = SIGTERM;
   RunningChild child = start(spec, options.cell_timeout_s, false);
   std::optional<int> status;
   bool timed_out = false;

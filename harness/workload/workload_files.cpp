@@ -14,8 +14,11 @@ namespace memrel {
 namespace {
 
 // A folder's workloads: step lists (*.json) and imported traces (*.memtrace, docs/traces.md).
+// Every such name but a folder: a FIFO or a device is refused by the reader (the input rules),
+// never skipped (the fourth adversarial pass, v12).
 bool is_workload_file(const fs::directory_entry& entry) {
-  if (!entry.is_regular_file()) return false;
+  std::error_code ec;
+  if (entry.is_directory(ec)) return false;
   const fs::path extension = entry.path().extension();
   return extension == ".json" || extension == ".memtrace";
 }

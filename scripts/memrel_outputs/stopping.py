@@ -36,14 +36,21 @@ def stop_on_signals():
         signal.signal(number, _raise)
 
 
-def die_with_parent():
-    """In a worker: SIGTERM when its parent ends (Linux; elsewhere nothing), with the default
-    action (a forked worker inherits its parent's handlers), and Ctrl-C left to the parent."""
+def die_with_parent(parent=None):
+    """In a worker or a child (a pool's initializer, subprocess's preexec_fn): SIGKILL when its
+    parent ends (Linux; elsewhere nothing), the default action for SIGTERM and SIGHUP (a forked
+    worker inherits its parent's handlers), and Ctrl-C left to the parent. SIGKILL, not SIGTERM:
+    a signal a process may handle does not end one busy in C code. `parent`, the pid of the
+    process that started it: if it died before the request was made, end at once."""
+    import os
+
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except (OSError, AttributeError):
         pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)

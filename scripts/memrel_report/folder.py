@@ -44,7 +44,13 @@ def _alive(pid):
         return False
     except PermissionError:  # someone else's: alive
         return True
-    return True
+    # A zombie is dead, only not yet reaped: a report killed outright (its parent-death signal
+    # is SIGKILL) is one until init reaps it, and its folder is stale already.
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def remove_stale(out_dir):

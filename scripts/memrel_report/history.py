@@ -4,11 +4,14 @@ and the change points of scripts/memrel_history (Apache Otava), computed in Otav
 environment: the report's Python has matplotlib, Otava's has its pinned numpy and scipy, and
 neither gets the other's packages."""
 
+import functools
 import json
 import os
 import re
 import subprocess
 from dataclasses import dataclass, field
+
+import memrel_outputs.stopping
 
 from . import load
 
@@ -72,8 +75,10 @@ def change_points(path):
         return [], "change points not computed: Apache Otava is not installed (scripts/install-deps)"
     scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=scripts)
+    # Ends with the report, however the report ends (its parent-death signal).
+    die = functools.partial(memrel_outputs.stopping.die_with_parent, os.getpid())
     r = subprocess.run([python, "-m", "memrel_history", "--db", path, "--json"], env=env,
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=600, preexec_fn=die)
     if r.returncode == 2:
         raise load.InputError(path, (r.stderr.strip().splitlines() or ["unusable history"])[-1]
                               .removeprefix("memrel: "))

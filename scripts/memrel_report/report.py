@@ -43,7 +43,8 @@ def render(jobs, out_dir, processes):
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     try:
         pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
-                                   initializer=memrel_outputs.stopping.die_with_parent)
+                                   initializer=memrel_outputs.stopping.die_with_parent,
+                                   initargs=(os.getpid(),))
     except OSError:  # no semaphores here (some containers lack /dev/shm): draw in this process
         return [_render(job, out_dir) for job in jobs]
     try:

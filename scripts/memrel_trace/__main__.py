@@ -58,7 +58,22 @@ def _sha256(path):
     return digest.hexdigest(), size
 
 
+def _as_text(name):
+    """A file name as UTF-8 text: bytes that are not UTF-8 (Linux names are bytes; Python keeps
+    them as lone surrogates, which no JSON reader takes) written as `\\xff`. The trace's loader
+    refused a header holding them: import wrote a trace `run -w` then refused (the fourth
+    adversarial pass, i13)."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def import_trace(args):
+    if args.name is not None:
+        try:
+            args.name.encode("utf-8")
+        except UnicodeEncodeError:  # i14: a --name the loader would refuse
+            raise TraceInputError("--name", "", f"'{_as_text(args.name)}' is not UTF-8 text: the "
+                                                "trace's loader could not read it; give a name in "
+                                                "UTF-8") from None
     f, _ = open_source(args.file)  # a regular file under the cap, before a byte is read
     with f:
         head = f.read(64)
@@ -84,8 +99,8 @@ def import_trace(args):
     sha256, size = _sha256(args.file)
     header = {
         "schema": SCHEMA,
-        "name": args.name or os.path.splitext(os.path.basename(args.file))[0],
-        "source": {"format": facts.pop("source_format"), "file": os.path.basename(args.file),
+        "name": args.name or _as_text(os.path.splitext(os.path.basename(args.file))[0]),
+        "source": {"format": facts.pop("source_format"), "file": _as_text(os.path.basename(args.file)),
                    "bytes": size, "sha256": sha256},
         "provenance": dict(facts, imported_by="memrel trace import",
                            imported_at=datetime.datetime.now(datetime.timezone.utc)

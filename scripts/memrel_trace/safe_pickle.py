@@ -11,20 +11,37 @@ allocate a table of 2^31 entries). The load runs under an address-space limit of
 MEMORY_PER_BYTE times the file's size (at least MIN_MEMORY_BYTES) above what the process
 already maps; past it the pickle is refused. Work: the load is one pass over the bytes; what
 the object graph shares (a list referenced twice) is walked once per object, never expanded
-(torch_snapshot bounds its recursive walks).
+(torch_snapshot bounds its recursive walks). One thing the unpickler itself expands: the hash of
+a dict key or a set member. CPython caches no tuple's hash, so hashing a tuple hashes all it
+holds, a shared tuple once per reference: t = (t, t) sixty times is 380 bytes whose hash takes
+2^60 steps, inside C code that no signal interrupts (the fourth adversarial pass, i26, i27). So
+a pickle that builds a tuple, a set or a frozenset at all (pickle_scan, a scan of its opcodes
+before the load; a real snapshot holds none) is loaded by the pure-Python unpickler, with the
+opcodes that hash (SETITEM, SETITEMS, DICT, ADDITEMS, FROZENSET) counting what each hash walks (a
+tuple's size with every shared part counted as often as it is referenced, each distinct tuple
+sized once) and refusing the pickle past HASH_STEPS_PER_BYTE times its size (at least
+MIN_HASH_STEPS); every other one by the C unpickler, whose hashes are then linear in the bytes.
+The pure-Python one is 4 to 7 times slower, the C one has no hook between building a key and
+hashing it.
 """
 
 import contextlib
 import io
 import pickle
 import resource
+import struct
 
+from . import pickle_scan
 from .errors import TraceInputError
 from .source_file import open_source
 
 # A snapshot's objects take 10 to 20 times its bytes (scripts/trace-perf: 61 MiB -> about 1 GiB).
 MEMORY_PER_BYTE = 48
 MIN_MEMORY_BYTES = 2 << 30
+# A key or member costs 1 step, a tuple one per value it holds, expanded: a real snapshot's keys
+# are strings (one each, at least a byte of pickle each), so 16 per byte is far above any.
+HASH_STEPS_PER_BYTE = 16
+MIN_HASH_STEPS = 10_000_000
 
 
 class _Refused(Exception):
@@ -32,9 +49,87 @@ class _Refused(Exception):
         super().__init__(f"{module}.{name}")
 
 
-class _PlainDataUnpickler(pickle.Unpickler):
+class _TooMuchHashing(Exception):
+    pass
+
+
+def _hash_steps(value, sizes):
+    """What hashing `value` walks: 1, or for a tuple 1 + each element's, expanded (a part
+    referenced twice counts twice, as tuplehash walks it twice). `sizes` caches each distinct
+    tuple's (by id; the tuple is kept alive beside its size), so the count itself is linear in
+    the distinct tuples. A frozenset caches its own hash: 1 + its length, once."""
+    if type(value) is frozenset:
+        return 1 + len(value)
+    if type(value) is not tuple:
+        return 1
+    todo = [(value, False)]
+    while todo:
+        t, children_done = todo.pop()
+        if id(t) in sizes:
+            continue
+        if not children_done:
+            todo.append((t, True))
+            todo.extend((e, False) for e in t if type(e) is tuple and id(e) not in sizes)
+            continue
+        total = 1
+        for e in t:
+            total += sizes[id(e)][1] if type(e) is tuple else (1 + len(e) if type(e) is frozenset else 1)
+        sizes[id(t)] = (t, total)
+    return sizes[id(value)][1]
+
+
+class _FastPlainDataUnpickler(pickle.Unpickler):
+    """The C unpickler, refusing every global: for a pickle without tuples, sets or frozensets."""
+
     def find_class(self, module, name):
         raise _Refused(module, name)
+
+
+class _PlainDataUnpickler(pickle._Unpickler):
+    """The pure-Python unpickler (its opcodes are methods we can wrap), refusing every global and
+    counting the work of every hash it asks for (see the module's text)."""
+
+    def __init__(self, f, max_hash_steps):
+        super().__init__(f)
+        self._max_hash_steps = max_hash_steps
+        self._hash_steps_taken = 0
+        self._tuple_sizes = {}
+
+    def find_class(self, module, name):
+        raise _Refused(module, name)
+
+    def _count_hashes(self, values):
+        for value in values:
+            self._hash_steps_taken += _hash_steps(value, self._tuple_sizes)
+        if self._hash_steps_taken > self._max_hash_steps:
+            raise _TooMuchHashing()
+
+    def load_setitem(self):
+        self._count_hashes((self.stack[-2],))
+        super().load_setitem()
+
+    def load_setitems(self):
+        self._count_hashes(self.stack[0::2])  # the stack above the mark: key, value, ...
+        super().load_setitems()
+
+    def load_dict(self):
+        self._count_hashes(self.stack[0::2])
+        super().load_dict()
+
+    def load_additems(self):
+        self._count_hashes(self.stack)
+        super().load_additems()
+
+    def load_frozenset(self):
+        self._count_hashes(self.stack)
+        super().load_frozenset()
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch[pickle.SETITEM[0]] = load_setitem
+    dispatch[pickle.SETITEMS[0]] = load_setitems
+    dispatch[pickle.DICT[0]] = load_dict
+    dispatch[pickle.ADDITEMS[0]] = load_additems
+    dispatch[pickle.FROZENSET[0]] = load_frozenset
 
 
 def _mapped_bytes():
@@ -68,13 +163,17 @@ class _MemoryLimit:
         return False
 
 
-def _load_quietly(f):
+def _load_quietly(f, max_hash_steps):
     """The unpickler's load, with what CPython prints on its own while it is freed after a
     failure kept off stderr: a bytearray opcode that ran out of memory mid-read printed
     "SystemError: deallocated bytearray object has exported buffers" before memrel's one line
     (the second adversarial pass). The failure itself still raises here."""
+    data = f.read()
     with contextlib.redirect_stderr(io.StringIO()):
-        unpickler = _PlainDataUnpickler(f)
+        if pickle_scan.hashes_something(data) is False:
+            unpickler = _FastPlainDataUnpickler(io.BytesIO(data))
+        else:  # a tuple, a set or a frozenset, or a pickle the scan cannot follow
+            unpickler = _PlainDataUnpickler(io.BytesIO(data), max_hash_steps)
         try:
             return unpickler.load()
         finally:
@@ -87,10 +186,15 @@ def load_plain(path):
     headroom = max(MIN_MEMORY_BYTES, MEMORY_PER_BYTE * size)
     try:
         with f, _MemoryLimit(headroom):
-            return _load_quietly(f)
+            return _load_quietly(f, max(MIN_HASH_STEPS, HASH_STEPS_PER_BYTE * size))
     except _Refused as e:
         raise TraceInputError(path, "", f"refused: the pickle references the global '{e}' "
                                         "(a snapshot is plain data; nothing was imported or run)") from None
+    except _TooMuchHashing:
+        raise TraceInputError(path, "", "refused: hashing its dict keys and set members takes more than "
+                                        f"{max(MIN_HASH_STEPS, HASH_STEPS_PER_BYTE * size)} steps (a tuple "
+                                        "shared by reference is hashed whole at every use): malformed or "
+                                        "hostile") from None
     except MemoryError:
         raise TraceInputError(path, "", f"refused: the pickle asks for more than {headroom >> 20} "
                                         f"MiB ({MEMORY_PER_BYTE} times its {size} bytes): "
@@ -98,6 +202,6 @@ def load_plain(path):
     except OSError as e:
         raise TraceInputError(path, "", f"cannot read ({e.strerror or e})") from None
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError, KeyError,
-            AttributeError, RecursionError, UnicodeDecodeError) as e:
+            AttributeError, RecursionError, UnicodeDecodeError, OverflowError, struct.error) as e:
         # EOFError: "Ran out of input"; UnpicklingError: "pickle data was truncated", bad opcodes.
         raise TraceInputError(path, "", f"truncated or malformed pickle ({type(e).__name__}: {e})") from None

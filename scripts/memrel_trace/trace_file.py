@@ -127,7 +127,10 @@ def read(path):
         raise ValueError(f"not a {SCHEMA} file")
     if header_bytes > MAX_HEADER_BYTES:
         raise ValueError(f"a header of {header_bytes} bytes, more than {MAX_HEADER_BYTES >> 20} MiB")
-    header = json.loads(data[PREFIX.size:PREFIX.size + header_bytes])
+    try:
+        header = json.loads(data[PREFIX.size:PREFIX.size + header_bytes])
+    except RecursionError:  # 100,000 levels: exit 4 (the fourth adversarial pass, i58)
+        raise ValueError("its header is JSON nested too deep to read") from None
     # A malformed header is bad input (exit 2), not memrel's failure (it was exit 4).
     if not isinstance(header, dict) or header.get("schema") != SCHEMA:
         raise ValueError(f"its header is not a {SCHEMA} header")

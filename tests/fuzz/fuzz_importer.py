@@ -58,15 +58,34 @@ def seeds():
         out.append(pickle.dumps(dict(snapshot, allocator_settings=settings), protocol=4))
     out.append(pickle.dumps(dict(snapshot, device_traces=[[dict(entries[1], addr=nested)]]),
                             protocol=4))
+    out += [shared_tuple_hashed(60, "key"), shared_tuple_hashed(60, "set")]
     with open(RMM_LOG, "rb") as f:
         out.append(b"".join(f.readlines()[:40]))
     return out
 
 
+def shared_tuple_hashed(depth, where):
+    """A snapshot whose allocator_settings hashes a tuple shared 2^depth times, as a dict key
+    (where="key") or a frozenset's member ("set"): the unpickler's own hash never ends (the
+    fourth adversarial pass, i26, i27). Written opcode by opcode: building it here would hash it."""
+    def text(s):
+        return b"\x8c" + bytes([len(s)]) + s.encode()
+
+    def get(i):
+        return b"j" + i.to_bytes(4, "little")
+
+    out = b"\x80\x04}(" + text("device_traces") + b"]]a" + text("segments") + b"]" + \
+        text("allocator_settings") + b"}" + b")\x940"
+    for k in range(1, depth + 1):
+        out += get(k - 1) + get(k - 1) + b"\x86\x940"
+    out += get(depth) + b"K\x01s" if where == "key" else text("k") + b"(" + get(depth) + b"\x91s"
+    return out + b"u."
+
+
 PICKLE_BITS = [b"h\x00", b"h\x01", b"j\x00\x00\x00\x00", b"q\x00", b"r\xff\xff\x00\x00", b"\x94",
                b"]", b"}", b")", b"\x85", b"\x86", b"\x87", b"t", b"(", b"e", b"u", b"s", b"a",
                b"0", b"2", b"N", b"\x88", b"\x89", b"K\x07", b"J\xff\xff\xff\xff", b"\x8a\x09" + b"\xff" * 9,
-               b"\x8c\x05alloc", b"X\x04\x00\x00\x00addr", b"G" + b"\x7f\xf8" + b"\x00" * 6]
+               b"\x8f", b"\x90", b"\x91", b"\x8c\x05alloc", b"X\x04\x00\x00\x00addr", b"G" + b"\x7f\xf8" + b"\x00" * 6]
 CSV_BITS = [b",", b"\n", b"\r\n", b"\"", b"0x", b"-", b"+", b"_", "\u0661".encode(), b"(nil)",
             b"allocate", b"free", b"allocate failure", b"99999999999999999999", b"\xff", b"\xef\xbb\xbf"]
 

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -57,6 +59,67 @@ TEST(ChildProcess, KillingTheGroupEndsWhatTheChildStarted) {
   for (int i = 0; i < 500 && alive(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(alive());
+}
+
+bool alive(pid_t pid) {
+  std::string stat = testing::read_text("/proc/" + std::to_string(pid) + "/stat");
+  return !stat.empty() && stat.substr(stat.rfind(')') + 2, 1) != "Z";
+}
+
+// The fourth adversarial pass, s11: the parent-death signal was SIGTERM, which a child may
+// handle (Python does, between bytecodes only) or ignore, and then it outlived its parent.
+TEST(ChildProcess, EndsWithItsParentKilledOutrightEvenIgnoringSigterm) {
+  testing::TempDir dir;
+  const std::string pid_file = dir.file("child");
+  pid_t middle = fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {
+    ChildSpec spec;
+    // The shell ignores SIGTERM, and exec keeps it ignored in sleep (the same pid).
+    spec.args = {"/bin/sh", "-c",
+                 "trap '' TERM; echo $$ > '" + pid_file + ".tmp'; mv '" + pid_file + ".tmp' '" +
+                     pid_file + "'; exec sleep 600"};
+    start_child(spec);
+    pause();
+    _exit(0);
+  }
+  for (int i = 0; i < 1000 && testing::read_text(pid_file).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(testing::read_text(pid_file).empty());
+  const pid_t child = std::stoi(testing::read_text(pid_file));
+  kill(middle, SIGKILL);
+  wait_for(middle);
+  for (int i = 0; i < 500 && alive(child); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const bool outlived = alive(child);
+  if (outlived) kill(child, SIGKILL);
+  EXPECT_FALSE(outlived) << "the child outlived its parent's SIGKILL";
+}
+
+// The fourth adversarial pass, c10: PATH=:$PATH (an empty entry is the working folder) ran
+// ./python3 for a bare python3.
+TEST(ChildProcess, APathLookupSkipsEmptyAndRelativeEntries) {
+  testing::TempDir dir;
+  const std::string marker = dir.file("ran");
+  const std::string program = dir.file("memrel-test-program");
+  testing::write_text(program, "#!/bin/sh\ntouch '" + marker + "'\n");
+  chmod(program.c_str(), 0755);
+  const std::string saved_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  const auto saved_cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  ChildSpec spec;
+  spec.args = {"memrel-test-program"};
+  spec.search_path = true;
+  setenv("PATH", ("::.:" + saved_path).c_str(), 1);
+  int status = wait_for(start_child(spec));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the working folder's program ran";
+  setenv("PATH", (saved_path + ":" + dir.path().string()).c_str(), 1);  // an absolute entry
+  status = wait_for(start_child(spec));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(std::filesystem::exists(marker));
+  setenv("PATH", saved_path.c_str(), 1);
+  std::filesystem::current_path(saved_cwd);
 }
 
 TEST(ChildProcess, AnAnonymousFileHasNoNameInTheTemporaryFolder) {

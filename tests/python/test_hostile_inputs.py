@@ -23,10 +23,10 @@ MEMREL = memrel_binary()
 needs_memrel = pytest.mark.skipif(MEMREL is None, reason="no memrel binary under build/")
 
 
-def python(package, *args, cwd=ROOT):
+def python(package, *args, cwd=ROOT, timeout=300):
     env = dict(os.environ, PYTHONPATH=SCRIPTS, MPLBACKEND="Agg")
     return subprocess.run([sys.executable, ENTRY, package, *map(str, args)], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=300)
+                          text=True, env=env, cwd=cwd, timeout=timeout)
 
 
 def refused(r, *words):
@@ -234,11 +234,19 @@ def test_a_fifo_or_a_device_as_the_source_is_refused_at_once(tmp_path, kind):
     refused(r, str(source), "a FIFO" if kind == "fifo" else "a character device")
 
 
-def test_a_pickle_asking_for_a_huge_memo_is_refused_in_bounded_memory(tmp_path):
+@pytest.mark.parametrize("content, words", [
+    # LONG_BINPUT 2^31 - 1: the C unpickler's memo table of 2^31 entries.
+    (b"\x80\x04Nr\xff\xff\xff\x7f.", "more than"),
+    # BINBYTES8 of 2^48 bytes in a 12-byte file: the scan cannot follow it, so the pure-Python
+    # unpickler loads it (safe_pickle), under the same address-space limit; it reads what is
+    # there and finds the pickle cut short.
+    (b"\x80\x04\x8e" + (1 << 48).to_bytes(8, "little") + b".", "truncated or malformed"),
+])
+def test_a_pickle_asking_for_a_huge_memo_is_refused_in_bounded_memory(tmp_path, content, words):
     source = tmp_path / "memo.pickle"
-    source.write_bytes(b"\x80\x04Nr\xff\xff\xff\x7f.")  # LONG_BINPUT 2^31 - 1
+    source.write_bytes(content)
     r, peak_kib = run_limited("import", source, "-o", tmp_path / "out.memtrace")
-    refused(r, "more than")
+    refused(r, words)
     assert peak_kib < 3 << 20
 
 
@@ -1227,7 +1235,8 @@ def test_a_name_in_an_images_alt_text_is_text_not_markup():
 
 
 @needs_memrel
-@pytest.mark.parametrize("kind", ["fifo", "zero", "header-a-list", "header-without-counts"])
+@pytest.mark.parametrize("kind", ["fifo", "zero", "header-a-list", "header-without-counts",
+                                  "header-nested-deep"])
 def test_trace_show_reads_by_the_input_rules(tmp_path, kind):
     """`trace show` blocked on a FIFO, read /dev/zero until memory ran out, and called a header
     that is not an object an internal error (exit 4)."""
@@ -1236,6 +1245,10 @@ def test_trace_show_reads_by_the_input_rules(tmp_path, kind):
         os.mkfifo(trace)
     elif kind == "zero":
         trace = "/dev/zero"
+    elif kind == "header-nested-deep":  # i58: RecursionError, exit 4
+        header = b"[" * 100000 + b"]" * 100000
+        trace.write_bytes(b"MEMTRACE" + len(header).to_bytes(4, "little") + (16).to_bytes(4, "little")
+                          + header)
     else:
         header = b"[]      " if kind == "header-a-list" else b'{"schema": "memrel.trace/1"}'
         trace.write_bytes(b"MEMTRACE" + len(header).to_bytes(4, "little") + (16).to_bytes(4, "little")
@@ -1275,3 +1288,266 @@ def test_a_newline_in_a_name_keeps_the_error_one_line(tmp_path, args):
     """A newline in a backend's name or a path made a two-line error (C++ and Python parts)."""
     r = subprocess.run([MEMREL] + args, capture_output=True, text=True, cwd=tmp_path, timeout=60)
     refused(r, "no\\nsuch")
+
+
+# --- Fourth pass, importer and signals ---------------------------------------------------------
+# Each fails on the code before its fix (MEMREL_BINARY=<the older memrel> python3 -m pytest ...).
+
+# A Python part that handles SIGTERM as the importer does (a Python handler, run only between
+# bytecodes) and is then busy in C code: hashing a tuple shared 2^60 times, which no signal
+# interrupts (the fourth adversarial pass, s11, s12). memrel's version probe (`-c`) is answered.
+BUSY_PYTHON = """#!/bin/sh
+if [ "$2" = "-c" ]; then exec {python} "$@"; fi
+exec {python} -c '
+import os, signal, sys
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
+open("{pid_file}.tmp", "w").write(str(os.getpid()))
+os.rename("{pid_file}.tmp", "{pid_file}")
+t = ()
+for _ in range(60):
+    t = (t, t)
+hash(t)
+'
+"""
+
+
+def busy_python(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    wrapper = tmp_path / "busy-python"
+    wrapper.write_text(BUSY_PYTHON.format(python=sys.executable, pid_file=pid_file))
+    wrapper.chmod(0o755)
+    return str(wrapper), pid_file
+
+
+def wait_for_file(path, seconds=60):
+    import time
+
+    deadline = time.time() + seconds
+    while not path.exists() and time.time() < deadline:
+        time.sleep(0.05)
+    assert path.exists(), f"{path} never appeared"
+    return int(path.read_text())
+
+
+def process_alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def gone_within(pid, seconds):
+    import signal
+    import time
+
+    deadline = time.time() + seconds
+    while process_alive(pid) and time.time() < deadline:
+        time.sleep(0.05)
+    if process_alive(pid):
+        os.kill(pid, signal.SIGKILL)  # the test leaves nothing running either way
+        return False
+    return True
+
+
+PYTHON_PARTS = {
+    "trace import": ["trace", "import", RMM_LOG, "-o", "t.memtrace"],
+    "run -w x.csv": ["run", "-q", "-b", "null", "-w", RMM_LOG, "-o", "r.json"],
+}
+
+
+@needs_memrel
+@pytest.mark.parametrize("part", list(PYTHON_PARTS))
+def test_a_python_part_busy_in_c_code_does_not_outlive_a_killed_memrel(tmp_path, part):
+    """s11: its parent-death signal was SIGTERM, which Python handles only between bytecodes:
+    the child ran on at 100 % CPU, reparented to init, after memrel's SIGKILL."""
+    python, pid_file = busy_python(tmp_path)
+    p = subprocess.Popen([MEMREL, *PYTHON_PARTS[part]], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, env=dict(os.environ, MEMREL_PYTHON=python))
+    child = wait_for_file(pid_file)
+    p.kill()
+    p.wait(timeout=30)
+    assert gone_within(child, 5), "the Python part outlived memrel's SIGKILL"
+
+
+@needs_memrel
+@pytest.mark.parametrize("part", list(PYTHON_PARTS))
+def test_sigterm_ends_memrel_and_its_busy_python_part_within_the_grace(tmp_path, part):
+    """s12: memrel passed SIGTERM on, then waited for the child without end."""
+    import signal
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    python, pid_file = busy_python(tmp_path)
+    p = subprocess.Popen([MEMREL, *PYTHON_PARTS[part]], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, MEMREL_PYTHON=python, TMPDIR=str(tmp)))
+    child = wait_for_file(pid_file)
+    started = time.time()
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        gone_within(child, 5)
+        pytest.fail("memrel still running 30 s after SIGTERM")
+    assert time.time() - started < 15
+    assert p.returncode == 143, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "SIGTERM" in lines[0], err
+    assert gone_within(child, 2), "the Python part outlived memrel"
+    assert os.listdir(tmp) == [], os.listdir(tmp)
+
+
+def shared_tuple_snapshot(where, depth=60):
+    """allocator_settings hashing a tuple shared 2^depth times: a dict key (where="key") or a
+    frozenset's member ("set"), written opcode by opcode (building it here would hash it)."""
+    def text(s):
+        return b"\x8c" + bytes([len(s)]) + s.encode()
+
+    def get(i):
+        return b"j" + i.to_bytes(4, "little")
+
+    out = b"\x80\x04}(" + text("device_traces") + b"]]a" + text("segments") + b"]" + \
+        text("allocator_settings") + b"}" + b")\x940"
+    for k in range(1, depth + 1):
+        out += get(k - 1) + get(k - 1) + b"\x86\x940"
+    out += get(depth) + b"K\x01s" if where == "key" else text("k") + b"(" + get(depth) + b"\x91s"
+    return out + b"u."
+
+
+@pytest.mark.parametrize("where", ["key", "set"])
+def test_a_tuple_the_unpickler_would_hash_without_end_is_refused(tmp_path, where):
+    """i26, i27: 380 bytes whose dict key (or frozenset member) is a tuple shared 2^60 times:
+    the unpickler hashed it for ever (CPython caches no tuple's hash)."""
+    snap = tmp_path / "a.pickle"
+    snap.write_bytes(shared_tuple_snapshot(where))
+    assert pickle.loads(shared_tuple_snapshot(where, depth=3))["allocator_settings"]  # well formed
+    try:
+        r = python("memrel_trace", "import", snap, "-o", tmp_path / "t.memtrace", timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the import ran past 60 s")
+    refused(r, "a.pickle", "hashing")
+    assert not (tmp_path / "t.memtrace").exists()
+
+
+def test_the_scan_tells_a_pickle_that_builds_tuples_or_sets_from_one_that_does_not():
+    """The scan sends a pickle with a tuple, a set or a frozenset to the counting unpickler, and
+    only one without to the C unpickler (the fast path of real snapshots)."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        from memrel_trace.pickle_scan import hashes_something
+    finally:
+        sys.path.pop(0)
+    # No bytes: protocols 0 to 2 write them as a call with a tuple of arguments.
+    plain = {"k" * 40: ["x" * 300, 2 ** 70, -1, 1.5, None, True, "\u0661" * 40],
+             "device_traces": [[{"addr": 1 << 44}] * 3]}
+    for protocol in range(0, 6):
+        assert hashes_something(pickle.dumps(plain, protocol=protocol)) is False, protocol
+        for value in [(1, 2), (), {1}, frozenset({1}), ("x" * 300, 1)]:
+            data = pickle.dumps(dict(plain, after_a_long_string=value), protocol=protocol)
+            assert hashes_something(data) is True, (protocol, value)
+    for where in ("key", "set"):
+        assert hashes_something(shared_tuple_snapshot(where)) is True
+    assert hashes_something(pickle.dumps(plain, protocol=4)[:-20]) is None  # cut: cannot tell
+
+
+def test_a_snapshot_with_tuple_keys_of_its_own_still_imports(tmp_path):
+    """The bound counts expanded tuples, so real sharing of small keys stays far below it."""
+    key = ("a", 1)
+    snap = {"segments": [], "device_traces": [[
+        {"action": "alloc", "addr": 4096, "size": 1024, "stream": 0, "time_us": 1},
+        {"action": "free_requested", "addr": 4096, "size": 1024, "stream": 0, "time_us": 2},
+        {"action": "free_completed", "addr": 4096, "size": 1024, "stream": 0, "time_us": 3}]],
+        "allocator_settings": {"m": [{key: i, frozenset([key]): i} for i in range(1000)]}}
+    (tmp_path / "s.pickle").write_bytes(pickle.dumps(snap, protocol=4))
+    r = python("memrel_trace", "import", tmp_path / "s.pickle", "-o", tmp_path / "t.memtrace")
+    assert r.returncode == 0, r.stderr
+
+
+def snapshot_bytes():
+    snap = {"segments": [], "device_traces": [[
+        {"action": "alloc", "addr": 4096, "size": 1024, "stream": 0, "time_us": 1},
+        {"action": "free_requested", "addr": 4096, "size": 1024, "stream": 0, "time_us": 2},
+        {"action": "free_completed", "addr": 4096, "size": 1024, "stream": 0, "time_us": 3}]],
+        "allocator_settings": {}}
+    return pickle.dumps(snap, protocol=4)
+
+
+@needs_memrel
+def test_a_snapshot_whose_file_name_is_not_utf8_imports_to_a_trace_run_reads(tmp_path):
+    """i13: the name's byte 0xff went into the header as a lone surrogate escape: the import
+    exited 0 and `run -w` refused the trace it wrote."""
+    snap = tmp_path / os.fsdecode(b"sn\xffap.pickle")
+    snap.write_bytes(snapshot_bytes())
+    r = memrel("trace", "import", snap, "-o", tmp_path / "t.memtrace")
+    assert r.returncode == 0, r.stderr
+    r = memrel("run", "-q", "-b", "null", "-w", tmp_path / "t.memtrace", "-o", tmp_path / "r.json")
+    assert r.returncode == 0, r.stderr
+    names = {c["workload"] for c in json.loads((tmp_path / "r.json").read_text())["cells"]}
+    assert names == {"sn\\xffap"}, names
+
+
+@needs_memrel
+def test_a_name_that_is_not_utf8_is_refused_at_import(tmp_path):
+    """i14: `--name` with the byte 0xff wrote a trace `run -w` refused."""
+    (tmp_path / "s.pickle").write_bytes(snapshot_bytes())
+    r = subprocess.run([MEMREL, "trace", "import", "s.pickle", "--name", os.fsdecode(b"a\xffb"),
+                        "-o", "t.memtrace"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=60)
+    refused(r, "--name", "not UTF-8")
+    assert not (tmp_path / "t.memtrace").exists()
+
+
+def test_report_refuses_a_lone_surrogate_in_a_name(tmp_path):
+    """m20: "\\ud800" (valid JSON, no text) as a workload's name was exit 4; compare says 2."""
+    doc = json.loads(read(HOST_RUN))
+    doc["cells"][0]["workload"] = "\ud800"
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    refused(python("memrel_report", "--out", tmp_path / "rep", tmp_path / "s.json"), "s.json",
+            "/cells/0/workload", "surrogate")
+    assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("folder", ["--backends-dir", "--workloads-dir"])
+def test_a_fifo_in_a_folder_whose_every_file_is_taken_is_refused(tmp_path, folder):
+    """v12: a FIFO x.json in --backends-dir was skipped without a word by `run` without -b."""
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "single-large.json"), tmp_path / "w.json")
+    (tmp_path / "d").mkdir()
+    os.mkfifo(tmp_path / "d" / "x.json")
+    args = ["run", "-q", "-w", "w.json"] if folder == "--backends-dir" else ["run", "-q", "-b", "null"]
+    r = subprocess.run([MEMREL, folder, "d", *args, "-o", "r.json"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=60)
+    refused(r, "x.json", "FIFO")
+    assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+def test_quiet_advise_prints_nothing_but_errors(tmp_path):
+    """s07: `memrel -q advise` printed its first line."""
+    (tmp_path / "log.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                      "1,15:47:02.841961,allocate,0x1000,1024,0x0\n"
+                                      "1,15:47:02.841962,free,0x1000,1024,0x0\n")
+    r = memrel("trace", "import", tmp_path / "log.csv", "-o", tmp_path / "t.memtrace")
+    assert r.returncode == 0, r.stderr
+    r = memrel("-q", "advise", tmp_path / "t.memtrace", "-b", "host-malloc", "--out",
+               tmp_path / "adv", timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "", r.stderr
+
+
+@needs_memrel
+def test_an_empty_path_entry_does_not_run_the_working_folders_python3(tmp_path):
+    """c10: PATH=:$PATH (an empty entry is the working folder) ran ./python3 as the interpreter."""
+    ran = tmp_path / "RAN"
+    fake = tmp_path / "python3"
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexec {sys.executable} \"$@\"\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "MEMREL_PYTHON"}
+    env["PATH"] = ":" + os.environ["PATH"]
+    r = subprocess.run([MEMREL, "trace", "import", RMM_LOG, "-o", "t.memtrace"], capture_output=True,
+                       text=True, cwd=tmp_path, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert not ran.exists(), "./python3 of the working folder ran"
