@@ -105,12 +105,28 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
                               .string() +
                           "-advise"
                     : a.out;
-  check_output_folder(out_dir, {a.input}, "--out");
-  if (!a.json.empty()) check_output_file(a.json, {a.input}, "--json");
+  // Every input of the sweep, the grid and the backend files included (the fourth pass: `--grid
+  // a/g.json --out a` was taken): none lies in --out, and --json is none of them.
+  std::vector<std::string> inputs = {a.input};
+  if (grid_given) inputs.push_back(a.grid);
+  for (const BackendInfo& b : given)
+    inputs.insert(inputs.end(), b.input_files.begin(), b.input_files.end());
+  check_output_folder(out_dir, inputs, "--out");
   const std::string results_path = (fs::path(out_dir) / "results.json").string();
   const std::string advice_path = (fs::path(out_dir) / "advise.json").string();
   // The sweep's journal, in the folder it writes: a resume is of that folder.
   const std::string journal = journal_path_for(results_path);
+  if (!a.json.empty()) {
+    check_output_file(a.json, inputs, "--json");
+    // Two outputs of one command are two files: --json onto a file advise writes in --out
+    // replaced it (the fourth pass: `--out a --json a/results.json` lost the cells' results).
+    for (const char* name : {"results.json", "results.json.journal", "advise.json", "advise.html",
+                             "advise-frontier.png", "advise-frontier.svg"}) {
+      if (same_output_path(a.json, (fs::path(out_dir) / name).string()))
+        throw OutputError("--json " + a.json + ": the same file as " + name +
+                          ", which advise writes in --out " + out_dir);
+    }
+  }
   struct stat st {};
   if (!a.resume && lstat(journal.c_str(), &st) == 0)
     throw std::invalid_argument(journal +

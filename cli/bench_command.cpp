@@ -19,6 +19,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/bench_launcher.hpp"
+#include "platform/atomic_file.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/gpu_selection.hpp"
 #include "platform/install_layout.hpp"
@@ -125,10 +126,21 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   if (a.out.empty()) a.out = install_layout().output_dir + "/runs/bench-" + utc_now_iso8601();
   // Each backend resolved here, so that a typo costs nothing and two backends cannot write one
   // file; memrel_bench resolves the same string again in its own process.
+  // -o is a folder of bench's own files, not replaced whole: a real folder (a link to one is
+  // refused, as report, advise and ab refuse it), and each file in it checked below.
+  check_output_folder(a.out, {}, "-o");
   std::vector<BenchJob> jobs;
+  std::vector<BackendInfo> backends;
+  std::vector<std::string> inputs;                // the backend files and libraries -b names
   std::map<std::string, std::string> file_owner;  // file name -> the backend given for it
   for (const std::string& given : a.backends) {
-    const BackendInfo backend = resolve_backend(given, global.backends_dir);
+    backends.push_back(resolve_backend(given, global.backends_dir));
+    inputs.insert(inputs.end(), backends.back().input_files.begin(),
+                  backends.back().input_files.end());
+  }
+  for (std::size_t i = 0; i < a.backends.size(); ++i) {
+    const std::string& given = a.backends[i];
+    const BackendInfo& backend = backends[i];
     const std::string file = bench_file_name(backend.name);
     auto [it, fresh] = file_owner.emplace(file, given);
     if (!fresh)
@@ -141,9 +153,15 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     // Started with the backend's environment, memrel_bench need not run itself again to get it
     // (a second process start per torch backend).
     job.environment = backend.cell_environment;
-    if (!a.logs.empty())
+    // Every output obeys the rule before anything runs (docs/inputs.md, "Outputs"): the fourth
+    // pass's `-b o/bench-NAME.json -o o` deleted the backend file; a link or a FIFO there was
+    // replaced.
+    check_output_file(job.json_path, inputs, "-o");
+    if (!a.logs.empty()) {
       job.log_path =
           (fs::path(a.logs) / ("bench-" + file_name_piece(backend.name) + ".log")).string();
+      check_output_file(job.log_path, inputs, "--logs");
+    }
     jobs.push_back(job);
   }
   std::error_code exists_ec;

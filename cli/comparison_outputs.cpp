@@ -35,12 +35,7 @@ void check_comparison_outputs(const ComparisonOutputs& outputs,
   for (std::size_t i = 0; i < std::size(files); ++i) {
     for (std::size_t j = i + 1; j < std::size(files); ++j) {
       if (files[i].first->empty() || files[j].first->empty()) continue;
-      std::error_code e1, e2;
-      const std::filesystem::path a =
-          std::filesystem::weakly_canonical(std::filesystem::absolute(*files[i].first, e1), e1);
-      const std::filesystem::path b =
-          std::filesystem::weakly_canonical(std::filesystem::absolute(*files[j].first, e2), e2);
-      if (!e1 && !e2 && a == b)
+      if (same_output_path(*files[i].first, *files[j].first))
         throw OutputError(std::string(files[j].second) + " " + *files[j].first +
                           ": the same file as " + files[i].second);
     }

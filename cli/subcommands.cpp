@@ -1,7 +1,11 @@
 #include "cli/subcommands.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <stdexcept>
 
@@ -153,7 +157,37 @@ std::string one_line(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+int run_parsed_command_line(int argc, char** argv);
+
+// What the command printed reached its stdout, or exit 4 with one line: `memrel list >
+// /dev/full` exited 0 with nothing written (the fourth pass). Checked once, at the end, for
+// every subcommand: a failed write sets the stream's error until then.
+int checked_stdout(int rc) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && std::cout.good() && !std::ferror(stdout)) return rc;
+  std::cerr << "memrel: cannot write to standard output"
+            << (err ? std::string(" (") + std::strerror(err) + ")" : std::string()) << "\n";
+  return exit_code::kInternalError;
+}
+
+}  // namespace
+
 int run_command_line(int argc, char** argv) {
+  // A write past `ulimit -f` fails with EFBIG, said as every failed write is (one line, exit 4,
+  // the temporary file removed), instead of killing memrel with no word (SIGXFSZ, exit 153: the
+  // fourth pass). Ignored signals stay ignored across exec: the cells and Python parts too.
+  std::signal(SIGXFSZ, SIG_IGN);
+  return checked_stdout(run_parsed_command_line(argc, argv));
+}
+
+namespace {
+
+int run_parsed_command_line(int argc, char** argv) {
   if (std::string unknown = unknown_subcommand(argc, argv); !unknown.empty()) {
     std::cerr << "memrel: " << one_line(unknown) << "\n";
     return exit_code::kUnusableInput;
@@ -221,5 +255,7 @@ int run_command_line(int argc, char** argv) {
     return exit_code::kInternalError;
   }
 }
+
+}  // namespace
 
 }  // namespace memrel::cli

@@ -10,6 +10,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "platform/executable_path.hpp"
+#include "platform/install_layout.hpp"
+
 namespace fs = std::filesystem;
 
 namespace memrel {
@@ -34,19 +37,62 @@ bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-void write_all(int fd, const std::string& content, const std::string& tmp) {
+// `path` is the output's name, not the temporary's: the user named it (`cannot write big.json:
+// File too large`, past `ulimit -f`).
+void write_all(int fd, const std::string& content, const std::string& path) {
   const char* p = content.data();
   std::size_t left = content.size();
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(tmp + ": write failed (" + std::strerror(errno) + ")");
+    if (n <= 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
     p += n;
     left -= static_cast<std::size_t>(n);
   }
 }
 
+// An existing file directly in FOLDER that is OUT (by identity): a hard link of a file in an input
+// folder is that input, whatever its name or place (the fourth pass: `compare b c --summary
+// sum.md` with sum.md a hard link of c/run.json was taken).
+bool is_a_file_of(const std::string& folder, const struct stat& out) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    struct stat st {};
+    if (stat(entry.path().c_str(), &st) == 0 && same_file(st, out)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+std::vector<std::string> program_inputs() {
+  // What memrel itself runs is an input of every command: the program (the fourth pass: `./memrel
+  // run -o ./memrel` replaced the running binary, exit 0), the memrel_bench and plugins beside
+  // it, and its Python parts (a folder: nothing below it is an output).
+  std::vector<std::string> inputs;
+  if (std::string exe = executable_path(); !exe.empty()) inputs.push_back(exe);
+  const InstallLayout& layout = install_layout();
+  if (layout.found) {
+    inputs.push_back(layout.python_dir);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(layout.library_dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name == "memrel_bench" || (name.size() > 3 && name.rfind(".so") == name.size() - 3))
+        inputs.push_back(entry.path().string());
+    }
+    std::error_code bench_ec;
+    const fs::path bench = fs::path(layout.executable_dir) / "benchmarks" / "memrel_bench";
+    if (fs::exists(bench, bench_ec)) inputs.push_back(bench.string());
+  }
+  return inputs;
+}
+
+bool same_output_path(const std::string& a, const std::string& b) {
+  std::error_code e1, e2;
+  const fs::path pa = fs::weakly_canonical(fs::absolute(a, e1), e1);
+  const fs::path pb = fs::weakly_canonical(fs::absolute(b, e2), e2);
+  return !e1 && !e2 && pa == pb;
+}
 
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs,
                        const std::string& option) {
@@ -56,20 +102,33 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
   if (!S_ISREG(out.st_mode))
     throw OutputError(prefix(option, path) + "is " + kind_of(out.st_mode) +
                       ", not a regular file; refusing to write over it");
+  for (const auto& program : program_inputs()) {
+    struct stat in {};
+    if (stat(program.c_str(), &in) != 0) continue;
+    if (same_file(in, out))
+      throw OutputError(prefix(option, path) + "is " + program +
+                        ", a file memrel runs; write the output elsewhere");
+    if (S_ISDIR(in.st_mode)) {
+      std::error_code ec;
+      for (fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec); !ec;
+           p = p.parent_path()) {
+        struct stat st {};
+        if (stat(p.c_str(), &st) == 0 && same_file(st, in))
+          throw OutputError(prefix(option, path) + "is in " + program +
+                            ", memrel's own code; write the output elsewhere");
+        if (p == p.parent_path()) break;
+      }
+    }
+  }
   for (const auto& input : inputs) {
     struct stat in {};
     if (stat(input.c_str(), &in) != 0) continue;
     if (same_file(in, out))
       throw OutputError(prefix(option, path) + "is the input " + input +
                         " (the same file); write the output elsewhere");
-    if (S_ISDIR(in.st_mode)) {
-      struct stat parent {};
-      fs::path folder = fs::path(path).parent_path();
-      if (stat((folder.empty() ? "." : folder.string()).c_str(), &parent) == 0 &&
-          same_file(parent, in))
-        throw OutputError(prefix(option, path) + "is a file of the input folder " + input +
-                          "; write the output elsewhere");
-    }
+    if (S_ISDIR(in.st_mode) && is_a_file_of(input, out))
+      throw OutputError(prefix(option, path) + "is a file of the input folder " + input +
+                        "; write the output elsewhere");
   }
 }
 
@@ -98,7 +157,9 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
   if (!S_ISDIR(out.st_mode))
     throw OutputError(prefix(option, folder) + "is " + kind_of(out.st_mode) +
                       ", not a folder; refusing to write over it");
-  for (const auto& input : inputs) {
+  std::vector<std::string> all = program_inputs();
+  all.insert(all.end(), inputs.begin(), inputs.end());
+  for (const auto& input : all) {
     std::error_code ec;
     fs::path real = fs::canonical(input, ec);
     if (ec) continue;
@@ -124,7 +185,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   }
   if (fd < 0) throw std::runtime_error(tmp + ": cannot create (" + std::strerror(errno) + ")");
   try {
-    write_all(fd, content, tmp);
+    write_all(fd, content, path);
     if (::fsync(fd) != 0)
       throw std::runtime_error(tmp + ": cannot sync (" + std::strerror(errno) + ")");
   } catch (...) {

@@ -17,6 +17,15 @@ class OutputError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// The files memrel itself runs, inputs of every command (docs/inputs.md, "Outputs"): the running
+// program (/proc/self/exe), memrel_bench and the plugins beside it, and the folder of its Python
+// parts. check_output_file and check_output_folder check them always.
+std::vector<std::string> program_inputs();
+
+// Whether two output paths name one file, by the path as the system resolves it (neither need
+// exist yet): two outputs of one command must be two files.
+bool same_output_path(const std::string& a, const std::string& b);
+
 // Throws OutputError unless PATH is absent or a regular file (lstat: a symbolic link is refused,
 // not followed), and is not one of INPUTS by identity. An input that is a folder (compare's
 // folder of results) holds inputs: an existing regular file directly inside it is refused too.

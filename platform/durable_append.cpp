@@ -68,11 +68,18 @@ DurableAppendFile::~DurableAppendFile() {
 }
 
 void DurableAppendFile::append(const std::string& data) {
+  // A record written in part is cut off again: a full disk or `ulimit -f` (EFBIG) leaves the
+  // records before it whole, never half a line.
+  const off_t before = lseek(fd_, 0, SEEK_END);
   std::size_t done = 0;
   while (done < data.size()) {
     ssize_t n = write(fd_, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw failure(path_, "cannot append");
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      if (before >= 0 && ftruncate(fd_, before) == 0) fsync(fd_);
+      throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(err));
+    }
     done += static_cast<std::size_t>(n);
   }
   while (fsync(fd_) != 0) {

@@ -60,6 +60,10 @@ std::string temporary_folder_problem() {
   }
   close(fd);
   if (error == ENOSPC || error == EDQUOT) return label() + ": full (" + std::strerror(error) + ")";
+  // Past `ulimit -f` (SIGXFSZ ignored): the limit, not the folder, is what to change.
+  if (error == EFBIG)
+    return label() + ": cannot write a file of 64 KiB there (" + std::strerror(error) +
+           "): the file size limit (ulimit -f) is below it";
   if (error != 0) return label() + ": cannot write there (" + std::strerror(error) + ")";
   return "";
 }

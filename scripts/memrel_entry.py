@@ -57,4 +57,54 @@ del sys.argv[1]
 
 import runpy  # noqa: E402  (only now: a runpy.py in the working folder is not on the path)
 
-runpy.run_module(_package, run_name="__main__", alter_sys=True)
+
+
+import io  # noqa: E402  (loaded at start-up: the standard streams are made of it)
+
+
+class _Stdout(io.FileIO):
+    """fd 1, remembering the first error of a write to it: a flush that fails once leaves no
+    trace in the stream (a second flush succeeds with nothing to write)."""
+    error = None
+
+    def write(self, data):
+        try:
+            return super().write(data)
+        except OSError as e:
+            _Stdout.error = _Stdout.error or e
+            raise
+
+
+sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)),
+                              encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+                              line_buffering=sys.stdout.line_buffering)
+
+
+def _stdout_error():
+    """The error of writing what the package printed, None when it all reached stdout."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    return _Stdout.error
+
+
+# What was printed reached stdout, or one line and exit 4, as memrel's own subcommands say it:
+# `trace show > /dev/full` was a traceback and "Exception ignored" (the fourth pass, f14).
+try:
+    runpy.run_module(_package, run_name="__main__", alter_sys=True)
+    _code = 0
+except SystemExit as e:
+    _code = e.code
+except OSError:
+    if _stdout_error() is None:
+        raise
+    _code = 4
+_error = _stdout_error()
+if _error is not None:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # what is left unwritten goes nowhere, quietly
+    sys.stdout = open(os.devnull, "w")
+    print("memrel: cannot write to standard output (%s)" % (_error.strerror or _error),
+          file=sys.stderr)
+    sys.exit(4)
+sys.exit(_code)

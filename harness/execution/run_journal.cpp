@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -92,7 +93,12 @@ RunJournal RunJournal::start(const std::string& path, const nlohmann::json& run,
     }
   }();
   nlohmann::json header = {{"schema", kJournalSchema}, {"run", run}, {"context", context}};
-  journal.file_.append(header.dump() + "\n");
+  try {
+    journal.file_.append(header.dump() + "\n");
+  } catch (...) {
+    std::remove(path.c_str());  // made just above and empty: no journal of a run that never began
+    throw;
+  }
   return journal;
 }
 

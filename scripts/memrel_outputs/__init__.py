@@ -14,6 +14,7 @@ their own input error (exit 2).
 
 import os
 import stat
+import sys
 
 __all__ = ["OutputRuleError", "check_file", "check_folder"]
 
@@ -37,6 +38,33 @@ def _same(a, b):
     return a.st_dev == b.st_dev and a.st_ino == b.st_ino
 
 
+def _program():
+    """What memrel runs, an input of every command (docs/inputs.md, "Outputs"): the folder of its
+    Python parts (nothing below it is an output) and the interpreter running them. The fourth
+    pass: `./memrel run -o ./memrel` replaced the running program."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return [here] + ([sys.executable] if sys.executable else [])
+
+
+def _in(path, folder):
+    """Whether path (existing) is folder or lies below it, by identity of each of its folders."""
+    try:
+        top = os.stat(folder)
+    except OSError:
+        return False
+    p = os.path.realpath(path)
+    while True:
+        try:
+            if _same(os.stat(p), top):
+                return True
+        except OSError:
+            pass
+        parent = os.path.dirname(p)
+        if parent == p:
+            return False
+        p = parent
+
+
 def check_file(path, inputs=()):
     """Raises OutputRuleError unless path is absent or a regular file that is none of inputs."""
     if not path:
@@ -48,6 +76,10 @@ def check_file(path, inputs=()):
     if not stat.S_ISREG(out.st_mode):
         raise OutputRuleError(path, f"is {_kind(out.st_mode)}, not a regular file; refusing to "
                                     "write over it")
+    for program in _program():
+        if _in(path, program):
+            raise OutputRuleError(path, f"is {program} or in it, which memrel runs; write the "
+                                        "output elsewhere")
     for given in inputs:
         try:
             st = os.stat(given)
@@ -86,7 +118,7 @@ def check_folder(path, inputs=(), option="--out"):
     if not stat.S_ISDIR(out.st_mode):
         raise OutputRuleError(path, f"is {_kind(out.st_mode)}, not a folder; refusing to write "
                                     "over it")
-    for given in inputs:
+    for given in list(inputs) + _program():
         try:
             p = os.path.realpath(given)
             os.stat(p)

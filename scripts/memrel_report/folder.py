@@ -7,6 +7,8 @@ folder is removed only after the new one is in place). A DIR.tmp-PID whose proce
 is empty or an earlier report (it holds MARKER): `--out ~` must not delete a home folder.
 """
 
+import atexit
+import gc
 import os
 import re
 import shutil
@@ -108,6 +110,19 @@ def write_atomically(out_dir, fill, inputs=()):
         else:
             os.rename(tmp, out_dir)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_on_unwind(tmp)
         raise
     return out_dir
+
+
+def _remove_on_unwind(tmp):
+    """Removes the temporary folder of a report that failed or was stopped. A failure for want of
+    file descriptors (`ulimit -n`: the fourth pass left rep.tmp-PID/) leaves none to remove it
+    with while the failing frames still hold theirs: then once they are freed, and at the latest
+    as the interpreter exits."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    if os.path.lexists(tmp):
+        gc.collect()
+        shutil.rmtree(tmp, ignore_errors=True)
+    if os.path.lexists(tmp):
+        atexit.register(shutil.rmtree, tmp, True)

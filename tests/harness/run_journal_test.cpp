@@ -2,6 +2,12 @@
 #include "harness/execution/run_journal.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include "test_support.hpp"
 
@@ -18,6 +24,42 @@ CellResult cell(const std::string& workload) {
   c.status = "ok";
   c.reason = std::string("stderr said \xff\xfe");  // not UTF-8: a journal line all the same
   return c;
+}
+
+TEST(RunJournal, ARecordThatCannotBeWrittenWholeIsCutOffAgain) {
+  // The fourth pass: past `ulimit -f` a record was written in part (and memrel died of SIGXFSZ).
+  // Now the write fails (EFBIG), the part is cut off, and the records before it stay whole.
+  testing::TempDir dir;
+  std::string path = dir.file("run.json.journal");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    RunJournal journal = RunJournal::start(path, kRun, kContext);
+    journal.record(0, cell("a"));
+    struct stat before {};
+    stat(path.c_str(), &before);
+    rlimit limit{static_cast<rlim_t>(before.st_size + 16),
+                 static_cast<rlim_t>(before.st_size + 16)};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      journal.record(1, cell(std::string(4096, 'b')));
+      _exit(3);  // written past the limit: the test cannot tell
+    } catch (const std::runtime_error& e) {
+      struct stat after {};
+      stat(path.c_str(), &after);
+      _exit(after.st_size == before.st_size &&
+                    std::string(e.what()).find("File too large") != std::string::npos
+                ? 0
+                : 1);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  JournalContent content = read_journal(path);
+  EXPECT_EQ(content.cells.size(), 1u);
 }
 
 TEST(RunJournal, EveryRecordIsOnDiskWhenRecordReturns) {

@@ -113,3 +113,31 @@ TEST(OutputRule, EveryKindIsNamedRightInTheMessage) {
 
 }  // namespace
 }  // namespace memrel
+
+namespace memrel {
+namespace {
+
+TEST(OutputRule, AHardLinkOfAFileInAnInputFolderIsThatInput) {
+  // The fourth pass: `compare b c --summary sum.md`, sum.md a hard link of c/run.json, was taken
+  // (only an output spelled inside the folder was refused).
+  testing::TempDir dir;
+  std::filesystem::create_directory(dir.file("c"));
+  testing::write_text(dir.file("c/run.json"), "keep");
+  ASSERT_EQ(link(dir.file("c/run.json").c_str(), dir.file("sum.md").c_str()), 0);
+  EXPECT_THROW(check_output_file(dir.file("sum.md"), {dir.file("c")}, "--summary"), OutputError);
+  testing::write_text(dir.file("other.md"), "x");  // a file of its own: fine
+  EXPECT_NO_THROW(check_output_file(dir.file("other.md"), {dir.file("c")}, "--summary"));
+}
+
+TEST(OutputRule, TheRunningProgramIsAnInputOfEveryCommand) {
+  // The fourth pass: `./memrel run -o ./memrel` replaced the running binary, exit 0.
+  const std::vector<std::string> program = program_inputs();
+  ASSERT_FALSE(program.empty());
+  EXPECT_THROW(check_output_file(program.front()), OutputError);
+  EXPECT_THROW(
+      check_output_folder(std::filesystem::path(program.front()).parent_path().string(), {}),
+      OutputError);
+}
+
+}  // namespace
+}  // namespace memrel

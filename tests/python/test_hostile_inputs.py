@@ -8,6 +8,7 @@ import os
 import pickle
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 
@@ -1551,3 +1552,190 @@ def test_an_empty_path_entry_does_not_run_the_working_folders_python3(tmp_path):
                        text=True, cwd=tmp_path, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert not ran.exists(), "./python3 of the working folder ran"
+
+# --- Fourth pass, outputs (docs/inputs.md, "Outputs"; each fails on the code before its fix) ----
+
+TRACE = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+WORKLOAD = os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
+
+
+def backend_file_beside(folder, name):
+    """The pluggable example's backend file under NAME in FOLDER, its library named by a path."""
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        doc = json.load(f)
+    doc["library"] = os.path.join(os.path.dirname(MEMREL), doc["library"])
+    path = folder / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@needs_bench
+def test_bench_output_that_is_its_backend_file_is_refused(tmp_path):
+    """o27: `bench -b o/bench-NAME.json -o o` deleted the backend file before memrel_bench ran."""
+    (tmp_path / "o").mkdir()
+    backend = backend_file_beside(tmp_path / "o", "bench-pluggable-host-example.json")
+    before = read(backend)
+    r = memrel("bench", "-q", "-b", "o/bench-pluggable-host-example.json", "-o", "o", "--quick",
+               "--filter", "^pair/", "--min-time", "0.001", cwd=tmp_path, timeout=120)
+    refused(r, "-o", "is the input")
+    assert read(backend) == before
+
+
+@needs_bench
+@pytest.mark.parametrize("kind", ["folder-link", "dangling-link", "fifo"])
+def test_bench_outputs_that_are_not_regular_files_are_refused(tmp_path, kind):
+    """n15, n16, n17: bench followed a link as its -o folder and replaced a dangling link or a
+    FIFO named like its output; every other writer refuses them."""
+    victim = tmp_path / "victim"
+    if kind == "folder-link":
+        (tmp_path / "real").mkdir()
+        os.symlink(tmp_path / "real", tmp_path / "o")
+    else:
+        (tmp_path / "o").mkdir()
+        if kind == "dangling-link":
+            os.symlink(victim, tmp_path / "o" / "bench-host-malloc.json")
+        else:
+            os.mkfifo(tmp_path / "o" / "bench-host-malloc.json")
+    r = memrel("bench", "-q", "-b", "host-malloc", "-o", "o", "--quick", "--filter", "^pair/",
+               "--min-time", "0.001", cwd=tmp_path, timeout=120)
+    refused(r, "-o", "a symbolic link" if "link" in kind else "a FIFO")
+    assert not victim.exists()
+    if kind == "folder-link":
+        assert os.listdir(tmp_path / "real") == []
+    elif kind == "fifo":
+        assert stat.S_ISFIFO(os.lstat(tmp_path / "o" / "bench-host-malloc.json").st_mode)
+
+
+@needs_memrel
+def test_advise_json_onto_a_file_it_writes_in_out_is_refused(tmp_path):
+    """o34: `advise T --out a --json a/results.json`: the frontier replaced the cells' results."""
+    r = memrel("advise", TRACE, "-b", "host-malloc", "--out", "a", "--json", "./a/results.json",
+               cwd=tmp_path, env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "--json", "results.json", "the same file")
+    assert not (tmp_path / "a").exists()
+
+
+@needs_memrel
+def test_advise_out_holding_its_grid_is_refused(tmp_path):
+    """o25: the rule "a folder output holds no input anywhere below it" was not applied to
+    --grid."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    grid = tmp_path / "a" / "b" / "g.json"
+    shutil.copy(os.path.join(ROOT, "benchmarks", "advise", "grid.json"), grid)
+    before = read(grid)
+    r = memrel("advise", TRACE, "--grid", grid, "--out", tmp_path / "a",
+               env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "--out", "holds the input", "g.json")
+    assert read(grid) == before
+    assert sorted(os.listdir(tmp_path / "a")) == ["b"]
+
+
+@needs_memrel
+def test_an_output_that_is_a_hard_link_of_a_file_in_an_input_folder_is_refused(tmp_path):
+    """o12: the rule for files in input folders was by spelling: a hard link of c/run.json
+    elsewhere was taken."""
+    for folder in ("b", "c"):
+        (tmp_path / folder).mkdir()
+        shutil.copy(HOST_RUN, tmp_path / folder / "run.json")
+    os.link(tmp_path / "c" / "run.json", tmp_path / "sum.md")
+    r = memrel("compare", "b", "c", "--summary", "sum.md", cwd=tmp_path)
+    refused(r, "--summary", "sum.md", "input folder c")
+    assert os.path.samefile(tmp_path / "sum.md", tmp_path / "c" / "run.json")
+
+
+@needs_memrel
+def test_an_output_that_is_the_running_program_is_refused(tmp_path):
+    """o29: `./memrel run -o ./memrel` replaced the running binary, exit 0."""
+    shutil.copy(MEMREL, tmp_path / "memrel")
+    before = read(tmp_path / "memrel")
+    r = subprocess.run(["./memrel", "run", "-q", "-b", "null", "-w", WORKLOAD, "-o", "./memrel"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "-o", "a file memrel runs")
+    assert read(tmp_path / "memrel") == before
+
+
+def test_an_output_in_memrels_own_python_parts_is_refused(tmp_path):
+    """o29, the Python side: memrel's Python parts are inputs of every command. Run from a copy
+    of scripts/, so that the code before the fix replaces a file of the copy only."""
+    copy = tmp_path / "scripts"
+    shutil.copytree(SCRIPTS, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    victim = copy / "memrel_report" / "plots.py"
+    before = read(victim)
+    r = subprocess.run([sys.executable, "-I", copy / "memrel_entry.py", "memrel_trace", "import",
+                        RMM_LOG, "-o", victim], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, str(victim), "which memrel runs")
+    assert read(victim) == before
+
+
+@needs_memrel
+def test_a_failed_write_to_stdout_is_exit_4(tmp_path):
+    """f14: `memrel list > /dev/full` exited 0 with nothing written."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    for args in (["list"], ["compare", HOST_RUN, HOST_RUN], ["trace", "show", TRACE]):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([MEMREL, *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=120, env=dict(os.environ, MEMREL_PYTHON=sys.executable))
+        assert r.returncode == 4, (args, r.returncode, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("memrel: cannot write to standard output")
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["run", "trace-import"])
+def test_a_write_past_the_file_size_limit_is_said_not_a_signal(tmp_path, command):
+    """f18, f19: under `ulimit -f`, run -o and trace import died of SIGXFSZ (exit 153, no line)."""
+    if command == "run":
+        args = ["run", "-q", "-b", "null", "-w", WORKLOAD, "-o", "big.json"]
+        out = "big.json"
+    else:
+        args = ["trace", "import", RMM_LOG, "-o", "t.memtrace"]
+        out = "t.memtrace"
+    script = 'ulimit -f 1; exec "$@"'
+    r = subprocess.run(["bash", "-c", script, "bash", MEMREL, *args], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, MEMREL_PYTHON=sys.executable))
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "File too large" in lines[0], r.stderr
+    # run: its journal's first record is what fails; the trace import: memrel's check that TMPDIR
+    # takes a file of 64 KiB, which names the limit.
+    assert (out in lines[0]) if command == "run" else ("ulimit -f" in lines[0]), lines[0]
+    assert os.listdir(tmp_path) == []  # no half file, no journal of a run that never began
+
+
+@needs_memrel
+def test_a_report_that_fails_leaves_no_temporary_folder(tmp_path):
+    """f20: a report that failed internally (too few file descriptors) left rep.tmp-PID/."""
+    shutil.copy(HOST_RUN, tmp_path / "run.json")
+    r = subprocess.run(["bash", "-c", 'ulimit -n 8; exec "$@"', "bash", MEMREL, "report",
+                        "--out", "rep", "run.json"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300, env=dict(os.environ, MEMREL_PYTHON=sys.executable))
+    assert r.returncode in (2, 4), (r.returncode, r.stderr)
+    assert sorted(os.listdir(tmp_path)) == ["run.json"], r.stderr
+
+
+NIGHTLY = os.path.join(ROOT, "scripts", "nightly")
+
+
+def test_nightly_refuses_a_missing_baseline_before_installing_or_building(tmp_path):
+    """Seen by reading: a missing --baseline was said only after install-deps and the build, and
+    a relative one was taken relative to the clone, not the caller's folder."""
+    r = subprocess.run([NIGHTLY, "--baseline", "nosuch"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip() == (f"nightly: baseline folder '{tmp_path}/nosuch' does not exist "
+                                "(record one: see docs/gate.md)")
+
+
+@pytest.mark.parametrize("out", ["base", "base/night", "."])
+def test_nightly_refuses_an_out_folder_that_is_in_or_holds_the_baseline(tmp_path, out):
+    (tmp_path / "base").mkdir()
+    shutil.copy(HOST_RUN, tmp_path / "base" / "run.json")
+    r = subprocess.run([NIGHTLY, "--baseline", "base", "--out", out], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "baseline folder" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["base"]
+    assert os.listdir(tmp_path / "base") == ["run.json"]
