@@ -7,6 +7,7 @@ nothing written); 4 internal error. `memrel trace ...` runs this (cli/trace_comm
 
 import argparse
 import datetime
+import errno
 import gc
 import hashlib
 import json
@@ -66,6 +67,17 @@ def _as_text(name):
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
+# A write that fails for these is the machine's state (a full disk, a file size limit, a quota),
+# not a bad -o: exit 4, as every other memrel writer says it (docs/inputs.md, "Failures that are
+# not the allocator's").
+_NOT_THE_INPUTS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EMFILE, errno.ENFILE,
+                   errno.ENOMEM}
+
+
+class _CannotWrite(Exception):
+    pass
+
+
 def import_trace(args):
     if args.name is not None:
         try:
@@ -116,6 +128,8 @@ def import_trace(args):
     except trace_file.TooLargeForTheLoader as e:
         raise TraceInputError(args.file, "", f"cannot be imported: {e}; nothing written") from None
     except OSError as e:
+        if e.errno in _NOT_THE_INPUTS:
+            raise _CannotWrite(f"{args.out}: cannot write ({e.strerror or e}); nothing written") from None
         raise TraceInputError(args.out, "", f"cannot write ({e.strerror or e}); nothing written") from None
     c = built["counts"]
     print(f"{args.out}: {c['events']} events ({c['allocs']} allocs, {c['allocated_at_start']} "
@@ -162,6 +176,9 @@ def main(argv=None):
     except TraceInputError as e:
         print(f"memrel trace: {one_line(e)}", file=sys.stderr)
         return EXIT_INPUT
+    except _CannotWrite as e:
+        print(f"memrel trace: {one_line(e)}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print("memrel trace: interrupted; nothing written", file=sys.stderr)
         return 130

@@ -1739,3 +1739,25 @@ def test_nightly_refuses_an_out_folder_that_is_in_or_holds_the_baseline(tmp_path
     assert "baseline folder" in r.stderr and r.stderr.count("\n") == 1, r.stderr
     assert sorted(os.listdir(tmp_path)) == ["base"]
     assert os.listdir(tmp_path / "base") == ["run.json"]
+
+
+@needs_memrel
+def test_a_trace_past_the_file_size_limit_is_the_machines_failure_not_bad_input(tmp_path):
+    """The importer's own write past `ulimit -f` (a trace over 128 KiB, TMPDIR's check passed) said
+    "File too large" with exit 2, as if -o were bad: it is the machine's state, exit 4."""
+    events = []
+    for i in range(6000):
+        address = 4096 * (i + 1)
+        events += [{"action": "alloc", "addr": address, "size": 512, "stream": 0, "time_us": 2 * i},
+                   {"action": "free_requested", "addr": address, "size": 512, "stream": 0,
+                    "time_us": 2 * i + 1},
+                   {"action": "free_completed", "addr": address, "size": 512, "stream": 0,
+                    "time_us": 2 * i + 1}]
+    snapshot_pickle(tmp_path / "s.pickle", events)
+    r = subprocess.run(["bash", "-c", 'ulimit -f 128; exec "$@"', "bash", MEMREL, "trace",
+                        "import", "s.pickle", "-o", "t.memtrace"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120, env=dict(os.environ, MEMREL_PYTHON=sys.executable))
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "t.memtrace" in lines[0] and "File too large" in lines[0], r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["s.pickle"]  # no half trace
