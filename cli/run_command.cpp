@@ -207,9 +207,12 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
   std::cout << a.out << "\n";
   if (global.verbosity >= 0) std::cerr << run_summary(results.cells);
-  std::cerr << "memrel: " << results.cells.size() << " cells written to " << a.out;
-  if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
-  std::cerr << "\n";
+  // -q: the path on stdout is the answer; a line on stderr only when cells failed.
+  if (global.verbosity >= 0 || failed) {
+    std::cerr << "memrel: " << results.cells.size() << " cells written to " << a.out;
+    if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
+    std::cerr << "\n";
+  }
   return failed ? exit_code::kCellFailed : exit_code::kSuccess;
 }
 

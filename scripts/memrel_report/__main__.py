@@ -118,7 +118,7 @@ def main(argv=None):
     if memrel_help.verbosity(args) >= 0:
         for line in verdict_text(items):
             print(line, file=sys.stderr)
-    print(f"report: {os.path.join(out, 'index.html')}", file=sys.stderr)
+        print(f"report: {os.path.join(out, 'index.html')}", file=sys.stderr)
     print(out)
     return EXIT_OK
 
