@@ -116,6 +116,12 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   const std::string advice_path = (fs::path(out_dir) / "advise.json").string();
   // The sweep's journal, in the folder it writes: a resume is of that folder.
   const std::string journal = journal_path_for(results_path);
+  // Every file advise writes in --out, by the rule of every output, before any work: a hard link
+  // of the trace, a symbolic link, a FIFO or a folder at advise.html was written through, blocked
+  // or failed after the sweep (the fifth adversarial pass: o59, o61, n16, n103, n114, n115).
+  for (const char* name :
+       {"results.json", "advise.json", "advise.html", "advise-frontier.png", "advise-frontier.svg"})
+    check_output_file((fs::path(out_dir) / name).string(), inputs, "--out");
   if (!a.json.empty()) {
     check_output_file(a.json, inputs, "--json");
     // Two outputs of one command are two files: --json onto a file advise writes in --out

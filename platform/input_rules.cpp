@@ -173,8 +173,13 @@ std::string read_input_text(const std::string& path, std::uint64_t max_bytes,
 
 nlohmann::json parse_input_json(const std::string& text, const std::string& file) {
   PointerTracker tracker(file);
-  nlohmann::json::parser_callback_t callback = [&tracker](int, nlohmann::json::parse_event_t event,
-                                                          nlohmann::json& parsed) {
+  nlohmann::json::parser_callback_t callback = [&tracker, &file](
+                                                   int depth, nlohmann::json::parse_event_t event,
+                                                   nlohmann::json& parsed) {
+    // What reads the value afterwards walks it recursively: 100,000 levels overflowed the stack
+    // (SIGSEGV, the fifth adversarial pass, t27). No input of memrel nests beyond a few levels.
+    if (depth > kMaxJsonDepth)
+      throw InputError(file, "", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     return tracker.event(event, parsed);
   };
   nlohmann::json j;

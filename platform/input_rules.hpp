@@ -52,7 +52,9 @@ std::string read_input_text(const std::string& path, std::uint64_t max_bytes,
                             const std::string& what);
 
 // Parses JSON text: malformed text names the byte; a key given twice in one object, and a number
-// no JSON value can hold (1e400), name the JSON pointer. `file` names the source in errors.
+// no JSON value can hold (1e400), name the JSON pointer; nesting deeper than kMaxJsonDepth is
+// refused. `file` names the source in errors.
+inline constexpr int kMaxJsonDepth = 512;
 nlohmann::json parse_input_json(const std::string& text, const std::string& file);
 
 // read_input_text, then parse_input_json.

@@ -13,6 +13,8 @@ import sys
 
 from matplotlib.figure import Figure
 
+import memrel_outputs
+
 from memrel_report import document, plots
 from memrel_report.units import mib
 
@@ -105,7 +107,27 @@ def main(argv=None):
     args = parser.parse_args(argv)
     advice = _load(args.advice)
     os.makedirs(args.out, exist_ok=True)
+    # A link, FIFO or folder where a file goes is refused, and the page is a new file renamed
+    # over the old one: written in place, it went through a hard link of advise's own trace
+    # (the fifth adversarial pass, o59) or a symbolic link (n16) and replaced what it named.
+    html = os.path.join(args.out, "advise.html")
+    for name in ("advise.html", "advise-frontier.png", "advise-frontier.svg"):
+        try:
+            memrel_outputs.check_file(os.path.join(args.out, name))
+        except memrel_outputs.OutputRuleError as e:
+            raise SystemExit(f"memrel advise: {e}") from None
+    for name in ("advise-frontier.png", "advise-frontier.svg"):
+        try:  # savefig writes in place: a fresh file, never another name's
+            os.unlink(os.path.join(args.out, name))
+        except FileNotFoundError:
+            pass
     plot = frontier_plot(advice, args.out)
-    with open(os.path.join(args.out, "advise.html"), "w", encoding="utf-8") as f:
-        f.write(page(advice, plot))
+    partial = f"{html}.tmp-{os.getpid()}"
+    try:
+        with open(partial, "x", encoding="utf-8") as f:
+            f.write(page(advice, plot))
+        os.replace(partial, html)
+    finally:
+        if os.path.lexists(partial):
+            os.unlink(partial)
     return 0

@@ -81,6 +81,15 @@ TEST(InputRules, AKeyTwiceInOneObjectIsRefusedAtItsPlace) {
   EXPECT_EQ(parse_input_json(R"([{"a": 1}, {"a": 2}, {"b": {"a": 3}}])", "f.json")[2]["b"]["a"], 3);
 }
 
+// 100,000 levels crashed every reader of a workload or grid (SIGSEGV, the fifth adversarial pass).
+TEST(InputRules, NestingDeeperThanTheLimitIsRefused) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(error_of([&] { parse_input_json(deep, "f.json"); }),
+            "f.json: nested deeper than 512 levels");
+  const std::string within = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(parse_input_json(within, "f.json").is_array());
+}
+
 TEST(InputRules, ANumberNoDoubleHoldsIsAnInputErrorAtItsPlace) {
   std::string e =
       error_of([] { parse_input_json(R"({"cells": [0, {"wall_ns": 1e400}]})", "r.json"); });

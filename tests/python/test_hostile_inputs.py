@@ -1761,3 +1761,46 @@ def test_a_trace_past_the_file_size_limit_is_the_machines_failure_not_bad_input(
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "t.memtrace" in lines[0] and "File too large" in lines[0], r.stderr
     assert sorted(os.listdir(tmp_path)) == ["s.pickle"]  # no half trace
+
+
+# --- Fifth pass ----------------------------------------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("planted", ["hard link of the trace", "symbolic link", "FIFO", "folder"])
+def test_what_advise_writes_in_out_is_checked_before_the_sweep(tmp_path, planted):
+    """o59, n16, n103, n114: advise wrote advise.html in place, through a hard link of its own
+    trace (the trace replaced by HTML, exit 0) or a symbolic link; a FIFO there blocked it, a
+    folder gave a traceback after the sweep."""
+    trace = tmp_path / "t.memtrace"
+    shutil.copy(TRACE, trace)
+    (tmp_path / "o").mkdir()
+    page = tmp_path / "o" / "advise.html"
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    if planted == "hard link of the trace":
+        os.link(trace, page)
+    elif planted == "symbolic link":
+        os.symlink(victim, page)
+    elif planted == "FIFO":
+        os.mkfifo(page)
+    else:
+        page.mkdir()
+    before = read(trace)
+    r = memrel("advise", trace, "-b", "host-malloc", "--out", tmp_path / "o",
+               env={"MEMREL_PYTHON": sys.executable})
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1 and "advise.html" in r.stderr, r.stderr
+    assert read(trace) == before and victim.read_text() == "keep\n"
+    assert not (tmp_path / "o" / "results.json").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["validate"], ["run", "-q", "-b", "null", "-w"]])
+def test_json_nested_100000_deep_is_refused_not_a_crash(tmp_path, command):
+    """t27, t50: a workload nested 100,000 deep crashed its reader (SIGSEGV, exit 139)."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    args = [*command, deep] + (["-o", tmp_path / "r.json"] if command[0] == "run" else [])
+    r = memrel(*args, env={"MEMREL_PYTHON": sys.executable})
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.strip() == f"memrel: {deep}: nested deeper than 512 levels", r.stderr
