@@ -3,6 +3,7 @@ command line that runs them: an output that is an input or not a regular file (d
 "Outputs"), thresholds that would switch a rule off ("Numbers"), code from the working
 folder ("Code"), and the importer's own inputs ("The importer's inputs"). Each is refused with exit 2 and one line, and nothing already there is lost."""
 
+import importlib.util
 import json
 import os
 import pickle
@@ -1403,19 +1404,12 @@ def test_sigterm_ends_memrel_and_its_busy_python_part_within_the_grace(tmp_path,
 
 def shared_tuple_snapshot(where, depth=60):
     """allocator_settings hashing a tuple shared 2^depth times: a dict key (where="key") or a
-    frozenset's member ("set"), written opcode by opcode (building it here would hash it)."""
-    def text(s):
-        return b"\x8c" + bytes([len(s)]) + s.encode()
-
-    def get(i):
-        return b"j" + i.to_bytes(4, "little")
-
-    out = b"\x80\x04}(" + text("device_traces") + b"]]a" + text("segments") + b"]" + \
-        text("allocator_settings") + b"}" + b")\x940"
-    for k in range(1, depth + 1):
-        out += get(k - 1) + get(k - 1) + b"\x86\x940"
-    out += get(depth) + b"K\x01s" if where == "key" else text("k") + b"(" + get(depth) + b"\x91s"
-    return out + b"u."
+    frozenset's member ("set"). The importer's fuzzer seeds the same pickles: one builder, its."""
+    spec = importlib.util.spec_from_file_location(
+        "fuzz_importer", os.path.join(ROOT, "tests", "fuzz", "fuzz_importer.py"))
+    fuzzer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fuzzer)
+    return fuzzer.shared_tuple_hashed(depth, where)
 
 
 @pytest.mark.parametrize("where", ["key", "set"])
