@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "cli/exit_codes.hpp"
+#include "cli/number_spelling.hpp"
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
 #include "platform/build_identity.hpp"
@@ -230,6 +231,10 @@ int run_parsed_command_line(int argc, char** argv) {
   }
   if (std::string empty = empty_value(&app); !empty.empty()) {
     std::cerr << "memrel: " << one_line(empty) << "\n";
+    return exit_code::kUnusableInput;
+  }
+  if (std::string number = misspelled_number(&app); !number.empty()) {
+    std::cerr << "memrel: " << one_line(number) << "\n";
     return exit_code::kUnusableInput;
   }
 

@@ -164,6 +164,38 @@ TEST(CommandLine, ABadShardIsOneLineAndExitTwoBeforeAnyCell) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// A number is plain decimal ASCII on every subcommand (docs/inputs.md, "Numbers on the command
+// line"): CLI11 alone took hexadecimal, a sign and a leading blank (the fifth adversarial pass).
+TEST(CommandLine, NumbersAreDecimalAsciiOnEveryOption) {
+  const std::string results = std::string(MEMREL_SOURCE_DIR) + "/results/baselines/host/suite.json";
+  const std::string compare = "compare '" + results + "' '" + results + "' ";
+  struct Case {
+    std::string args, line;
+  };
+  for (const Case& c : std::vector<Case>{
+           {compare + "--alpha 0x1p-2",
+            "memrel: --alpha: '0x1p-2' is not a decimal number (ASCII digits, '.', an exponent)\n"},
+           {compare + "--latency-min-change ' 0.1'",
+            "memrel: --latency-min-change: ' 0.1' is not a decimal number (ASCII digits, '.', an "
+            "exponent)\n"},
+           {"ab -b null --rounds 0x5",
+            "memrel: --rounds: '0x5' is not a whole number (ASCII digits)\n"},
+           {"bench -b null --min-time +0.5",
+            "memrel: --min-time: '+0.5' is not a decimal number (ASCII digits, '.', an "
+            "exponent)\n"},
+           {"bench -b null --timeout 0x10",
+            "memrel: --timeout: '0x10' is not a whole number (ASCII digits)\n"},
+       }) {
+    auto r = testing::run_command(testing::memrel_command(c.args));
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.output;
+    EXPECT_EQ(r.output, c.line) << c.args;
+  }
+  // A decimal spelling with an exponent is still a number.
+  auto r = testing::run_command(
+      testing::memrel_command(compare + "--alpha 5e-2 --latency-min-change .1"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 // A refused merge is one line naming the file, exit 2, and the output file as it was.
 TEST(CommandLine, MergeRefusesAnOverlapAndKeepsThePreviousOutput) {
   testing::TempDir dir;

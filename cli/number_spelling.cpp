@@ -1,0 +1,49 @@
+#include "cli/number_spelling.hpp"
+
+#include <regex>
+
+namespace memrel::cli {
+namespace {
+
+// The patterns of scripts/memrel_help.py (_INT, _FLOAT); tests/python/test_hostile_inputs.py
+// keeps the two in agreement.
+const std::regex& whole_number_spelling() {
+  static const std::regex pattern{"-?[0-9]+"};
+  return pattern;
+}
+const std::regex& decimal_number_spelling() {
+  static const std::regex pattern{"-?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"};
+  return pattern;
+}
+
+// CLI11's name for the option's type: "INT", "UINT", "FLOAT", then ":" and its validators'
+// descriptions (get_type_name), or a name the option was given ("SIZE", "K/N").
+std::string cli11_type_name(const CLI::Option* opt) {
+  std::string name = opt->get_type_name();
+  return name.substr(0, name.find(':'));
+}
+
+}  // namespace
+
+std::string misspelled_number(const CLI::App* app) {
+  for (const CLI::Option* opt : app->get_options()) {
+    if (opt->count() == 0 || opt->get_expected_max() == 0) continue;  // absent, or a flag
+    std::string type = cli11_type_name(opt);
+    const std::regex* pattern = nullptr;
+    if (type == "INT" || type == "UINT") pattern = &whole_number_spelling();
+    if (type == "FLOAT") pattern = &decimal_number_spelling();
+    if (pattern == nullptr) continue;
+    for (const std::string& value : opt->results()) {
+      if (!std::regex_match(value, *pattern))
+        return opt->get_name() + ": '" + value + "' is not a " +
+               (pattern == &whole_number_spelling()
+                    ? "whole number (ASCII digits)"
+                    : "decimal number (ASCII digits, '.', an exponent)");
+    }
+  }
+  for (const CLI::App* sub : app->get_subcommands())
+    if (std::string found = misspelled_number(sub); !found.empty()) return found;
+  return "";
+}
+
+}  // namespace memrel::cli
