@@ -2,6 +2,7 @@
 // debugging. The protocol, both ends, is harness/execution/cell_protocol.hpp: this file only maps
 // its options onto the command line parser.
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "cli/subcommand.hpp"
 #include "cli/subcommands.hpp"
 #include "harness/execution/cell_protocol.hpp"
+#include "platform/process_exit.hpp"
 
 namespace memrel::cli {
 
@@ -43,6 +45,10 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
   return [r, after_pid, &global] {
     r->backends_dir = global.backends_dir;
     if (!after_pid->empty()) r->after_pid = p::parse_after_pid(*after_pid);
+    if (!runs_this_program_or_has_ended(r->after_pid))
+      throw std::invalid_argument(std::string(p::kAfterPid) + " " + *after_pid +
+                                  ": not a memrel process (a cell waits only for the cell before "
+                                  "it in its slot)");
     if (!r->zygote) return serve_cell(*r);
     // Each forked cell runs its command line as an exec'd `memrel cell` would.
     return serve_cell_zygote(*r, [](const std::vector<std::string>& args) {

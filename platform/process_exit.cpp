@@ -1,12 +1,14 @@
 #include "platform/process_exit.hpp"
 
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <string>
 #include <thread>
 
 #include "platform/owned_fd.hpp"
@@ -36,6 +38,16 @@ std::uint64_t wait_until_process_ends(pid_t pid) {
   while (kill(pid, 0) == 0 || errno == EPERM)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return waited();
+}
+
+bool runs_this_program_or_has_ended(pid_t pid) {
+  if (pid <= 0) return true;
+  struct stat self {
+  }, other{};
+  if (::stat("/proc/self/exe", &self) != 0) return false;
+  if (::stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &other) != 0)
+    return errno == ENOENT;  // gone, or a zombie (ended); EACCES: another user's process
+  return self.st_dev == other.st_dev && self.st_ino == other.st_ino;
 }
 
 }  // namespace memrel

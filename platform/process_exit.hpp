@@ -16,4 +16,10 @@ namespace memrel {
 // pid every millisecond until it is gone (reaped).
 std::uint64_t wait_until_process_ends(pid_t pid);
 
+// Whether `pid` is a process a cell may wait for: one running this same program (its
+// /proc/PID/exe is /proc/self/exe's file), or one already gone or ended (nothing to wait for).
+// `memrel cell --after-pid 1`, typed by hand, waited for init for ever; the runner only ever
+// names the slot's previous cell, a memrel process (exec'd or forked from a zygote).
+bool runs_this_program_or_has_ended(pid_t pid);
+
 }  // namespace memrel

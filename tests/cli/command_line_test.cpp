@@ -196,6 +196,28 @@ TEST(CommandLine, NumbersAreDecimalAsciiOnEveryOption) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// `cell --after-pid` waits only for a memrel process (the slot's previous cell): by hand,
+// `--after-pid 1` waited for init for ever (the fifth adversarial pass, na46).
+TEST(CommandLine, ACellWaitsOnlyForAnotherMemrelProcess) {
+  testing::TempDir dir;
+  const std::string out = dir.file("cell.json");
+  const std::string workload =
+      std::string(MEMREL_SOURCE_DIR) + "/benchmarks/workloads/single-large.json";
+  auto r = testing::run_command(
+      "timeout 20 " + testing::memrel_command("cell --backend null --workload '" + workload +
+                                              "' --out '" + out + "' --after-pid 0000000001"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output,
+            "memrel: --after-pid 0000000001: not a memrel process (a cell waits only for the cell "
+            "before it in its slot)\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // A process already gone is nothing to wait for.
+  r = testing::run_command("timeout 20 " +
+                           testing::memrel_command("cell --backend null --workload '" + workload +
+                                                   "' --out '" + out + "' --after-pid 4194999"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 // A refused merge is one line naming the file, exit 2, and the output file as it was.
 TEST(CommandLine, MergeRefusesAnOverlapAndKeepsThePreviousOutput) {
   testing::TempDir dir;
