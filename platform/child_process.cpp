@@ -22,18 +22,27 @@ namespace {
 
 void end_group(int) { kill(0, SIGKILL); }
 
-// `name` looked up on PATH as execvp would, but only in absolute entries: an empty entry or a
-// relative one means the working folder, so a bare `python3` ran ./python3 from wherever memrel
-// was started (the fourth adversarial pass, c10). "" when no absolute entry holds it.
+// `name` looked up on PATH as execvp would, but only in absolute entries that are not the
+// working folder: an empty entry or a relative one means the working folder, so a bare `python3`
+// ran ./python3 from wherever memrel was started (the fourth adversarial pass, c10), and so did
+// an absolute spelling of it, `/proc/self/cwd` (the fifth, c10 again): the working folder is
+// told by identity, as PYTHONPATH's entries are (scripts/memrel_entry.py). "" when no other entry
+// holds it.
 std::string find_on_path(const std::string& name) {
   const char* env = std::getenv("PATH");
   const std::string path = env != nullptr ? env : "/bin:/usr/bin";  // execvp's default
+  struct stat working_folder {};
+  const bool know_working_folder = stat(".", &working_folder) == 0;
   for (std::size_t start = 0; start <= path.size();) {
     std::size_t colon = path.find(':', start);
     if (colon == std::string::npos) colon = path.size();
     const std::string entry = path.substr(start, colon - start);
     start = colon + 1;
     if (entry.empty() || entry[0] != '/') continue;
+    struct stat folder {};
+    if (!know_working_folder || stat(entry.c_str(), &folder) != 0 ||
+        (folder.st_dev == working_folder.st_dev && folder.st_ino == working_folder.st_ino))
+      continue;
     const std::string candidate = entry + "/" + name;
     struct stat st {};
     if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&

@@ -1534,14 +1534,16 @@ def test_quiet_advise_prints_nothing_but_errors(tmp_path):
 
 
 @needs_memrel
-def test_an_empty_path_entry_does_not_run_the_working_folders_python3(tmp_path):
-    """c10: PATH=:$PATH (an empty entry is the working folder) ran ./python3 as the interpreter."""
+@pytest.mark.parametrize("entry", ["", "/proc/self/cwd", "WORKING_FOLDER"])
+def test_a_path_entry_that_is_the_working_folder_does_not_run_its_python3(tmp_path, entry):
+    """c10: PATH=:$PATH (an empty entry is the working folder) ran ./python3 as the interpreter;
+    the fifth pass: so did PATH=/proc/self/cwd:$PATH (fails on the code before its fix)."""
     ran = tmp_path / "RAN"
     fake = tmp_path / "python3"
     fake.write_text(f"#!/bin/sh\ntouch {ran}\nexec {sys.executable} \"$@\"\n")
     fake.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k != "MEMREL_PYTHON"}
-    env["PATH"] = ":" + os.environ["PATH"]
+    env["PATH"] = entry.replace("WORKING_FOLDER", str(tmp_path)) + ":" + os.environ["PATH"]
     r = subprocess.run([MEMREL, "trace", "import", RMM_LOG, "-o", "t.memtrace"], capture_output=True,
                        text=True, cwd=tmp_path, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
