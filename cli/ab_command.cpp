@@ -5,6 +5,7 @@
 // machine, the same hour and the same drift.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -118,11 +119,39 @@ nlohmann::json ab_context(const Side& side, const std::string& backend, const Ab
           {"no_aslr", a.no_aslr}};
 }
 
-// The output rule (docs/inputs.md, "Outputs"), before the first round.
-void check_ab_outputs(const AbArgs& a) {
+// A round's files, without .json or .log: OUT/rounds/ROLE-NAME-ROUND, named after --backend's
+// name on both sides.
+std::string round_stem(const std::string& rounds_dir, const Side& side,
+                       const std::string& backend_name, int round) {
+  return rounds_dir + "/" + side.role + "-" + file_name_piece(backend_name) + "-" +
+         std::to_string(round);
+}
+
+// The merged file of one side: OUT/ROLE/bench-NAME.json.
+std::string merged_path(const AbArgs& a, const Side& side, const std::string& backend_name) {
+  return a.out + "/" + side.role + "/" + bench_file_name(backend_name);
+}
+
+// The output rule (docs/inputs.md, "Outputs") for every file ab may write, before the first
+// round: a link, FIFO or folder at a round's file or a merged one was found only after every
+// round had run (the fifth pass). Each is checked again as it is put in place.
+void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_names) {
   std::vector<std::string> inputs = {a.reference.bench, a.candidate.bench, a.candidate.backend};
   inputs.insert(inputs.end(), a.backends.begin(), a.backends.end());
   check_output_folder(a.out, inputs, "--out");
+  for (const char* sub : {"rounds", "reference", "candidate"})
+    check_output_folder(a.out + "/" + sub, inputs, "--out");
+  const int most_rounds = a.rounds * a.looks;
+  for (const std::string& name : backend_names) {
+    for (const Side* side : {&a.reference, &a.candidate}) {
+      check_output_file(merged_path(a, *side, name), inputs, "--out");
+      for (int round = 1; round <= most_rounds; ++round) {
+        const std::string stem = round_stem(a.out + "/rounds", *side, name, round);
+        check_output_file(stem + ".json", inputs, "--out");
+        check_output_file(stem + ".log", inputs, "--out");
+      }
+    }
+  }
   check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, inputs);
 }
 
@@ -225,8 +254,7 @@ std::optional<int> run_round(const AbArgs& a, const std::map<const Side*, BenchC
   for (const Side* side : order) {
     const GivenBackend& runs_here =
         side == &a.candidate && candidate_backend ? *candidate_backend : backend;
-    const std::string stem = rounds_dir + "/" + side->role + "-" + file_name_piece(backend.name) +
-                             "-" + std::to_string(round);
+    const std::string stem = round_stem(rounds_dir, *side, backend.name, round);
     BenchJob job;
     job.backend = runs_here.given;
     job.name = runs_here.name;
@@ -292,12 +320,18 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   if (a.out.empty())
     a.out = install_layout().output_dir + "/runs/ab-" + started + "-" + std::to_string(getpid());
   a.run_id = a.out + " " + started;
-  check_ab_outputs(a);
+  std::vector<std::string> backend_names;
+  for (const GivenBackend& b : backends) backend_names.push_back(b.name);
+  check_ab_outputs(a, backend_names);
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
   a.created_out = !fs::exists(a.out, ec);
-  fs::create_directories(rounds_dir, ec);
-  if (ec) throw std::invalid_argument("--out " + a.out + ": " + ec.message());
+  for (const std::string& folder : {rounds_dir, a.out + "/reference", a.out + "/candidate"}) {
+    fs::create_directories(folder, ec);
+    if (ec) throw std::invalid_argument("--out " + a.out + ": " + ec.message());
+  }
+  // -q: the table on stdout is the answer; the progress below is left out, what went wrong not.
+  const bool quiet = global.verbosity < 0;
   const std::map<const Side*, BenchCommand> commands = {
       {&a.reference, command_of(a.reference, a, global)},
       {&a.candidate, command_of(a.candidate, a, global)}};
@@ -307,10 +341,11 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   const std::size_t most = step * static_cast<std::size_t>(a.looks);
   const std::vector<std::size_t> looks = look_rounds(step, most);
   const std::vector<double> alphas = look_alphas(a.options.alpha, step, most);
-  std::cerr << "memrel ab: " << a.rounds << " rounds, interleaved"
-            << (looks.size() > 1 ? ", up to " + std::to_string(looks.back()) + " while undecided"
-                                 : std::string())
-            << ", into " << a.out << "\n";
+  if (!quiet)
+    std::cerr << "memrel ab: " << a.rounds << " rounds, interleaved"
+              << (looks.size() > 1 ? ", up to " + std::to_string(looks.back()) + " while undecided"
+                                   : std::string())
+              << ", into " << a.out << "\n";
   std::vector<BackendRounds> all;
   for (const GivenBackend& backend : backends) all.push_back({backend, {}, true});
   std::vector<std::string> unavailable;
@@ -324,12 +359,17 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
                 run_round(a, commands, candidate_backend, rounds_dir, b, round, unavailable))
           return *stop;
         if (!b.available) break;
-        std::cerr << "  " << b.backend.name << ": round " << round << " of " << looks[look]
-                  << " done\n"
-                  << std::flush;
+        if (!quiet)
+          std::cerr << "  " << b.backend.name << ": round " << round << " of " << looks[look]
+                    << " done\n"
+                    << std::flush;
       }
     }
     std::size_t compared = 0;
+    // The files this run wrote, and no other: anything else in reference/ or candidate/ (a
+    // user's file, an earlier run's backend) is neither read nor touched (the fifth pass: a
+    // stray mine.json was read as a benchmark file, exit 2 after every round).
+    std::vector<InputPair> pairs;
     const std::string rename_from = candidate_backend ? candidate_backend->name : "";
     for (const BackendRounds& b : all) {
       if (!b.available) continue;
@@ -343,10 +383,10 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
         nlohmann::json merged =
             merge_rounds(b.runs.at(side->role), context, side == &a.candidate ? rename_from : "",
                          b.backend.name);
-        fs::create_directories(a.out + "/" + side->role);
-        write_file_atomically(a.out + "/" + side->role + "/" + bench_file_name(b.backend.name),
-                              merged.dump(1) + "\n");
+        write_file_atomically(merged_path(a, *side, b.backend.name), merged.dump(1) + "\n");
       }
+      pairs.push_back({bench_file_name(b.backend.name), merged_path(a, a.reference, b.backend.name),
+                       merged_path(a, a.candidate, b.backend.name)});
       ++compared;
     }
     if (look == 0) {
@@ -357,22 +397,25 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     CompareOptions options = a.options;
     options.interleaved = true;
     options.alpha = alphas[look];
-    Report report = compare_paths(a.out + "/reference", a.out + "/candidate", options);
+    std::sort(pairs.begin(), pairs.end(),
+              [](const InputPair& x, const InputPair& y) { return x.name < y.name; });
+    Report report = compare_pairs(pairs, a.out + "/reference", a.out + "/candidate", options);
     remember_regressions(report, look + 1, looks[look], regressions);
     keep_earlier_regressions(report, regressions);
     const std::vector<std::string> open = undecided_subjects(report);
     // More rounds while a latency is undecided, up to the last look; a benchmark gone missing
     // will not come back with more rounds.
     if (open.empty() || look + 1 == looks.size() || report.summary().missing > 0) {
-      if (looks.size() > 1)
+      if (looks.size() > 1 && !quiet)
         std::cerr << "memrel ab: decided at look " << look + 1 << " of " << looks.size() << ", "
                   << looks[look] << " rounds, alpha " << alphas[look] << " at this look"
                   << (open.empty() ? "" : " (still undecided: " + join(open) + ")") << "\n";
       return print_and_write(report, options, {a.markdown, a.junit, a.summary, a.json});
     }
-    std::cerr << "memrel ab: look " << look + 1 << " of " << looks.size() << " (" << looks[look]
-              << " rounds, alpha " << alphas[look] << "): undecided " << join(open) << "; "
-              << looks[look + 1] - looks[look] << " more rounds\n";
+    if (!quiet)
+      std::cerr << "memrel ab: look " << look + 1 << " of " << looks.size() << " (" << looks[look]
+                << " rounds, alpha " << alphas[look] << "): undecided " << join(open) << "; "
+                << looks[look + 1] - looks[look] << " more rounds\n";
   }
   return exit_code::kInternalError;  // not reached: the last look returns
 }

@@ -66,9 +66,12 @@ std::string seconds_text(double seconds) {
 
 // One line per backend as it ends: its time on stdout (the scripts' progress), what went wrong
 // on stderr.
-void print_outcome(const BenchJob& job, const BenchOutcome& o) {
+// With `quiet` (-q), the line on stderr only.
+void print_outcome(const BenchJob& job, const BenchOutcome& o, bool quiet) {
   const std::string gpu = o.gpu ? " (gpu " + std::to_string(*o.gpu) + ")" : "";
-  std::cout << "bench " << job.name << ": " << seconds_text(o.seconds) << " s" << gpu << std::endl;
+  if (!quiet)
+    std::cout << "bench " << job.name << ": " << seconds_text(o.seconds) << " s" << gpu
+              << std::endl;
   const std::string log = job.log_path.empty() ? "" : " (" + job.log_path + ")";
   switch (o.status) {
     case BenchStatus::kOk:
@@ -169,7 +172,13 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   make_folder("-o", a.out);
   if (!a.logs.empty()) make_folder("--logs", a.logs);
 
-  std::vector<BenchOutcome> outcomes = run_bench_jobs(command, jobs, gpus, print_outcome);
+  // -q: the folder on stdout is the answer (as run -q prints its file); what went wrong is still
+  // said on stderr.
+  const bool quiet = global.verbosity < 0;
+  std::vector<BenchOutcome> outcomes =
+      run_bench_jobs(command, jobs, gpus, [quiet](const BenchJob& job, const BenchOutcome& o) {
+        if (!quiet || o.status != BenchStatus::kOk) print_outcome(job, o, quiet);
+      });
   std::size_t ok = 0, unavailable = 0, none_matched = 0, failed = 0;
   for (const BenchOutcome& o : outcomes) {
     ok += o.status == BenchStatus::kOk;
@@ -189,10 +198,12 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (outcomes[i].status == BenchStatus::kNoneMatched)
       std::cerr << "bench " << jobs[i].name << ": no benchmark of it matches the filter; no file\n";
-  std::cerr << "memrel bench: " << jobs.size() << " backend(s): " << ok << " ok, " << unavailable
-            << " unavailable here, "
-            << (none_matched ? std::to_string(none_matched) + " matched by no benchmark, " : "")
-            << failed << " failed, crashed or timed out; files in " << a.out << std::endl;
+  if (quiet) std::cout << a.out << "\n";
+  if (!quiet || failed)
+    std::cerr << "memrel bench: " << jobs.size() << " backend(s): " << ok << " ok, " << unavailable
+              << " unavailable here, "
+              << (none_matched ? std::to_string(none_matched) + " matched by no benchmark, " : "")
+              << failed << " failed, crashed or timed out; files in " << a.out << std::endl;
   return failed ? exit_code::kCellFailed : exit_code::kSuccess;
 }
 

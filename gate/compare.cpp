@@ -129,12 +129,17 @@ FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& giv
 }  // namespace
 
 Report compare_paths(const std::string& baseline, const std::string& current,
-                     const CompareOptions& given_options) {
+                     const CompareOptions& options) {
+  return compare_pairs(pair_inputs(baseline, current), baseline, current, options);
+}
+
+Report compare_pairs(const std::vector<InputPair>& names, const std::string& baseline,
+                     const std::string& current, const CompareOptions& given_options) {
   CompareOptions options = given_options;
   Report report;
   report.baseline_path = baseline;
   report.current_path = current;
-  std::vector<ReadPair> pairs = read_pairs(pair_inputs(baseline, current), options);
+  std::vector<ReadPair> pairs = read_pairs(names, options);
   if (options.normalize_drift) {
     std::vector<BenchmarkRunPair> timed;
     for (const auto& p : pairs) {

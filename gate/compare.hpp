@@ -10,8 +10,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "gate/compare_options.hpp"
+#include "gate/read/pairing.hpp"
 #include "gate/verdict.hpp"
 
 namespace memrel {
@@ -22,5 +24,10 @@ namespace memrel {
 // options.allow_different_device.
 Report compare_paths(const std::string& baseline, const std::string& current,
                      const CompareOptions& options);
+
+// As compare_paths, for the pairs the caller names (memrel ab: the files it wrote itself, not
+// whatever else its folders hold); `baseline` and `current` are the folders, for the report.
+Report compare_pairs(const std::vector<InputPair>& pairs, const std::string& baseline,
+                     const std::string& current, const CompareOptions& options);
 
 }  // namespace memrel

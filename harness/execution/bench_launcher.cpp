@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <thread>
 
@@ -41,15 +42,43 @@ struct Running {
   Clock::time_point start, deadline;
 };
 
-// The log file named by the job, else an anonymous one. Close-on-exec: the child gets it as its
-// stdout and stderr only.
+// JOB.log_path + ".tmp-PID": the log as memrel_bench writes it, renamed over log_path once it has
+// ended (finish_log), so that a hard link at log_path keeps its bytes (the fifth pass: a link of
+// another file at bench-null.log was written through).
+std::string log_temporary_path(const BenchJob& job) {
+  return job.log_path + ".tmp-" + std::to_string(getpid());
+}
+
+// A fresh temporary file for the job's log, else an anonymous one. Close-on-exec: the child gets
+// it as its stdout and stderr only.
 OwnedFd open_output(const BenchJob& job) {
   if (job.log_path.empty()) return OwnedFd(anonymous_file());
-  int fd = open(job.log_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const std::string tmp = log_temporary_path(job);
+  std::remove(tmp.c_str());  // this process's name: a leftover of an earlier job of ours
+  int fd = open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     throw std::invalid_argument(job.log_path + ": cannot write the log of " + job.name + " (" +
                                 std::strerror(errno) + ")");
   return OwnedFd(fd);
+}
+
+// The log put in place once its process has ended, by the output rule checked again at the
+// rename (docs/inputs.md, "Outputs").
+void finish_log(const BenchJob& job) {
+  if (job.log_path.empty()) return;
+  const std::string tmp = log_temporary_path(job);
+  try {
+    check_output_file(job.log_path);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  if (std::rename(tmp.c_str(), job.log_path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw std::runtime_error(job.log_path + ": cannot put the log in place (" + std::strerror(err) +
+                             ")");
+  }
 }
 
 std::string last_line(std::string text) {
@@ -84,6 +113,14 @@ long long finish_file(const BenchJob& job) {
   if (fd < 0) throw std::runtime_error(tmp + ": cannot read back (" + std::strerror(errno) + ")");
   std::string content = read_whole_fd(fd);
   close(fd);
+  // Google Benchmark does not check its writes: past `ulimit -f` (SIGXFSZ is ignored, and stays
+  // so across exec) or on a full disk it exits 0 with the file cut off (the fifth pass put half a
+  // bench-null.json in place and said "ok"). A file that is not whole JSON is the machine's
+  // failure, not a result.
+  if (!nlohmann::json::accept(content))
+    throw std::runtime_error(job.json_path + ": memrel_bench's output is cut off at byte " +
+                             std::to_string(content.size()) +
+                             ", not whole JSON (a full disk or a file size limit?); not kept");
   write_file_atomically(job.json_path, content);
   return st.st_size;
 }
@@ -91,8 +128,8 @@ long long finish_file(const BenchJob& job) {
 // NAME.tmp-PID files beside the job's output whose memrel is gone: a launch killed outright
 // (SIGKILL runs no cleanup) left them; the next launch into the same folder removes them. A PID
 // that lives (reused or not) keeps its file: it is never removed from under a live writer.
-void remove_stale_temporary_files(const BenchJob& job) {
-  const std::filesystem::path out(job.json_path);
+void remove_stale_temporary_files(const std::string& path) {
+  const std::filesystem::path out(path);
   const std::string stem = out.filename().string() + ".tmp-";
   std::error_code ec;
   const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
@@ -107,14 +144,19 @@ void remove_stale_temporary_files(const BenchJob& job) {
   }
 }
 
-BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool timed_out,
-                        std::uint64_t timeout_s) {
+// The outcome of a process that has ended; the JSON file put in place when it is whole.
+BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status, bool timed_out,
+                              std::uint64_t timeout_s) {
   BenchOutcome o;
   o.seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
   o.last_line = last_line(read_whole_fd(r.output.get()));
   if (timed_out) {
     o.status = BenchStatus::kTimeout;
     o.last_line = "killed after the timeout of " + std::to_string(timeout_s) + " s";
+  } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) {
+    // Past the file size limit: the machine's state, not the backend's crash.
+    throw std::runtime_error(job.json_path + ": memrel_bench of " + job.name +
+                             " was killed by SIGXFSZ (the file size limit); not kept");
   } else if (WIFSIGNALED(status)) {
     o.status = BenchStatus::kCrashed;
     o.exit_code = WTERMSIG(status);
@@ -128,6 +170,18 @@ BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool 
   }
   std::remove(bench_temporary_path(job).c_str());  // whatever is left of it: never kept
   return o;
+}
+
+// outcome_of_ended with the log put in place first; the temporary JSON never kept.
+BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool timed_out,
+                        std::uint64_t timeout_s) {
+  try {
+    finish_log(job);
+    return outcome_of_ended(job, r, status, timed_out, timeout_s);
+  } catch (...) {
+    std::remove(bench_temporary_path(job).c_str());
+    throw;
+  }
 }
 
 // run_bench_jobs' loop: starts jobs into free slots, collects the ended ones, until all are done.
@@ -152,7 +206,8 @@ std::vector<BenchOutcome> schedule(
       const BenchJob& job = jobs[next];
       std::remove(job.json_path.c_str());  // a file left from before would read as this run's
       std::remove(bench_temporary_path(job).c_str());
-      remove_stale_temporary_files(job);
+      remove_stale_temporary_files(job.json_path);
+      if (!job.log_path.empty()) remove_stale_temporary_files(job.log_path);
       Running r;
       r.index = next++;
       r.output = open_output(job);
@@ -178,11 +233,13 @@ std::vector<BenchOutcome> schedule(
       const bool timed_out = !status && Clock::now() > r.deadline;
       if (timed_out) status = kill_child_group(r.pid);
       if (!status) continue;
-      const BenchJob& job = jobs[r.index];
-      BenchOutcome o = outcome_of(job, r, *status, timed_out, command.timeout_s);
-      if (!gpus.empty()) o.gpu = gpus[slot].index;
-      const std::size_t index = r.index;
+      // Out of the slot before its outcome, which may throw: an ended process is not killed again.
+      const Running ended = std::move(r);
       running[slot].reset();
+      const BenchJob& job = jobs[ended.index];
+      BenchOutcome o = outcome_of(job, ended, *status, timed_out, command.timeout_s);
+      if (!gpus.empty()) o.gpu = gpus[slot].index;
+      const std::size_t index = ended.index;
       if (o.status == BenchStatus::kFailed && o.exit_code == kBenchUsageExit) {
         throw std::invalid_argument(command.bench + " --backend " + job.backend + ": " +
                                     o.last_line);
@@ -269,6 +326,7 @@ std::vector<BenchOutcome> run_bench_jobs(
       if (!r) continue;
       kill_child_group(r->pid);
       std::remove(bench_temporary_path(jobs[r->index]).c_str());
+      if (!jobs[r->index].log_path.empty()) std::remove(log_temporary_path(jobs[r->index]).c_str());
       r.reset();
     }
     throw;

@@ -42,7 +42,10 @@ struct BenchJob {
   // (write_file_atomically's rule), removed otherwise: a signal never leaves half a file here.
   // An old file there is removed first.
   std::string json_path;
-  std::string log_path;  // its stdout and stderr; empty: an anonymous file, gone afterwards
+  // Its stdout and stderr, written to a fresh LOG.tmp-PID renamed over it once the process has
+  // ended (never written in place: a hard link there keeps its bytes); empty: an anonymous file,
+  // gone afterwards.
+  std::string log_path;
   std::map<std::string, std::string> environment;  // added to ours (and to the GPU's)
 };
 
@@ -91,7 +94,9 @@ std::vector<std::string> bench_arguments(const BenchCommand& command, const Benc
 // Every job, in order, one at a time with `gpus` empty (CUDA_VISIBLE_DEVICES as it is), else one
 // per GPU at a time, each pinned to its GPU (gpu_environment). `on_done` is called as each ends
 // (with GPUs, in the order they end). A memrel_bench that exits 2 (a usage error, the same for
-// every backend) ends the running ones and throws std::invalid_argument with its last line;
+// every backend) ends the running ones and throws std::invalid_argument with its last line; a
+// JSON file cut off (not whole JSON: a full disk, a file size limit) or a process killed by
+// SIGXFSZ throws std::runtime_error (the machine's state, exit 4), nothing of it kept;
 // SIGINT, SIGTERM or SIGHUP (while an InterruptRequests exists) ends them, removes their
 // temporary files and throws Interrupted.
 // Returns the outcomes in the jobs' order.

@@ -1800,3 +1800,128 @@ def test_json_nested_100000_deep_is_refused_not_a_crash(tmp_path, command):
     r = memrel(*args, env={"MEMREL_PYTHON": sys.executable})
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert r.stderr.strip() == f"memrel: {deep}: nested deeper than 512 levels", r.stderr
+
+
+# --- Fifth pass: memrel bench and memrel ab -------------------------------------------------
+
+BENCH_QUICK = ["-b", "null", "--quick", "--filter", "^pair/", "--min-time", "0.001"]
+AB_QUICK = ["-b", "null", "--quick", "--rounds", "5", "--looks", "1",
+            "--bench-arg=--benchmark_filter=^pair/", "--bench-arg=--min-time=0.001"]
+
+
+def bench_or_ab(command, out, *extra, cwd, env=None, preexec_fn=None):
+    args = ["bench", "-q", *BENCH_QUICK, "-o", out] if command == "bench" else \
+        ["ab", "-q", *AB_QUICK, "--out", out]
+    return subprocess.run([MEMREL, *args, *map(str, extra)], capture_output=True, text=True,
+                          cwd=cwd, timeout=300, preexec_fn=preexec_fn)
+
+
+@needs_bench
+@pytest.mark.parametrize("command", ["bench", "ab"])
+def test_bench_and_ab_logs_are_renamed_into_place_not_written_through_a_hard_link(tmp_path,
+                                                                                    command):
+    """o62, o66: bench --logs and ab's round logs were opened in place (O_TRUNC): another name of
+    the file at bench-null.log or rounds/reference-null-1.log lost its bytes."""
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    if command == "bench":
+        (tmp_path / "lg").mkdir()
+        log = tmp_path / "lg" / "bench-null.log"
+        os.link(victim, log)
+        r = bench_or_ab(command, "o", "--logs", "lg", cwd=tmp_path)
+    else:
+        (tmp_path / "o" / "rounds").mkdir(parents=True)
+        log = tmp_path / "o" / "rounds" / "reference-null-1.log"
+        os.link(victim, log)
+        r = bench_or_ab(command, "o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert victim.read_text() == "keep\n"
+    assert os.stat(log).st_ino != os.stat(victim).st_ino and log.stat().st_size > 0
+    assert not [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
+
+
+@needs_bench
+@pytest.mark.parametrize("where", ["reference/bench-null.json", "candidate/bench-null.json",
+                                   "rounds/candidate-null-5.json", "rounds/reference-null-3.log"])
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_ab_refuses_a_link_or_fifo_among_its_outputs_before_the_first_round(tmp_path, where,
+                                                                             kind):
+    """n105, n107: a symbolic link or a FIFO at a merged file was refused only after every round
+    had run, with the progress lines before it; a round's file not before its round."""
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    path = tmp_path / "o" / where
+    path.parent.mkdir(parents=True)
+    if kind == "link":
+        os.symlink(victim, path)
+    else:
+        os.mkfifo(path)
+    r = bench_or_ab("ab", "o", cwd=tmp_path)
+    refused(r, "--out", where, "a symbolic link" if kind == "link" else "a FIFO")
+    assert victim.read_text() == "keep\n"
+    assert not [p for p in (tmp_path / "o").rglob("*-1.*")], "a round ran"
+
+
+@needs_bench
+def test_ab_compares_only_the_files_it_wrote(tmp_path):
+    """o41: a user's file in --out's reference/ was read as a benchmark file: exit 2 after every
+    round. An earlier run's backend there was compared as this run's."""
+    (tmp_path / "o" / "reference").mkdir(parents=True)
+    (tmp_path / "o" / "rounds").mkdir()
+    (tmp_path / "o" / "reference" / "mine.json").write_text("precious\n")
+    (tmp_path / "o" / "rounds" / "notes.txt").write_text("precious\n")
+    r = bench_or_ab("ab", "o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "mine.json" not in r.stdout and "bench-null.json" in r.stdout, r.stdout
+    assert (tmp_path / "o" / "reference" / "mine.json").read_text() == "precious\n"
+    assert (tmp_path / "o" / "rounds" / "notes.txt").read_text() == "precious\n"
+
+
+@needs_bench
+def test_bench_and_ab_q_print_only_the_answer(tmp_path):
+    """t79, t81: -q was not honoured: bench -q printed 'bench null: 0.6 s' and its summary, ab -q
+    its plan and a line per round. As run -q: the answer on stdout (bench's folder, ab's table),
+    nothing on stderr when all went well."""
+    r = bench_or_ab("bench", "b", cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "b\n", "")
+    assert (tmp_path / "b" / "bench-null.json").exists()
+    r = bench_or_ab("ab", "o", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert "bench-null.json" in r.stdout
+
+
+@needs_bench
+def test_sigterm_to_ab_q_is_one_line(tmp_path):
+    """s15: ab -q printed its plan before the interruption's line."""
+    import signal
+    import time
+
+    p = subprocess.Popen([MEMREL, "ab", "-q", "-b", "null", "--quick", "--rounds", "5", "--looks",
+                          "1", "--out", "o"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (tmp_path / "o" / "rounds").is_dir():
+        time.sleep(0.02)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    assert len(err.strip().splitlines()) == 1 and "SIGTERM" in err, err
+
+
+@needs_bench
+@pytest.mark.parametrize("command", ["bench", "ab"])
+def test_a_file_size_limit_cutting_memrel_benchs_json_is_exit_4_and_keeps_nothing(tmp_path,
+                                                                                 command):
+    """f41, f44: under `ulimit -f 1` memrel_bench's JSON stopped at 1024 bytes and it exited 0:
+    bench put the half file in place and said '1 ok' (exit 0); ab read its own cut round file as
+    malformed input (exit 2). A cut file is the machine's state: exit 4, one line, not kept."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    r = bench_or_ab(command, "o", cwd=tmp_path, preexec_fn=limit)
+    assert r.returncode == 4, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "cut off" in r.stderr, r.stderr
+    assert not [p for p in (tmp_path / "o").rglob("*.json*")], list((tmp_path / "o").rglob("*"))
