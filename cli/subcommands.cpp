@@ -17,6 +17,7 @@
 #include "platform/did_you_mean.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_state_error.hpp"
 
 namespace memrel::cli {
 
@@ -255,6 +256,9 @@ int run_parsed_command_line(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "memrel: " << one_line(e.what()) << "\n";
     return exit_code::kUnusableInput;
+  } catch (const MachineStateError& e) {
+    std::cerr << "memrel: " << one_line(e.what()) << "\n";
+    return exit_code::kInternalError;
   } catch (const std::exception& e) {
     std::cerr << "memrel: internal error: " << one_line(e.what()) << "\n";
     return exit_code::kInternalError;

@@ -12,6 +12,7 @@
 
 #include "platform/executable_path.hpp"
 #include "platform/install_layout.hpp"
+#include "platform/machine_state_error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -45,7 +46,7 @@ void write_all(int fd, const std::string& content, const std::string& path) {
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    if (n <= 0) throw MachineStateError("cannot write " + path + ": " + std::strerror(errno));
     p += n;
     left -= static_cast<std::size_t>(n);
   }

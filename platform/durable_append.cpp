@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "platform/machine_state_error.hpp"
+
 namespace memrel {
 namespace {
 
@@ -78,7 +80,7 @@ void DurableAppendFile::append(const std::string& data) {
     if (n <= 0) {
       const int err = n < 0 ? errno : ENOSPC;
       if (before >= 0 && ftruncate(fd_, before) == 0) fsync(fd_);
-      throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(err));
+      throw MachineStateError("cannot write " + path_ + ": " + std::strerror(err));
     }
     done += static_cast<std::size_t>(n);
   }

@@ -21,6 +21,7 @@
 #include "platform/child_process.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_state_error.hpp"
 #include "platform/owned_fd.hpp"
 
 namespace memrel {
@@ -118,9 +119,9 @@ long long finish_file(const BenchJob& job) {
   // bench-null.json in place and said "ok"). A file that is not whole JSON is the machine's
   // failure, not a result.
   if (!nlohmann::json::accept(content))
-    throw std::runtime_error(job.json_path + ": memrel_bench's output is cut off at byte " +
-                             std::to_string(content.size()) +
-                             ", not whole JSON (a full disk or a file size limit?); not kept");
+    throw MachineStateError(job.json_path + ": memrel_bench's output is cut off at byte " +
+                            std::to_string(content.size()) +
+                            ", not whole JSON (a full disk or a file size limit?); not kept");
   write_file_atomically(job.json_path, content);
   return st.st_size;
 }

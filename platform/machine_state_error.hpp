@@ -1,0 +1,17 @@
+// A failure of the machine's state, not of memrel and not of its input: a full disk, a file size
+// limit (`ulimit -f`), a write the kernel refused. Exit 4 as an internal error is, but said as
+// what it is (`memrel: cannot write big.json: File too large`), not as memrel's own fault
+// (docs/inputs.md, "Failures that are not the allocator's").
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace memrel {
+
+class MachineStateError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace memrel
