@@ -146,6 +146,28 @@ def test_a_text_figure_in_the_history_is_one_line_not_a_traceback(tmp_path):
     refused(python("memrel_history", "--db", db), "not a finite number")
 
 
+@pytest.mark.parametrize("table,column,literal,shown", [
+    ("figures", "metric", "x'ff00'", "a blob"), ("figures", "metric", "7", "7"),
+    ("runs", "machine_id", "x'00'", "a blob"), ("runs", "started", "x'00'", "a blob"),
+    ("runs", "source", "NULL", "NULL"), ("runs", "memrel_commit", "x'00'", "a blob"),
+])
+def test_a_history_column_of_the_wrong_type_is_one_line_naming_its_row(tmp_path, table, column,
+                                                                         literal, shown):
+    """t12, t72 (fifth pass): a blob metric name gave a 20-line traceback ('<' not supported
+    between 'bytes' and 'str') and exit 4, in `history changes` and `report --history`."""
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0])
+    con = sqlite3.connect(db)
+    con.execute(f"UPDATE {table} SET {column} = {literal} WHERE rowid = 2")
+    con.commit()
+    con.close()
+    row = "figures row 2" if table == "figures" else "runs row 2"
+    what = f"{row}, column {column}: {shown} is not text; not a memrel history"
+    refused(python("memrel_history", "--db", db, "--min-runs", "1"), what)
+    refused(python("memrel_report", "--out", tmp_path / "rep", "--history", db), what)
+    assert not (tmp_path / "rep").exists()
+
+
 def test_report_out_empty_is_one_line(tmp_path):
     refused(python("memrel_report", "--out", "", HOST_RUN), "--out", "an empty value")
 
