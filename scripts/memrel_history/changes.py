@@ -4,7 +4,8 @@ docs/gate.md). Reads the database with Python's sqlite3; writes nothing into it.
 
 Exit codes: 0 (change points or not: this reports, the gate judges), 2 unusable input (no
 database, not a memrel history, a newer schema, a metric it does not hold, a bad option),
-4 Otava missing (scripts/install-deps installs it).
+4 Otava missing (scripts/install-deps installs it), or --markdown not written for the machine's
+state (a full disk, a file size limit).
 """
 
 import argparse
@@ -229,7 +230,9 @@ def _main(argv):
         except OSError as e:
             print(f"memrel: --markdown {args.markdown}: cannot write ({e.strerror or e})",
                   file=sys.stderr)
-            return 2
+            # A full disk or a file size limit is the machine's state (exit 4, f22's kind), not
+            # a bad --markdown.
+            return 4 if e.errno in memrel_outputs.MACHINE_STATE_ERRNOS else 2
     return 0
 
 

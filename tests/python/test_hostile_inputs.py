@@ -7,7 +7,9 @@ import importlib.util
 import json
 import os
 import pickle
+import resource
 import shutil
+import signal
 import sqlite3
 import stat
 import subprocess
@@ -1820,3 +1822,45 @@ def test_json_nested_100000_deep_is_refused_not_a_crash(tmp_path, command):
     r = memrel(*args, env={"MEMREL_PYTHON": sys.executable})
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert r.stderr.strip() == f"memrel: {deep}: nested deeper than 512 levels", r.stderr
+
+
+@needs_memrel
+def test_history_add_past_the_file_size_limit_is_the_machines_failure_not_bad_input(tmp_path):
+    """f22 (fifth pass): SQLite's "disk I/O error" past `ulimit -f` was exit 2, as if the database
+    were bad; it is the machine's state, exit 4, and the database keeps what it held."""
+    r = memrel("history", "--db", tmp_path / "h.sqlite", "add", HOST_RUN)
+    assert r.returncode == 0, r.stderr
+    before = read(tmp_path / "h.sqlite")
+    run = json.loads(read(HOST_RUN))
+    run["context"]["note"] = "another run"  # another digest: added anew
+    (tmp_path / "run2.json").write_text(json.dumps(run))
+    r = subprocess.run(["bash", "-c", 'ulimit -f 1; exec "$@"', "bash", MEMREL, "history", "--db",
+                        "h.sqlite", "add", "run2.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "h.sqlite: cannot write (disk I/O error); nothing added" in lines[0], \
+        r.stderr
+    assert read(tmp_path / "h.sqlite") == before
+    assert sorted(os.listdir(tmp_path)) == ["h.sqlite", "run2.json"]
+
+
+def test_history_markdown_past_the_file_size_limit_is_the_machines_failure(tmp_path):
+    """The same for `history changes --markdown` (memrel ignores SIGXFSZ for its Python parts)."""
+    otava = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                         "memrel", "otava", "bin", "python")
+    if not os.access(otava, os.X_OK):
+        pytest.skip("Otava is not installed (scripts/install-deps): changes stops before writing")
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0])
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+    r = subprocess.run([otava, ENTRY, "memrel_history", "--db", str(db), "--markdown",
+                        str(tmp_path / "c.md")], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=SCRIPTS), preexec_fn=limited)
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1 and "File too large" in r.stderr, r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["h.sqlite"]
