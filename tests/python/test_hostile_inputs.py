@@ -225,6 +225,41 @@ def test_memrel_report_onto_its_input_folder_through_the_binary(tmp_path):
     assert read(results) == read(HOST_RUN)
 
 
+def report_images(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.suffix in (".png", ".svg")}
+
+
+@pytest.mark.parametrize("planted", ["rc file", "fifo"])
+def test_a_matplotlibrc_in_the_working_folder_changes_nothing(tmp_path, planted):
+    """c06 (fifth pass): matplotlib reads ./matplotlibrc first; `text.usetex: True` there made the
+    report run latex (exit 4), `figure.dpi: 1` drew other charts, a FIFO of that name blocked the
+    report for ever. Now the charts are matplotlib's defaults, byte for byte, and nothing runs."""
+    clean, work = tmp_path / "clean", tmp_path / "work"
+    clean.mkdir()
+    work.mkdir()
+    if planted == "fifo":
+        os.mkfifo(work / "matplotlibrc")
+    else:
+        (work / "matplotlibrc").write_text("backend: module://evilbackend\ntext.usetex: True\n"
+                                           "figure.dpi: 1\nsavefig.dpi: 3\nfont.size: 30\n")
+    (work / "evilbackend.py").write_text(f"open({str(work / 'RAN-backend')!r}, 'w').close()\n")
+
+    def report(cwd):
+        env = dict(os.environ, PYTHONPATH=SCRIPTS, MPLBACKEND="module://evilbackend")
+        return subprocess.run([sys.executable, ENTRY, "memrel_report", "--jobs", "2", "--out",
+                               str(cwd / "rep"), "--timeline", "host-malloc/huge", HOST_RUN],
+                              capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+    r = report(work)
+    assert r.returncode == 0, r.stderr
+    assert marks(work) == []
+    if planted == "rc file":
+        assert report(clean).returncode == 0
+        images = report_images(clean / "rep")
+        assert images and report_images(work / "rep") == images
+
+
 # --- 7. The importer's own inputs --------------------------------------------------------------
 
 def snapshot_pickle(path, trace=(), settings=None):
