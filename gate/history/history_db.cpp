@@ -51,12 +51,28 @@ std::string digest(const std::string& content) {
   return text;
 }
 
+// The failure of the last SQLite call on DB, thrown. A write that fails for the machine's state
+// (SQLite's "disk I/O error" for EFBIG past `ulimit -f` or EIO, "database or disk is full", out of
+// memory) is exit 4, as every memrel writer says it (docs/inputs.md, "Failures that are not the
+// allocator's"): a runtime_error. Anything else (not a database, read-only, a schema it does not
+// hold) is the database's, exit 2: a ResultsError. `history add` said exit 2 past `ulimit -f`
+// (the fifth adversarial pass, f22).
+[[noreturn]] void sqlite_failed(int code, const std::string& path, const std::string& why) {
+  code &= 0xff;  // the primary code of an extended one
+  if (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_NOMEM)
+    throw std::runtime_error(path + ": cannot write (" + why + "); nothing added");
+  throw ResultsError(path + ": " + why);
+}
+
+[[noreturn]] void sqlite_failed(sqlite3* db, const std::string& path) {
+  sqlite_failed(sqlite3_errcode(db), path, sqlite3_errmsg(db));
+}
+
 // A prepared statement, finalized however the scope is left.
 class Statement {
  public:
   Statement(sqlite3* db, const std::string& sql, const std::string& path) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK)
-      throw ResultsError(path + ": " + sqlite3_errmsg(db));
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK) sqlite_failed(db, path);
   }
   ~Statement() { sqlite3_finalize(s_); }
   Statement(const Statement&) = delete;
@@ -169,8 +185,9 @@ void HistoryDb::exec(const std::string& sql) {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
     std::string why = error ? error : sqlite3_errmsg(db_);
     sqlite3_free(error);
+    const int code = sqlite3_errcode(db_);  // before the rollback sets its own
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw ResultsError(path_ + ": " + why);
+    sqlite_failed(code, path_, why);
   }
 }
 
@@ -214,7 +231,7 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
       run.bind_or_null(7, fingerprint);
       run.bind_or_null(8, gpu);
       run.bind_or_null(9, commit);
-      if (sqlite3_step(run.get()) != SQLITE_DONE) throw ResultsError(sqlite3_errmsg(db_));
+      if (sqlite3_step(run.get()) != SQLITE_DONE) sqlite_failed(db_, path_);
       a.run_id = sqlite3_last_insert_rowid(db_);
       Statement figure(db_, "INSERT INTO figures (run_id, metric, value) VALUES (?,?,?)", path_);
       for (const auto& [metric, value] : history_figures(f)) {
@@ -222,7 +239,7 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
         sqlite3_bind_int64(figure.get(), 1, a.run_id);
         figure.bind(2, metric);
         sqlite3_bind_double(figure.get(), 3, value);
-        if (sqlite3_step(figure.get()) != SQLITE_DONE) throw ResultsError(sqlite3_errmsg(db_));
+        if (sqlite3_step(figure.get()) != SQLITE_DONE) sqlite_failed(db_, path_);
         ++a.figures;
       }
       out.push_back(a);
@@ -232,6 +249,9 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     std::string what = e.what();
     throw ResultsError(what.rfind(path_, 0) == 0 ? what : path_ + ": " + what);
+  } catch (...) {  // the machine's failure (sqlite_failed): exit 4, nothing added either
+    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
   }
   return out;
 }

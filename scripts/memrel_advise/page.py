@@ -11,6 +11,7 @@ import json
 import os
 import sys
 
+import memrel_report.matplotlib_defaults  # noqa: F401  (first: matplotlib as it comes, not the folder's)
 from matplotlib.figure import Figure
 
 import memrel_outputs

@@ -4,7 +4,8 @@ docs/gate.md). Reads the database with Python's sqlite3; writes nothing into it.
 
 Exit codes: 0 (change points or not: this reports, the gate judges), 2 unusable input (no
 database, not a memrel history, a newer schema, a metric it does not hold, a bad option),
-4 Otava missing (scripts/install-deps installs it).
+4 Otava missing (scripts/install-deps installs it), or --markdown not written for the machine's
+state (a full disk, a file size limit).
 """
 
 import argparse
@@ -81,9 +82,30 @@ def open_history(path):
     return db
 
 
+# The columns read, by table and the type each must hold (gate/history/history_db.cpp's schema).
+# SQLite keeps any type in any column: a blob metric name stopped the sort of the series with a
+# traceback (t12, t72 of the fifth adversarial pass). NULLs read as '' are made so by the query.
+_COLUMNS = (("figures", "metric", str), ("runs", "machine_id", str), ("runs", "id", int),
+            ("runs", "started", str), ("runs", "source", str), ("runs", "memrel_commit", str))
+
+
+def _check_types(path, row):
+    """Every column of a row of series_of's query holds its type, else the one-line refusal that
+    names the row and the column, as the C++ reader says a figure's value is not a number."""
+    figure_row, run_id = row[0], row[3]
+    for (table, column, kind), value in zip(_COLUMNS, row[1:]):
+        if type(value) is not kind:
+            shown = "a blob" if isinstance(value, bytes) else "NULL" if value is None else \
+                repr(value)[:40]
+            what = "text" if kind is str else "an integer"
+            where = f"figures row {figure_row}" if table == "figures" else f"runs row {run_id}"
+            raise UsageError(f"{path}: {where}, column {column}: {shown} is not {what}; "
+                             "not a memrel history")
+
+
 def series_of(db, path, metrics, match):
     """{(metric, machine): [(run_id, started, source, commit, value)...]} in time order."""
-    query = ("SELECT f.metric, ifnull(r.machine_id, ''), r.id, r.started, r.source, "
+    query = ("SELECT f.rowid, f.metric, ifnull(r.machine_id, ''), r.id, r.started, r.source, "
              "ifnull(r.memrel_commit, ''), f.value FROM figures f JOIN runs r ON r.id = f.run_id "
              "WHERE instr(f.metric, ?) > 0 ORDER BY f.metric, r.started, r.id")
     out = {}
@@ -91,7 +113,9 @@ def series_of(db, path, metrics, match):
         rows = db.execute(query, (match,)).fetchall()
     except sqlite3.DatabaseError as e:
         raise UsageError(f"{path}: not a readable memrel history ({e})") from None
-    for metric, machine, run_id, started, source, commit, value in rows:
+    for row in rows:
+        _check_types(path, row)
+    for _, metric, machine, run_id, started, source, commit, value in rows:
         if metrics and metric not in metrics:
             continue
         # SQLite keeps any type in any column: a figure must be a finite number.
@@ -206,7 +230,9 @@ def _main(argv):
         except OSError as e:
             print(f"memrel: --markdown {args.markdown}: cannot write ({e.strerror or e})",
                   file=sys.stderr)
-            return 2
+            # A full disk or a file size limit is the machine's state (exit 4, f22's kind), not
+            # a bad --markdown.
+            return 4 if e.errno in memrel_outputs.MACHINE_STATE_ERRNOS else 2
     return 0
 
 

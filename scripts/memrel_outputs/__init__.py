@@ -12,11 +12,19 @@ Each check raises OutputRuleError with the one line to print ("PATH: what"); cal
 their own input error (exit 2).
 """
 
+import errno
 import os
 import stat
 import sys
 
-__all__ = ["OutputRuleError", "check_file", "check_folder"]
+__all__ = ["OutputRuleError", "check_file", "check_folder", "MACHINE_STATE_ERRNOS"]
+
+# A write that fails for these is the machine's state (a full disk, a file size limit, a quota,
+# an I/O error, no memory or descriptors left), not a bad output path: exit 4, as every memrel
+# writer says it (docs/inputs.md, "Failures that are not the allocator's"); any other failed
+# write (no such folder, not writable) is the path's, exit 2.
+MACHINE_STATE_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EMFILE,
+                                  errno.ENFILE, errno.ENOMEM})
 
 
 class OutputRuleError(ValueError):

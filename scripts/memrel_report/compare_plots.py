@@ -10,6 +10,7 @@ layout.text_overlaps in the tests.
 
 import math
 
+from . import matplotlib_defaults  # noqa: F401  (first: matplotlib as it comes, not the folder's)
 import matplotlib
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator

@@ -4,6 +4,7 @@ labels of a drawn figure touch."""
 
 import itertools
 
+from . import matplotlib_defaults  # noqa: F401  (first: matplotlib as it comes, not the folder's)
 from matplotlib.text import Text
 
 # Okabe & Ito, "Color Universal Design" (2008): eight colours distinguishable with protanopia,

@@ -11,6 +11,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from . import matplotlib_defaults  # noqa: F401  (first: matplotlib as it comes, not the folder's)
 import matplotlib
 from matplotlib import colormaps
 from matplotlib.cm import ScalarMappable

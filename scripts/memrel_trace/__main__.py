@@ -7,7 +7,6 @@ nothing written); 4 internal error. `memrel trace ...` runs this (cli/trace_comm
 
 import argparse
 import datetime
-import errno
 import gc
 import hashlib
 import json
@@ -67,13 +66,6 @@ def _as_text(name):
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
-# A write that fails for these is the machine's state (a full disk, a file size limit, a quota),
-# not a bad -o: exit 4, as every other memrel writer says it (docs/inputs.md, "Failures that are
-# not the allocator's").
-_NOT_THE_INPUTS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EMFILE, errno.ENFILE,
-                   errno.ENOMEM}
-
-
 class _CannotWrite(Exception):
     pass
 
@@ -128,7 +120,7 @@ def import_trace(args):
     except trace_file.TooLargeForTheLoader as e:
         raise TraceInputError(args.file, "", f"cannot be imported: {e}; nothing written") from None
     except OSError as e:
-        if e.errno in _NOT_THE_INPUTS:
+        if e.errno in memrel_outputs.MACHINE_STATE_ERRNOS:  # not a bad -o: exit 4
             raise _CannotWrite(f"{args.out}: cannot write ({e.strerror or e}); nothing written") from None
         raise TraceInputError(args.out, "", f"cannot write ({e.strerror or e}); nothing written") from None
     c = built["counts"]

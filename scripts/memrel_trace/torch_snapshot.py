@@ -30,6 +30,11 @@ MARK_ACTIONS = ("oom", "snapshot")
 ACTIONS = REQUEST_ACTIONS + tuple(SEGMENT_SIGN) + MARK_ACTIONS
 LIVE_STATES = ("active_allocated", "active_pending_free")
 MAX_ADDRESS = (1 << 64) - 1
+# The other integers the importer reads (streams, times, an oom's device_free) go into the
+# header's JSON: each is checked to fit a 64-bit integer before it is used or made text (i16, i17
+# of the fifth adversarial pass: a 5,000-digit one stopped str() itself, exit 4).
+INT64 = (-(1 << 63), (1 << 63) - 1)
+WORD = (-(1 << 63), MAX_ADDRESS)  # an int64 or a uint64: what torch writes, what JSON readers hold
 _KEPT = []  # snapshots read, see read()
 
 
@@ -76,7 +81,7 @@ def _plain(value, budget=None, path=()):
                     for k, v in value.items()}
         return [_plain(v, budget, inner) for v in value]
     if value is None or isinstance(value, (str, bool)) or \
-            (isinstance(value, int) and -(1 << 63) <= value < (1 << 64)) or \
+            (isinstance(value, int) and WORD[0] <= value <= WORD[1]) or \
             (isinstance(value, float) and math.isfinite(value)):
         return value
     return _show(value)
@@ -86,19 +91,34 @@ class _Reader:
     def __init__(self, path, device, builder):
         self.path, self.device, self.b = path, device, builder
         self.trace_where = f"device_traces[{device}]"
-        self.first_time = None  # time_us of the first entry that has one: marks' times count from it
+        self._first_time = None  # see first_time
 
     def fail(self, where, what):
         raise TraceInputError(self.path, where, what)
 
     def integer(self, entry, key, where, low=0, high=MAX_REQUEST_BYTES):
-        """entry[key], an integer in [low, high]; else the one-line error."""
+        """entry[key], an integer in [low, high]; else the one-line error, which shows a value
+        out of range by _show: str() of an int of more than 4300 digits raises ValueError."""
         value = entry.get(key)
         if type(value) is not int:
             self.fail(where, f"'{key}' must be an integer, got {_show(value)}")
         if not low <= value <= high:
-            self.fail(where, f"'{key}' = {value} is out of range ({low} to {high})")
+            self.fail(where, f"'{key}' = {_show(value)} is out of range ({low} to {high})")
         return value
+
+    def time_at(self, trace, i):
+        """time_us of trace[i], checked; None where the entry has none (or i is None)."""
+        if i is None or type(trace[i].get("time_us")) is not int:
+            return None
+        return self.integer(trace[i], "time_us", self.where(i), *INT64)
+
+    def first_time(self, trace):
+        """time_us of the first entry that has one (0 if none): marks' times count from it."""
+        if self._first_time is None:
+            i = next((i for i, e in enumerate(trace)
+                      if isinstance(e, dict) and type(e.get("time_us")) is int), None)
+            self._first_time = self.time_at(trace, i) or 0
+        return self._first_time
 
     def read(self, snapshot):
         if not isinstance(snapshot, dict) or "device_traces" not in snapshot:
@@ -120,8 +140,10 @@ class _Reader:
         held, start = self.segment_blocks(segments, named)
         self.live_at_end = live + start
         settings = snapshot.get("allocator_settings")
-        first = next((e.get("time_us") for e in trace if type(e.get("time_us")) is int), None)
-        last = next((e.get("time_us") for e in reversed(trace) if type(e.get("time_us")) is int), None)
+        first = self.time_at(trace, next((i for i, e in enumerate(trace)
+                                          if type(e.get("time_us")) is int), None))
+        last = self.time_at(trace, next((i for i in reversed(range(len(trace)))
+                                         if type(trace[i].get("time_us")) is int), None))
         try:  # one C-level pass where every entry has an int stream, as torch writes them
             if set(map(type, map(itemgetter("stream"), trace))) - {int}:
                 raise TypeError  # never hash what is not an int: a tuple's hash expands it
@@ -129,6 +151,10 @@ class _Reader:
         except (KeyError, TypeError):
             streams = {e.get("stream") for e in trace
                        if isinstance(e, dict) and type(e.get("stream")) is int}
+        if streams and (min(streams) < WORD[0] or max(streams) > WORD[1]):
+            i = next(i for i, e in enumerate(trace) if isinstance(e, dict) and
+                     type(e.get("stream")) is int and not WORD[0] <= e["stream"] <= WORD[1])
+            self.integer(trace[i], "stream", self.where(i), *WORD)
         return held, {
             "source_format": "torch-snapshot",
             "devices_in_source": len(traces),
@@ -221,15 +247,13 @@ class _Reader:
         if type(action) is str and action in SEGMENT_SIGN:
             b.reserved_change(SEGMENT_SIGN[action] * self.integer(entry, "size", self.where(i)), i)
         elif action == "oom" or action == "snapshot":
-            if self.first_time is None:
-                self.first_time = next((e["time_us"] for e in trace
-                                        if isinstance(e, dict) and type(e.get("time_us")) is int), 0)
-            t = entry.get("time_us")
-            detail = {"time_us": t - self.first_time if type(t) is int else None}
+            t = self.time_at(trace, i)
+            detail = {"time_us": t - self.first_time(trace) if t is not None else None}
             if action == "oom":
                 detail["bytes"] = self.integer(entry, "size", self.where(i))
                 if type(entry.get("device_free")) is int:
-                    detail["device_free"] = entry["device_free"]
+                    detail["device_free"] = self.integer(entry, "device_free", self.where(i),
+                                                         0, MAX_ADDRESS)
             b.mark(action, i, **detail)
         else:
             self.entry_error(trace, i)

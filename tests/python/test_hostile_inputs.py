@@ -7,7 +7,9 @@ import importlib.util
 import json
 import os
 import pickle
+import resource
 import shutil
+import signal
 import sqlite3
 import stat
 import subprocess
@@ -146,6 +148,28 @@ def test_a_text_figure_in_the_history_is_one_line_not_a_traceback(tmp_path):
     refused(python("memrel_history", "--db", db), "not a finite number")
 
 
+@pytest.mark.parametrize("table,column,literal,shown", [
+    ("figures", "metric", "x'ff00'", "a blob"), ("figures", "metric", "7", "7"),
+    ("runs", "machine_id", "x'00'", "a blob"), ("runs", "started", "x'00'", "a blob"),
+    ("runs", "source", "NULL", "NULL"), ("runs", "memrel_commit", "x'00'", "a blob"),
+])
+def test_a_history_column_of_the_wrong_type_is_one_line_naming_its_row(tmp_path, table, column,
+                                                                         literal, shown):
+    """t12, t72 (fifth pass): a blob metric name gave a 20-line traceback ('<' not supported
+    between 'bytes' and 'str') and exit 4, in `history changes` and `report --history`."""
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0])
+    con = sqlite3.connect(db)
+    con.execute(f"UPDATE {table} SET {column} = {literal} WHERE rowid = 2")
+    con.commit()
+    con.close()
+    row = "figures row 2" if table == "figures" else "runs row 2"
+    what = f"{row}, column {column}: {shown} is not text; not a memrel history"
+    refused(python("memrel_history", "--db", db, "--min-runs", "1"), what)
+    refused(python("memrel_report", "--out", tmp_path / "rep", "--history", db), what)
+    assert not (tmp_path / "rep").exists()
+
+
 def test_report_out_empty_is_one_line(tmp_path):
     refused(python("memrel_report", "--out", "", HOST_RUN), "--out", "an empty value")
 
@@ -199,6 +223,41 @@ def test_memrel_report_onto_its_input_folder_through_the_binary(tmp_path):
                        capture_output=True, text=True, timeout=120)
     refused(r, "holds the input")
     assert read(results) == read(HOST_RUN)
+
+
+def report_images(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.suffix in (".png", ".svg")}
+
+
+@pytest.mark.parametrize("planted", ["rc file", "fifo"])
+def test_a_matplotlibrc_in_the_working_folder_changes_nothing(tmp_path, planted):
+    """c06 (fifth pass): matplotlib reads ./matplotlibrc first; `text.usetex: True` there made the
+    report run latex (exit 4), `figure.dpi: 1` drew other charts, a FIFO of that name blocked the
+    report for ever. Now the charts are matplotlib's defaults, byte for byte, and nothing runs."""
+    clean, work = tmp_path / "clean", tmp_path / "work"
+    clean.mkdir()
+    work.mkdir()
+    if planted == "fifo":
+        os.mkfifo(work / "matplotlibrc")
+    else:
+        (work / "matplotlibrc").write_text("backend: module://evilbackend\ntext.usetex: True\n"
+                                           "figure.dpi: 1\nsavefig.dpi: 3\nfont.size: 30\n")
+    (work / "evilbackend.py").write_text(f"open({str(work / 'RAN-backend')!r}, 'w').close()\n")
+
+    def report(cwd):
+        env = dict(os.environ, PYTHONPATH=SCRIPTS, MPLBACKEND="module://evilbackend")
+        return subprocess.run([sys.executable, ENTRY, "memrel_report", "--jobs", "2", "--out",
+                               str(cwd / "rep"), "--timeline", "host-malloc/huge", HOST_RUN],
+                              capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+    r = report(work)
+    assert r.returncode == 0, r.stderr
+    assert marks(work) == []
+    if planted == "rc file":
+        assert report(clean).returncode == 0
+        images = report_images(clean / "rep")
+        assert images and report_images(work / "rep") == images
 
 
 # --- 7. The importer's own inputs --------------------------------------------------------------
@@ -1928,3 +1987,45 @@ def test_a_file_size_limit_cutting_memrel_benchs_json_is_exit_4_and_keeps_nothin
     assert len(r.stderr.strip().splitlines()) == 1 and "cut off" in r.stderr, r.stderr
     assert "internal error" not in r.stderr, r.stderr  # the machine's state, said as such
     assert not [p for p in (tmp_path / "o").rglob("*.json*")], list((tmp_path / "o").rglob("*"))
+
+
+@needs_memrel
+def test_history_add_past_the_file_size_limit_is_the_machines_failure_not_bad_input(tmp_path):
+    """f22 (fifth pass): SQLite's "disk I/O error" past `ulimit -f` was exit 2, as if the database
+    were bad; it is the machine's state, exit 4, and the database keeps what it held."""
+    r = memrel("history", "--db", tmp_path / "h.sqlite", "add", HOST_RUN)
+    assert r.returncode == 0, r.stderr
+    before = read(tmp_path / "h.sqlite")
+    run = json.loads(read(HOST_RUN))
+    run["context"]["note"] = "another run"  # another digest: added anew
+    (tmp_path / "run2.json").write_text(json.dumps(run))
+    r = subprocess.run(["bash", "-c", 'ulimit -f 1; exec "$@"', "bash", MEMREL, "history", "--db",
+                        "h.sqlite", "add", "run2.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "h.sqlite: cannot write (disk I/O error); nothing added" in lines[0], \
+        r.stderr
+    assert read(tmp_path / "h.sqlite") == before
+    assert sorted(os.listdir(tmp_path)) == ["h.sqlite", "run2.json"]
+
+
+def test_history_markdown_past_the_file_size_limit_is_the_machines_failure(tmp_path):
+    """The same for `history changes --markdown` (memrel ignores SIGXFSZ for its Python parts)."""
+    otava = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                         "memrel", "otava", "bin", "python")
+    if not os.access(otava, os.X_OK):
+        pytest.skip("Otava is not installed (scripts/install-deps): changes stops before writing")
+    db = tmp_path / "h.sqlite"
+    make_history(db, [1.0, 1.0, 1.0, 1.0])
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+    r = subprocess.run([otava, ENTRY, "memrel_history", "--db", str(db), "--markdown",
+                        str(tmp_path / "c.md")], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=SCRIPTS), preexec_fn=limited)
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1 and "File too large" in r.stderr, r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["h.sqlite"]

@@ -180,6 +180,53 @@ def test_a_bad_snapshot_entry_is_named(tmp_path, entry, where, what):
     refused(run_import(source, "-o", out), out, f"bad.pickle: {where}: {what}")
 
 
+HUGE = 10 ** 5000  # str() of it raises ValueError: more than 4300 digits
+ALLOC = {"action": "alloc", "addr": 1, "size": 4, "stream": 0, "time_us": 5}
+
+
+@pytest.mark.parametrize("entry,key,range_", [
+    (dict(ALLOC, addr=HUGE), "addr", "(0 to 18446744073709551615)"),
+    (dict(ALLOC, addr=-HUGE), "addr", "(0 to 18446744073709551615)"),
+    (dict(ALLOC, action="free_completed", addr=HUGE), "addr", "(0 to"),
+    (dict(ALLOC, size=HUGE), "size", "(1 to"),
+    (dict(ALLOC, stream=HUGE), "stream", "(-9223372036854775808 to 18446744073709551615)"),
+    (dict(ALLOC, time_us=HUGE), "time_us", "(-9223372036854775808 to 9223372036854775807)"),
+    ({"action": "oom", "size": HUGE, "time_us": 6}, "size", "(0 to"),
+    ({"action": "oom", "size": 4, "time_us": HUGE}, "time_us", "(-9223372036854775808 to"),
+    ({"action": "oom", "size": 4, "device_free": HUGE}, "device_free", "(0 to"),
+    ({"action": "segment_alloc", "size": HUGE}, "size", "(0 to"),
+])
+def test_an_integer_of_thousands_of_digits_is_named_by_its_bits(tmp_path, entry, key, range_):
+    """i16, i17 (fifth adversarial pass): exit 4 "Exceeds the limit (4300 digits) for integer
+    string conversion"; every integer is range-checked before any becomes text."""
+    snap = samples.snapshot()
+    snap["device_traces"][0] = [dict(ALLOC, addr=0x7E0000000000), entry]
+    source = samples.write_snapshot(tmp_path / "bad.pickle", snap)
+    out = tmp_path / "out.memtrace"
+    refused(run_import(source, "-o", out), out, f"bad.pickle: device_traces[0][1]: '{key}' = an "
+            f"integer of {HUGE.bit_length()} bits is out of range {range_}")
+
+
+def test_a_stream_beyond_64_bits_is_refused(tmp_path):
+    """It went into the header's JSON, which no 64-bit reader holds."""
+    snap = samples.snapshot()
+    snap["device_traces"][0] = [dict(ALLOC, stream=1 << 64)]
+    source = samples.write_snapshot(tmp_path / "bad.pickle", snap)
+    out = tmp_path / "out.memtrace"
+    refused(run_import(source, "-o", out), out,
+            "bad.pickle: device_traces[0][0]: 'stream' = 18446744073709551616 is out of range")
+
+
+def test_segments_integers_of_thousands_of_digits_are_named(tmp_path):
+    snap = samples.snapshot()
+    snap["segments"] = [{"device": 0, "address": 0, "total_size": 8,
+                         "blocks": [{"size": HUGE, "state": "active_allocated"}]}]
+    source = samples.write_snapshot(tmp_path / "bad.pickle", snap)
+    out = tmp_path / "out.memtrace"
+    refused(run_import(source, "-o", out), out, "bad.pickle: segments[0].blocks[0]: 'size' = an "
+            "integer of")
+
+
 @pytest.mark.parametrize("row,what", [
     ("1,00:00:01.0,allocate,0x10,5", "line 3: expected 6 fields (Thread,Time,Action,Pointer,Size,Stream), got 5"),
     ("1,00:00:01.0,reallocate,0x10,5,0", 'line 3: unknown action "reallocate"'),

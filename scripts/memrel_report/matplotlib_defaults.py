@@ -1,0 +1,37 @@
+"""matplotlib for the report's charts (and advise's), the same whatever folder memrel runs in:
+nothing from the user's folders changes what is drawn or what runs (docs/inputs.md, "Code").
+Import this module before anything of matplotlib.
+
+matplotlib reads an rc file when it is imported, the first of: `matplotlibrc` in the working
+folder, $MATPLOTLIBRC, $MPLCONFIGDIR/matplotlibrc (else ~/.config/matplotlib/matplotlibrc), its
+own. The working folder is wherever the report was run from, not a choice of the user's: its
+`text.usetex: True` made the report run `latex` from PATH (exit 4), its `figure.dpi: 1` drew
+other charts without a word (the fifth adversarial pass, c06), and a FIFO of that name blocked the
+report for ever. So matplotlib is imported from the root folder, where it finds none, and then
+every parameter is set to matplotlib's own default, whichever file set it: the charts' layout
+(the label checks of layout.py, sizes, fonts) is made for those, and a report is comparable with
+another made elsewhere. The backend is Agg whatever MPLBACKEND or a file says: the report writes
+PNG and SVG files through Figure, never pyplot, and no backend module is imported.
+"""
+
+import os
+import sys
+
+for _name in ("MPLCONFIGDIR", "MATPLOTLIBRC"):
+    # The user's own choices, read below from "/": a relative one keeps meaning the working folder's.
+    if os.environ.get(_name):
+        os.environ[_name] = os.path.abspath(os.environ[_name])
+
+if "matplotlib" not in sys.modules:
+    _here = os.open(".", os.O_PATH | os.O_DIRECTORY)  # back here even if the folder is renamed
+    try:
+        os.chdir("/")
+        import matplotlib
+    finally:
+        os.fchdir(_here)
+        os.close(_here)
+else:  # already imported (a test): only the parameters below can be put right
+    import matplotlib
+
+matplotlib.rcParams.update(matplotlib.rcParamsDefault)  # the backend is kept by this: set next
+matplotlib.rcParams["backend"] = "agg"
