@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "allocators/backend_table.hpp"
+#include "platform/path_for_json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +21,7 @@ nlohmann::json backend_entry(const BackendInfo& b) {
                           {"available", a.available},
                           {"reason", a.reason},
                           {"valid", true}};
-  if (!b.file.empty()) entry["file"] = b.file;
+  if (!b.file.empty()) entry["file"] = path_for_json(b.file);
   return entry;
 }
 
@@ -40,13 +41,14 @@ nlohmann::json backend_listing(const std::string& backends_dir) {
       }
       error = e.file + ": name: \"" + e.backend->name + "\" is listed twice in " + backends_dir;
     }
-    backends.push_back({{"name", fs::path(e.file).stem().string()},
+    // The file's name stands for the backend's, and the error quotes its path.
+    backends.push_back({{"name", path_for_json(fs::path(e.file).stem().string())},
                         {"kind", e.family},
-                        {"file", e.file},
+                        {"file", path_for_json(e.file)},
                         {"available", false},
-                        {"reason", error},
+                        {"reason", path_for_json(error)},
                         {"valid", false},
-                        {"error", error}});
+                        {"error", path_for_json(error)}});
   }
   return backends;
 }

@@ -56,11 +56,11 @@ int print_and_write(const Report& report, const CompareOptions& options,
                           : option == "--junit"  ? to_junit_xml(report)
                           : option == "--json"   ? to_verdict_json_text(report, options)
                                                  : to_summary_markdown(report);
-    try {
-      write_file_atomically(*path, content);
-    } catch (const std::runtime_error& e) {
-      throw std::invalid_argument(option + ": " + e.what());
-    }
+    // Its failure goes up as it is: the path passed its checks before any work, so a write that
+    // fails now is the machine's state (a full disk, `ulimit -f`), exit 4 as every other
+    // writer's ("cannot write m.md: File too large" names the file). Turned into a bad option
+    // here it was exit 2, seen as 4 only when stdout failed too (the fifth pass, f18).
+    write_file_atomically(*path, content);
   }
   return report.exit_code();
 }

@@ -12,6 +12,7 @@
 #include "cli/subcommand.hpp"
 #include "harness/workload/workload.hpp"
 #include "harness/workload/workload_files.hpp"
+#include "platform/path_for_json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -35,13 +36,16 @@ nlohmann::json listing(const GlobalOptions& global) {
   for (const auto& path : all_workload_files(workloads_dir)) {
     try {
       Workload w = parse_workload_file(path);
-      out["workloads"].push_back(
-          {{"name", w.name}, {"path", path}, {"description", w.description}, {"valid", true}});
+      out["workloads"].push_back({{"name", w.name},
+                                  {"path", path_for_json(path)},
+                                  {"description", w.description},
+                                  {"valid", true}});
     } catch (const WorkloadError& e) {
-      out["workloads"].push_back({{"name", fs::path(path).stem().string()},
-                                  {"path", path},
+      // The file's name stands for the workload's, and the error quotes its path.
+      out["workloads"].push_back({{"name", path_for_json(fs::path(path).stem().string())},
+                                  {"path", path_for_json(path)},
                                   {"valid", false},
-                                  {"error", e.what()}});
+                                  {"error", path_for_json(e.what())}});
     }
   }
   return out;

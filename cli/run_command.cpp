@@ -19,6 +19,7 @@
 #include "harness/execution/run_summary.hpp"
 #include "harness/execution/runner.hpp"
 #include "harness/execution/shard.hpp"
+#include "harness/results/report_page_name.hpp"
 #include "harness/workload/trace_plan.hpp"
 #include "harness/workload/workload.hpp"
 #include "harness/workload/workload_files.hpp"
@@ -98,6 +99,14 @@ void refuse_duplicates(const std::vector<std::string>& names,
                                   ": results would hold two cells of one "
                                   "name; rename one (a trace: trace import --name)");
     }
+  }
+  // Two names the report would give one page ('a/b' and 'a_b-c14cddc0', crafted as the first's
+  // page name): the report refuses such results, so the run does not make them.
+  if (auto pair = names_sharing_a_page(names)) {
+    const auto [j, i] = *pair;
+    throw std::invalid_argument(what + " names '" + names[j] + "' (" + source(j) + ") and '" +
+                                names[i] + "' (" + source(i) + ") would share one report page (" +
+                                report_page_name(names[i]) + "); rename one");
   }
 }
 

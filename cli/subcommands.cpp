@@ -165,13 +165,18 @@ int run_parsed_command_line(int argc, char** argv);
 
 // What the command printed reached its stdout, or exit 4 with one line: `memrel list >
 // /dev/full` exited 0 with nothing written (the fourth pass). Checked once, at the end, for
-// every subcommand: a failed write sets the stream's error until then.
+// every subcommand: a failed write sets the stream's error until then. A command that already
+// failed with its one line (exit 2, 4, or interrupted) keeps it: `compare --markdown m.md` under
+// `ulimit -f` said "cannot write m.md" and then this too, two lines (the fifth pass, f18).
 int checked_stdout(int rc) {
   std::cout.flush();
   errno = 0;
   const bool flushed = std::fflush(stdout) == 0;
   const int err = errno;
   if (flushed && std::cout.good() && !std::ferror(stdout)) return rc;
+  if (rc == exit_code::kUnusableInput || rc == exit_code::kInternalError ||
+      rc >= exit_code::kInterruptedBase)
+    return rc;
   std::cerr << "memrel: cannot write to standard output"
             << (err ? std::string(" (") + std::strerror(err) + ")" : std::string()) << "\n";
   return exit_code::kInternalError;

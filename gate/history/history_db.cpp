@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "gate/history/history_figures.hpp"
+#include "platform/path_for_json.hpp"
 #include "platform/run_context.hpp"
 
 namespace memrel {
@@ -224,7 +225,7 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
                     path_);
       run.bind(1, added);
       run.bind(2, started.empty() ? added : started);
-      run.bind(3, f.path);
+      run.bind(3, path_for_json(f.path));  // TEXT is UTF-8: the history's readers decode it
       run.bind(4, f.kind == InputKind::kResults ? "results" : "benchmark");
       run.bind(5, d);
       run.bind_or_null(6, machine);

@@ -20,6 +20,7 @@
 #include "harness/workload/trace_plan.hpp"
 #include "platform/device_probe.hpp"
 #include "platform/host_probe.hpp"
+#include "platform/path_for_json.hpp"
 #include "platform/process_exit.hpp"
 
 namespace memrel {
@@ -34,7 +35,7 @@ class CellRun : public ProgramContext {
     Clock::time_point start = Clock::now();
     result_.backend = backend_.name;
     result_.workload = workload_.name;
-    result_.workload_source = workload_.source;
+    result_.workload_source = path_for_json(workload_.source);
     result_.setup.memory_space = backend_.space == MemorySpace::kDevice ? "device" : "host";
     // Made before the workload, as every record of the harness (execute() says why).
     CellTiming& timing = result_.timing.emplace();

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "harness/execution/shard.hpp"
+#include "platform/path_for_json.hpp"
 
 namespace memrel {
 namespace {
@@ -179,7 +180,7 @@ RunResults merge_shard_files(const std::vector<std::string>& paths) {
   for (const ShardFile* f : in_order) {
     const nlohmann::json& c = f->run.context;
     merged.context["merged_from"].push_back({{"shard", shard_text(f->shard)},
-                                             {"file", f->path},
+                                             {"file", path_for_json(f->path)},
                                              {"host", c.value("host", nlohmann::json())},
                                              {"started", c.value("started", nlohmann::json())},
                                              {"finished", c.value("finished", nlohmann::json())},

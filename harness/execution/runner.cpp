@@ -27,6 +27,7 @@
 #include "platform/child_process.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/owned_fd.hpp"
+#include "platform/path_for_json.hpp"
 #include "platform/run_context.hpp"
 #include "platform/zygote.hpp"
 
@@ -52,7 +53,7 @@ CellResult failed_cell(const std::string& backend, const std::string& workload,
   c.workload = workload;
   c.workload_source = source;
   c.status = status;
-  c.reason = reason;
+  c.reason = path_for_json(reason);  // quotes the child's stderr, or a path: not always UTF-8
   return c;
 }
 
@@ -374,11 +375,13 @@ class Scheduler {
     if (it->second.cells_to_start == 0 && via->running() == 0) it->second.client.reset();
   }
 
+  // The name the user gave for a workload file the cell read (as the cell wrote it into its
+  // result, path_for_json, or as the runner knows it), as results record it.
   std::string original(const std::string& path) const {
     for (const RunWorkload& w : options_.workloads) {
-      if (w.path == path) return w.original;
+      if (w.path == path || path_for_json(w.path) == path) return path_for_json(w.original);
     }
-    return path;
+    return path_for_json(path);
   }
 
   ChildSpec spec_for(const MatrixCell& m, std::size_t slot, pid_t after_pid) const {
@@ -551,24 +554,26 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   nlohmann::json context = run_context();
   // What makes two runs the same run: a journal is continued only by its own.
   nlohmann::json run = {
-      {"backends", options.backends},
-      {"backends_dir", options.backends_dir},
+      {"backends", nlohmann::json::array()},
+      {"backends_dir", path_for_json(options.backends_dir)},
       {"workloads", nlohmann::json::array()},
       {"cell_timeout_s", options.cell_timeout_s},
       {"host_capacity_bytes", options.cell.host_capacity_bytes},
       {"trace_scale", trace_scale_text(options.cell.trace_scale_divisor)},
       {"cuda_module_loading",
        options.module_loading.empty() ? "default (unset)" : options.module_loading}};
+  // A -b may be a backend file's path.
+  for (const std::string& b : options.backends) run["backends"].push_back(path_for_json(b));
   for (const RunWorkload& w : options.workloads) {
     char digest[32];
     std::snprintf(digest, sizeof digest, "fnv1a64:%016llx",
                   static_cast<unsigned long long>(content_digest(w.original)));
-    run["workloads"].push_back({{"file", w.original}, {"digest", digest}});
+    run["workloads"].push_back({{"file", path_for_json(w.original)}, {"digest", digest}});
   }
   context["options"] = run;
   context["options"]["workloads"] = nlohmann::json::array();
   for (const RunWorkload& w : options.workloads)
-    context["options"]["workloads"].push_back(w.original);
+    context["options"]["workloads"].push_back(path_for_json(w.original));
   if (!options.gpus.empty()) {
     context["options"]["gpus"] = nlohmann::json::array();
     for (const auto& g : options.gpus) context["options"]["gpus"].push_back(g.index);
@@ -595,7 +600,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
                                 {"space", memory_space_name(backend.space)},
                                 {"description", backend.description},
                                 {"release", backend.release}};
-    if (!backend.file.empty()) described["file"] = backend.file;
+    if (!backend.file.empty()) described["file"] = path_for_json(backend.file);
     if (!backend.settings.empty()) described["settings"] = backend.settings;
     context["backends"].push_back(described);
     Availability availability = backend.availability();

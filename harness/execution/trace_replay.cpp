@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "harness/execution/elapsed.hpp"
+#include "platform/path_for_json.hpp"
 
 namespace memrel {
 namespace {
@@ -31,7 +32,7 @@ TraceReplayer::TraceReplayer(const Trace& trace, const TracePlan& plan, MemorySp
   pointers_.assign(trace.blocks, nullptr);
   alloc_ns_.assign(trace.allocs, 0);
   free_ns_.assign(trace.frees, 0);
-  out_.file = trace.path;
+  out_.file = path_for_json(trace.path);
   out_.name = trace.name;
   out_.source_format = trace.source_format;
   out_.source_file = trace.source_file;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "platform/path_for_json.hpp"
+
 namespace memrel {
 namespace {
 
@@ -102,7 +104,7 @@ nlohmann::json to_json(const Advice& advice) {
     points.push_back(j);
   }
   nlohmann::json out = {{"schema", kAdviseSchema},
-                        {"trace", advice.trace},
+                        {"trace", path_for_json(advice.trace)},
                         {"trace_name", advice.trace_name},
                         {"points", points},
                         {"baseline", nullptr},

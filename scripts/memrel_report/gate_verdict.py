@@ -10,6 +10,8 @@ would use, and a summary that disagrees with the rows (a document that says two 
 import json
 from dataclasses import dataclass
 
+from memrel_outputs.file_name_text import as_text
+
 from .input_rules import MAX_VERDICT_BYTES, InputError, read_json
 
 SCHEMA = "memrel.gate-verdicts/1"
@@ -137,5 +139,5 @@ def load_verdict(path):
         counts, result, exit_code = _summary(doc["summary"], rows, "summary")
     except _Bad as e:
         raise InputError(path, str(e)) from None
-    return GateVerdict(path=path, baseline=doc["baseline"], current=doc["current"], files=files,
+    return GateVerdict(path=as_text(path), baseline=doc["baseline"], current=doc["current"], files=files,
                        counts=counts, result=result, exit_code=exit_code)

@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 import memrel_outputs.stopping
+from memrel_outputs.file_name_text import as_text
 
 from . import load
 
@@ -117,4 +118,4 @@ def read(path):
                    {run_id: started[:10] for run_id, started, _, _, _ in runs},
                    by_key.get((metric, machine), []))
         series.append(s)
-    return History(path, nights, series, points, note)
+    return History(as_text(path), nights, series, points, note)

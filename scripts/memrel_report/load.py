@@ -14,6 +14,8 @@ command line prints as "memrel report: FILE: what" before exiting with 2.
 import json
 from dataclasses import dataclass, field
 
+from memrel_outputs.file_name_text import as_text
+
 from . import CELL_SCHEMA, SCHEMA, gbench
 from .input_rules import MAX_EXACT_INTEGER, MAX_JSON_BYTES, InputError, read_json
 from .units import TIME_UNIT_NS
@@ -230,7 +232,7 @@ def load_results(path):
             first[key] = i
     except _Bad as e:
         raise InputError(path, str(e)) from None
-    return Run(path=path, context=doc["context"], cells=doc["cells"])
+    return Run(path=as_text(path), context=doc["context"], cells=doc["cells"])
 
 
 def collect_cells(runs):
@@ -282,5 +284,5 @@ def load_bench(path):
     except _Bad as e:
         raise InputError(path, str(e)) from None
     gbench.read_series(doc, path)  # the rule's own checks; the ones above give the same verdict
-    return BenchFile(path=path, context=context, entries=doc["benchmarks"])
+    return BenchFile(path=as_text(path), context=context, entries=doc["benchmarks"])
 

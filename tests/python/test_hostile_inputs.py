@@ -1768,6 +1768,22 @@ def test_a_write_past_the_file_size_limit_is_said_not_a_signal(tmp_path, command
 
 
 @needs_memrel
+@pytest.mark.parametrize("stdout", ["a file, past the limit too", "a pipe"])
+def test_compare_markdown_past_the_file_size_limit_is_exit_4_in_one_line(tmp_path, stdout):
+    """f18: `compare --markdown m.md` under `ulimit -f` said "--markdown: cannot write m.md: File
+    too large" and "cannot write to standard output", two lines; with stdout a pipe it was exit 2,
+    as if --markdown were a bad option."""
+    script = 'ulimit -f 4; exec "$@"' + (' > out.md' if stdout.startswith("a file") else '')
+    r = subprocess.run(["bash", "-c", script, "bash", MEMREL, "compare", HOST_RUN, HOST_RUN,
+                        "--markdown", "m.md"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot write m.md: File too large" in lines[0], r.stderr
+    assert not (tmp_path / "m.md").exists()
+
+
+@needs_memrel
 def test_a_report_that_fails_leaves_no_temporary_folder(tmp_path):
     """f20: a report that failed internally (too few file descriptors) left rep.tmp-PID/."""
     shutil.copy(HOST_RUN, tmp_path / "run.json")

@@ -1,0 +1,47 @@
+#include "harness/results/report_page_name.hpp"
+
+#include <map>
+
+#include "platform/sha256.hpp"
+
+namespace memrel {
+namespace {
+
+bool kept(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+}  // namespace
+
+std::string report_page_name(const std::string& name) {
+  // Byte by byte: a character outside ASCII is bytes none of which is kept, so a run of them
+  // becomes one '_' as Python's [^A-Za-z0-9._-]+ makes a run of such characters one.
+  std::string safe;
+  bool in_run = false;
+  for (char c : name) {
+    if (kept(c))
+      safe += c;
+    else if (!in_run)
+      safe += '_';
+    in_run = !kept(c);
+  }
+  const auto first = safe.find_first_not_of('_');
+  safe =
+      first == std::string::npos ? "" : safe.substr(first, safe.find_last_not_of('_') - first + 1);
+  if (safe.empty()) safe = "unnamed";
+  if (safe == name) return safe;
+  return safe + "-" + sha256_hex(name).substr(0, 8);
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> names_sharing_a_page(
+    const std::vector<std::string>& names) {
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto [at, added] = seen.emplace(report_page_name(names[i]), i);
+    if (!added && names[at->second] != names[i]) return std::make_pair(at->second, i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace memrel
