@@ -98,7 +98,7 @@ TEST(ChildProcess, EndsWithItsParentKilledOutrightEvenIgnoringSigterm) {
 
 // The fourth adversarial pass, c10: PATH=:$PATH (an empty entry is the working folder) ran
 // ./python3 for a bare python3.
-TEST(ChildProcess, APathLookupSkipsEmptyAndRelativeEntries) {
+TEST(ChildProcess, APathLookupSkipsEveryEntryThatIsTheWorkingFolder) {
   testing::TempDir dir;
   const std::string marker = dir.file("ran");
   const std::string program = dir.file("memrel-test-program");
@@ -114,12 +114,18 @@ TEST(ChildProcess, APathLookupSkipsEmptyAndRelativeEntries) {
   int status = wait_for(start_child(spec));
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 127);
   EXPECT_FALSE(std::filesystem::exists(marker)) << "the working folder's program ran";
-  setenv("PATH", (saved_path + ":" + dir.path().string()).c_str(), 1);  // an absolute entry
+  // The fifth pass, c10 again: an absolute spelling of the working folder is the working folder.
+  setenv("PATH", ("/proc/self/cwd:" + dir.path().string() + ":" + saved_path).c_str(), 1);
+  status = wait_for(start_child(spec));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the working folder's program ran";
+  // The same folder on PATH, absolute, from another working folder: found there.
+  std::filesystem::current_path(saved_cwd);
+  setenv("PATH", (saved_path + ":" + dir.path().string()).c_str(), 1);
   status = wait_for(start_child(spec));
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_TRUE(std::filesystem::exists(marker));
   setenv("PATH", saved_path.c_str(), 1);
-  std::filesystem::current_path(saved_cwd);
 }
 
 TEST(ChildProcess, AnAnonymousFileHasNoNameInTheTemporaryFolder) {
