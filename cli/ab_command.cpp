@@ -6,18 +6,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
+#include "cli/bench_probe.hpp"
 #include "cli/comparison_outputs.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
@@ -70,6 +73,8 @@ struct AbArgs {
   bool quick = false;
   std::string cpus;      // --cpus: both sides run on these CPUs (platform/cpu_affinity.hpp)
   bool no_aslr = false;  // --no-aslr: one address layout for every process (address_layout.hpp)
+  std::string filter;    // --filter: memrel_bench's --benchmark_filter
+  double min_time = 0;   // --min-time: memrel_bench's --min-time; 0: its default
   std::vector<std::string> bench_args;
   std::string out, markdown, junit, summary, json;
   std::string run_id;  // the out folder and the start time: what tells this run's halves apart
@@ -114,6 +119,8 @@ nlohmann::json ab_context(const Side& side, const std::string& backend, const Ab
           {"order",
            "per backend, round by round: reference then candidate in odd rounds, candidate then "
            "reference in even rounds"},
+          {"filter", a.filter},
+          {"min_time", a.min_time},
           {"bench_args", a.bench_args},
           {"cpus", a.cpus},
           {"no_aslr", a.no_aslr}};
@@ -161,7 +168,14 @@ BenchCommand command_of(const Side& side, const AbArgs& a, const GlobalOptions& 
   command.bench = side.bench;
   command.backends_dir = global.backends_dir;
   command.quick = a.quick;
-  command.bench_args = a.bench_args;
+  // As bench passes them (cli/bench_command.cpp): --bench-arg may not set either.
+  if (!a.filter.empty()) command.bench_args.push_back("--benchmark_filter=" + a.filter);
+  if (a.min_time > 0) {
+    std::ostringstream value;
+    value << a.min_time;
+    command.bench_args.push_back("--min-time=" + value.str());
+  }
+  command.bench_args.insert(command.bench_args.end(), a.bench_args.begin(), a.bench_args.end());
   return command;
 }
 
@@ -275,10 +289,8 @@ std::optional<int> run_round(const AbArgs& a, const std::map<const Side*, BenchC
       return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;
     }
     if (r.status == BenchStatus::kNoneMatched)  // the same in every round: a bad option
-      throw std::invalid_argument(
-          "the --benchmark_filter in --bench-arg matches no benchmark "
-          "of " +
-          job.name + ": nothing to compare");
+      throw std::invalid_argument("--filter '" + a.filter + "' matches no benchmark of " +
+                                  job.name + ": nothing to compare");
     if (r.status == BenchStatus::kUnavailable) {  // memrel_bench says why
       if (round > 1 || side != &a.reference) {
         // The reference ran here, so the candidate's side is what cannot run.
@@ -301,6 +313,9 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   InterruptRequests interrupts;
   check_side(a.reference);
   check_side(a.candidate);
+  // CLI::Range lets nan through (every comparison with it is false), as bench's does.
+  if (std::isnan(a.min_time))
+    throw std::invalid_argument("--min-time nan: not a number of seconds");
   // Commas separate backends and a configuration's settings alike, as run -b reads them.
   a.backends = split_backend_list(a.backends);
   if (a.backends.empty()) throw std::invalid_argument("--backend: name at least one");
@@ -323,6 +338,12 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   std::vector<std::string> backend_names;
   for (const GivenBackend& b : backends) backend_names.push_back(b.name);
   check_ab_outputs(a, backend_names);
+  // Asked last of the checks, as it starts a process; this build's own is one.
+  for (const Side* side : {&a.reference, &a.candidate}) {
+    if (side->bench == bench_beside_executable()) continue;
+    if (std::string problem = bench_program_problem(side->bench); !problem.empty())
+      throw std::invalid_argument("--" + side->role + "-bench " + side->bench + ": " + problem);
+  }
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
   a.created_out = !fs::exists(a.out, ec);
@@ -463,9 +484,16 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
                "less noise from process to process; for one binary with two settings, not two "
                "builds, whose fixed layouts would differ in every round alike (docs/ab.md)");
   sub.add_flag("--quick", a.quick, "memrel_bench --quick on both sides");
+  sub.add_option("--filter", a.filter,
+                 "Only the benchmarks whose names match this regular expression "
+                 "(--benchmark_filter), e.g. '^pair/'");
+  sub.add_option("--min-time", a.min_time,
+                 "Google Benchmark's minimum time per repetition, in seconds (default: "
+                 "memrel_bench's, docs/benchmarks.md)")
+      ->check(CLI::Range(1e-6, 86400.0));
   sub.add_option("--bench-arg", a.bench_args,
-                 "An argument for memrel_bench on both sides (repeatable), e.g. "
-                 "--bench-arg=--benchmark_filter=pair/")
+                 "An argument for memrel_bench on both sides (repeatable; only those of "
+                 "docs/inputs.md), e.g. --bench-arg=--benchmark_repetitions=9")
       ->check(CLI::Validator([](std::string& argument) { return bench_arg_problem(argument); }, "",
                              "bench-arg"));
   sub.add_option("--out", a.out,
@@ -488,7 +516,7 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
     try {
       return run_ab(*args, global);
     } catch (const std::invalid_argument&) {
-      // A bad option found in the first round (a --bench-arg filter that matches nothing): exit
+      // A bad option found in the first round (a --filter that matches nothing): exit
       // 2 leaves no folder of its own behind (the third adversarial pass found `rounds/` left).
       std::error_code ec;
       if (args->created_out) fs::remove_all(args->out, ec);

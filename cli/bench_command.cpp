@@ -16,6 +16,7 @@
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
 #include "cli/backend_listing.hpp"
+#include "cli/bench_probe.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/bench_launcher.hpp"
@@ -132,6 +133,9 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   // -o is a folder of bench's own files, not replaced whole: a real folder (a link to one is
   // refused, as report, advise and ab refuse it), and each file in it checked below.
   check_output_folder(a.out, {}, "-o");
+  // --logs is one as well: a link to a folder (or a dangling one) was followed, and the build
+  // folder of the running memrel took a log (program_inputs, checked by check_output_folder).
+  if (!a.logs.empty()) check_output_folder(a.logs, {}, "--logs");
   std::vector<BenchJob> jobs;
   std::vector<BackendInfo> backends;
   std::vector<std::string> inputs;                // the backend files and libraries -b names
@@ -167,6 +171,11 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     }
     jobs.push_back(job);
   }
+  // Asked last of the checks, as it starts a process; this build's own is one.
+  if (!a.bench.empty()) {
+    if (std::string problem = bench_program_problem(command.bench); !problem.empty())
+      throw std::invalid_argument("--bench " + command.bench + ": " + problem);
+  }
   std::error_code exists_ec;
   const bool out_was_there = fs::exists(a.out, exists_ec);
   make_folder("-o", a.out);
@@ -190,10 +199,9 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   if (ok == 0 && failed == 0 && none_matched > 0) {
     // A filter that selects nothing anywhere is a bad option (a typo), not an empty result.
     if (!out_was_there) fs::remove(a.out, exists_ec);  // only if empty: ours, made above
-    throw std::invalid_argument((a.filter.empty()
-                                     ? std::string("the --benchmark_filter in --bench-arg")
-                                     : "--filter '" + a.filter + "'") +
-                                ": matches no benchmark of any backend given; nothing written");
+    throw std::invalid_argument(
+        (a.filter.empty() ? std::string("no filter") : "--filter '" + a.filter + "'") +
+        ": matches no benchmark of any backend given; nothing written");
   }
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (outcomes[i].status == BenchStatus::kNoneMatched)
@@ -233,7 +241,8 @@ RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global) {
                  "memrel_bench's, docs/benchmarks.md)")
       ->check(CLI::Range(1e-6, 86400.0));
   app.add_option("--bench-arg", a->bench_args,
-                 "An argument for every memrel_bench (repeatable), e.g. "
+                 "An argument for every memrel_bench (repeatable; only those of docs/inputs.md), "
+                 "e.g. "
                  "--bench-arg=--benchmark_repetitions=9")
       ->check(CLI::Validator([](std::string& argument) { return bench_arg_problem(argument); }, "",
                              "bench-arg"));

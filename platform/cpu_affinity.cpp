@@ -42,7 +42,12 @@ std::vector<int> parse_cpu_list(const std::string& text, const std::string& opti
     start = comma + 1;
   }
   std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  // A CPU given twice ("0,0", "0-3,2") is a typo, not a list: the sixth pass's `--cpus 0,0` was
+  // read as one CPU without a word, when two were meant.
+  const auto twice = std::adjacent_find(cpus.begin(), cpus.end());
+  if (twice != cpus.end())
+    throw std::invalid_argument(option + " '" + text + "': CPU " + std::to_string(*twice) +
+                                " is given twice");
   return cpus;
 }
 

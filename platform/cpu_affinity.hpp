@@ -16,7 +16,7 @@ namespace memrel {
 
 // "3", "0-3", "0,2,8-11": the CPUs, ascending, each once. Throws std::invalid_argument naming
 // `option` and the text for anything else (empty, a negative or reversed range, a CPU past the
-// kernel's CPU_SETSIZE).
+// kernel's CPU_SETSIZE, a CPU given twice).
 std::vector<int> parse_cpu_list(const std::string& text, const std::string& option);
 
 // This process (and so every child started after it) runs only on `cpus`. Throws

@@ -72,6 +72,17 @@ double time_unit_ns(const std::string& unit) {
   throw ResultsError("unknown time_unit \"" + unit + "\"");
 }
 
+// "iterations", where given, is how many times the benchmark ran in the repetition: a whole
+// number from 1 (the sixth pass: -5 and 1.5 were read as a figure's own).
+void check_iterations(const nlohmann::json& e) {
+  if (!e.contains("iterations")) return;
+  const nlohmann::json& n = e["iterations"];
+  const bool whole = n.is_number_unsigned() && n.get<std::uint64_t>() >= 1 &&
+                     n.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxExactInteger);
+  if (!whole)
+    throw ResultsError("iterations " + n.dump() + " is impossible (a whole number from 1 to 2^53)");
+}
+
 // The mean of the two middle values for an even count, as Google Benchmark's median aggregate.
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -275,6 +286,7 @@ BenchmarkRun benchmark_run_from_json(const nlohmann::json& j) {
       if (!(ns >= 0 && ns <= kMaxFigure))
         throw ResultsError("real_time " + e["real_time"].dump() + " " + unit +
                            " is impossible (0 to 2^53 ns)");
+      check_iterations(e);
       counters = counters_of(e);
     } catch (const ResultsError& err) {
       throw ResultsError(where + " (" + name + "): " + err.what());

@@ -13,7 +13,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -266,22 +268,81 @@ std::string file_name_piece(const std::string& backend_name) {
 }
 
 std::string bench_arg_problem(const std::string& argument) {
-  // Google Benchmark's options that take a number; min times may end in s (seconds) or x
-  // (iterations).
-  static const char* const kNumeric[] = {
-      "--benchmark_min_time=", "--benchmark_min_warmup_time=", "--benchmark_repetitions="};
-  for (const char* option : kNumeric) {
-    const std::string prefix = option;
-    if (argument.compare(0, prefix.size(), prefix) != 0) continue;
-    std::string value = argument.substr(prefix.size());
-    if (!value.empty() && (value.back() == 's' || value.back() == 'x')) value.pop_back();
-    char* end = nullptr;
-    double number = value.empty() ? 0 : std::strtod(value.c_str(), &end);
-    bool whole = !value.empty() && end == value.c_str() + value.size();
-    if (!whole || !std::isfinite(number) || number <= 0 || number > 86400)
-      return argument + ": expected a finite number above 0 (at most 86400)";
+  // An allow-list, not a deny-list: memrel sets memrel_bench's output, its format, the filter,
+  // the minimum time and the context it reads back, and a Google Benchmark option it does not
+  // know of (a newer build's) could change any of them. The sixth pass wrote through
+  // --benchmark_out=LINK, hung on a FIFO there, and read --help's exit 0 as "unavailable".
+  const std::size_t eq = argument.find('=');
+  const std::string name = argument.substr(0, eq);
+  const std::optional<std::string> value =
+      eq == std::string::npos ? std::nullopt : std::optional<std::string>(argument.substr(eq + 1));
+  // What memrel sets or reads itself, and the memrel option that does it.
+  static const std::map<std::string, std::string> kMemrels = {
+      {"--benchmark_out", "memrel's own output (-o, --out)"},
+      {"--benchmark_out_format", "memrel's own output (-o, --out)"},
+      {"--benchmark_format", "memrel's own output (-o, --out)"},
+      {"--benchmark_filter", "--filter"},
+      {"--benchmark_min_time", "--min-time"},
+      {"--min-time", "--min-time"},
+      {"--benchmark_list_tests", "memrel list"},
+      {"--list-backends", "memrel list --backends"},
+      {"--help", "memrel's own --help"},
+      {"-h", "memrel's own --help"},
+      {"--backend", "-b"},
+      {"--backends-dir", "memrel --backends-dir"},
+      {"--quick", "--quick"},
+      {"--benchmark_context", "nothing: memrel writes the context it reads back"},
+      {"--benchmark_report_aggregates_only",
+       "nothing: memrel reads every repetition, not only their aggregates"},
+  };
+  if (auto it = kMemrels.find(name); it != kMemrels.end())
+    return argument + ": memrel sets this itself; use " + it->second;
+  // Google Benchmark's options that change only how it measures or prints to the log, each
+  // with what its value may be.
+  static const char* const kBooleans[] = {"--benchmark_enable_random_interleaving",
+                                          "--benchmark_display_aggregates_only",
+                                          "--benchmark_counters_tabular"};
+  for (const char* option : kBooleans) {
+    if (name != option) continue;
+    if (!value || *value == "true" || *value == "false") return "";
+    return argument + ": expected " + name + ", " + name + "=true or " + name + "=false";
   }
-  return "";
+  if (name == "--benchmark_color") {
+    if (value && (*value == "auto" || *value == "true" || *value == "false")) return "";
+    return argument + ": expected --benchmark_color=auto, true or false";
+  }
+  if (name == "--benchmark_time_unit") {
+    if (value && (*value == "ns" || *value == "us" || *value == "ms" || *value == "s")) return "";
+    return argument + ": expected --benchmark_time_unit=ns, us, ms or s";
+  }
+  if (name == "--benchmark_repetitions") {
+    // At most 1000: memrel_bench's default is 5, and ab's --rounds stops at 1000 as well; Google
+    // Benchmark's own parser took 99999999999 (past an int) without a word.
+    const std::string digits = value.value_or("");
+    const bool whole = !digits.empty() && digits.size() <= 4 &&
+                       digits.find_first_not_of("0123456789") == std::string::npos;
+    if (!whole || std::stoi(digits) < 1 || std::stoi(digits) > kMaxBenchRepetitions)
+      return argument + ": expected a whole number from 1 to " +
+             std::to_string(kMaxBenchRepetitions);
+    return "";
+  }
+  if (name == "--benchmark_min_warmup_time") {
+    // Seconds, as Google Benchmark reads them; finite and positive (`nan` ran for ever).
+    std::string number = value.value_or("");
+    if (!number.empty() && number.back() == 's') number.pop_back();
+    char* end = nullptr;
+    const double seconds = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+    const bool whole = !number.empty() && end == number.c_str() + number.size();
+    if (!whole || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxBenchSeconds)
+      return argument + ": expected a finite number of seconds above 0 (at most " +
+             std::to_string(static_cast<int>(kMaxBenchSeconds)) + ")";
+    return "";
+  }
+  return argument +
+         ": not an argument memrel passes on to memrel_bench (allowed: "
+         "--benchmark_repetitions, --benchmark_min_warmup_time, "
+         "--benchmark_enable_random_interleaving, --benchmark_display_aggregates_only, "
+         "--benchmark_counters_tabular, --benchmark_color, --benchmark_time_unit)";
 }
 
 std::string bench_file_name(const std::string& backend_name) {

@@ -72,9 +72,18 @@ struct BenchOutcome {
 // report expect (docs/benchmarks.md).
 std::string bench_file_name(const std::string& backend_name);
 
-// Why an argument for memrel_bench (`--bench-arg`) is refused, or "" when it is not: Google
-// Benchmark's numeric options must be finite and positive (`--benchmark_min_time=nan` ran for
-// ever; its own parser took it).
+// The most --benchmark_repetitions, and the most seconds of --benchmark_min_warmup_time (as
+// --min-time's), that --bench-arg may give (docs/inputs.md).
+constexpr int kMaxBenchRepetitions = 1000;
+constexpr double kMaxBenchSeconds = 86400;
+
+// Why an argument for memrel_bench (`--bench-arg`) is refused, or "" when it is not. Allowed are
+// only Google Benchmark's options that change how it measures or what it prints to the log:
+// --benchmark_repetitions (1 to kMaxBenchRepetitions), --benchmark_min_warmup_time (finite
+// seconds above 0), --benchmark_enable_random_interleaving, --benchmark_display_aggregates_only,
+// --benchmark_counters_tabular, --benchmark_color and --benchmark_time_unit. What memrel sets or
+// reads itself (the output and its format, the filter, the minimum time, listings, help, the
+// context) is refused with the memrel option to use instead.
 std::string bench_arg_problem(const std::string& argument);
 
 // `name` as one piece of a file name: bench_file_name's rule without its prefix and suffix.

@@ -167,6 +167,13 @@ def _real_time_ns(entry, where, path):
     ns = value * TIME_UNIT_NS[unit]
     if not 0 <= ns <= MAX_FIGURE:
         raise InputError(path, f"{where}: real_time {json.dumps(value)} {unit} is impossible (0 to 2^53 ns)")
+    if "iterations" in entry:
+        # How many times it ran in the repetition: a whole number from 1, as the gate's rule
+        # (gate/read/benchmark_json.cpp); -5 and 1.5 were read as a figure's own.
+        n = entry["iterations"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIGURE:
+            raise InputError(path, f"{where}: iterations {json.dumps(n)} is impossible "
+                                   "(a whole number from 1 to 2^53)")
     for key, v in entry.items():
         if key in BYTE_COUNTERS and key != "max_bytes_used" and _is_number(v):
             _check_byte_counter(key, v, where, path)

@@ -28,12 +28,11 @@ const std::string kBench =
 std::string ab(const TempDir& dir, const std::string& extra,
                const std::string& backend = "pluggable-host-example") {
   const std::string looks = extra.find("--looks") == std::string::npos ? "--looks 1 " : "";
-  return memrel_command(
-      "ab -b '" + backend + "' --quick --rounds 5 " + looks +
-      "--latency-min-change 0.5 "
-      "'--bench-arg=--benchmark_filter=^pair/pluggable-host-example/warm/(512|32768)/' "
-      "--out '" +
-      dir.file("ab") + "' " + extra);
+  return memrel_command("ab -b '" + backend + "' --quick --rounds 5 " + looks +
+                        "--latency-min-change 0.5 "
+                        "'--filter=^pair/pluggable-host-example/warm/(512|32768)/' "
+                        "--out '" +
+                        dir.file("ab") + "' " + extra);
 }
 
 // The files of an A/A run of the host example, named after its backend's name.
@@ -93,11 +92,11 @@ TEST_F(AbCommand, ABackendFileOfTheBackendsFolderIsFoundByMemrelBench) {
   file.replace(file.find(from), from.size(), "\"name\": \"folder-host-example\"");
   std::filesystem::create_directories(dir.file("backends"));
   memrel::testing::write_text(dir.file("backends/folder-host-example.json"), file);
-  auto r = run_command(memrel_command(
-      "--backends-dir '" + dir.file("backends") +
-      "' ab -b folder-host-example --quick --rounds 5 --latency-min-change 0.5 "
-      "'--bench-arg=--benchmark_filter=^pair/folder-host-example/warm/512/' --out '" +
-      dir.file("ab") + "'"));
+  auto r = run_command(
+      memrel_command("--backends-dir '" + dir.file("backends") +
+                     "' ab -b folder-host-example --quick --rounds 5 --latency-min-change 0.5 "
+                     "'--filter=^pair/folder-host-example/warm/512/' --out '" +
+                     dir.file("ab") + "'"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::filesystem::exists(dir.file("ab/reference/bench-folder-host-example.json")))
       << r.output;
@@ -136,7 +135,7 @@ TEST_F(AbCommand, APlantedSlowdownFailsTheFamilyAndCompareOfTheHalvesAgrees) {
   TempDir dir;
   auto r = run_command(memrel_command(
       "ab -b pluggable-host-example --quick --rounds 6 --looks 1 --latency-min-change 0.5 "
-      "'--bench-arg=--benchmark_filter=^pair/pluggable-host-example/warm/(512|32768)/' "
+      "'--filter=^pair/pluggable-host-example/warm/(512|32768)/' "
       "--candidate-env MEMREL_EXAMPLE_SLOWDOWN_NS=20000 --out '" +
       dir.file("ab") + "'"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -163,7 +162,7 @@ TEST_F(AbCommand, AnUndecidedFamilyGetsASecondLookAndCompareUsesThatLooksAlpha) 
   TempDir dir;
   auto r = run_command(memrel_command(
       "ab -b pluggable-host-example --quick --rounds 6 --looks 2 --latency-min-change 0.5 "
-      "'--bench-arg=--benchmark_filter=^pair/pluggable-host-example/warm/(512|32768)/' "
+      "'--filter=^pair/pluggable-host-example/warm/(512|32768)/' "
       "--candidate-env MEMREL_EXAMPLE_SLOWDOWN_NS=20000 --out '" +
       dir.file("ab") + "'"));
   EXPECT_EQ(r.exit_code, 1) << r.output;

@@ -53,9 +53,14 @@ if [[ $backend == null ]]; then echo "memrel_bench: 1 benchmark run(s) of backen
 exit 0
 )";
 
+// Every stub answers --help as memrel_bench does (memrel asks it once, cli/bench_probe.hpp),
+// after its first line, the #! line.
 std::string write_stub(const TempDir& dir, const std::string& text) {
   const std::string path = dir.file("memrel_bench_stub");
-  write_text(path, text);
+  const std::size_t first = text.find('\n') + 1;
+  write_text(path, text.substr(0, first) +
+                       "[[ $1 == --help ]] && { echo 'Usage: memrel_bench stub'; exit 0; }\n" +
+                       text.substr(first));
   chmod(path.c_str(), 0755);
   return path;
 }

@@ -149,6 +149,20 @@ TEST(GateRefuses, ByteCountersOutOfRange) {
             std::string::npos);
 }
 
+// iterations is a whole number from 1: -5, 0 and 1.5 were read as a figure's own (sixth pass).
+TEST(GateRefuses, IterationsThatAreNotAWholeNumberFromOne) {
+  json base = bench({10, 10.1, 9.9, 10.2, 9.8});
+  for (const json& bad : {json(-5), json(0), json(1.5), json("9")}) {
+    json cur = base;
+    cur["benchmarks"][0]["iterations"] = bad;
+    const std::string what = refusal(base, cur);
+    EXPECT_NE(what.find("benchmarks[0] (pair/cuda-malloc/warm/4096): iterations " + bad.dump() +
+                        " is impossible"),
+              std::string::npos)
+        << what;
+  }
+}
+
 TEST(GateRefuses, TheSameBenchmarkTwice) {
   json base = bench({10, 10.1, 9.9, 10.2, 9.8});
   json twice = base;

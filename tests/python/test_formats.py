@@ -170,7 +170,7 @@ def test_ab_json_validates_and_carries_the_rank_tests_p_value(tmp_path):
     # The candidate slowed by 200 µs a call: 5 rounds against 5, all apart, p = 1/126.
     r = subprocess.run([MEMREL, "ab", "-b", "pluggable-host-example", "--quick", "--rounds", "5",
                         "--latency-min-change", "0.5",
-                        "--bench-arg=--benchmark_filter=^pair/pluggable-host-example/warm/512/",
+                        "--filter=^pair/pluggable-host-example/warm/512/",
                         "--candidate-env", "MEMREL_TEST_HOST_EXAMPLE_DELAY_US=200",
                         "--out", str(tmp_path / "ab"), "--json", str(js)],
                        capture_output=True, text=True, timeout=300)

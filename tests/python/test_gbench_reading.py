@@ -104,6 +104,16 @@ def _drop(index, key):
      'benchmarks[3] (pair/host-malloc/warm/4096): no numeric "real_time"'),
     (_drop(19, "real_time"),  # a median aggregate is read
      'benchmarks[19] (free/host-malloc/warm/4096_median): no numeric "real_time"'),
+    # iterations: a whole number from 1 (the sixth pass: -5 and 1.5 were read)
+    (_set(0, "iterations", -5),
+     "benchmarks[0] (pair/host-malloc/warm/4096): iterations -5 is impossible "
+     "(a whole number from 1 to 2^53)"),
+    (_set(0, "iterations", 1.5),
+     "benchmarks[0] (pair/host-malloc/warm/4096): iterations 1.5 is impossible "
+     "(a whole number from 1 to 2^53)"),
+    (_set(0, "iterations", 0),
+     "benchmarks[0] (pair/host-malloc/warm/4096): iterations 0 is impossible "
+     "(a whole number from 1 to 2^53)"),
 ])
 def test_bad_input_names_the_entry(tmp_path, edit, what):
     path, doc = _bad(tmp_path, edit)

@@ -1149,9 +1149,14 @@ def test_two_compare_outputs_onto_one_file_are_refused_before_any_work(tmp_path)
 @needs_memrel
 def test_ab_whose_reference_cannot_run_is_not_a_regression(tmp_path):
     """Exit 1 means a regression of the candidate; a reference that fails leaves nothing to
-    compare against (exit 4, one line naming the side)."""
+    compare against (exit 4, one line naming the side). The reference answers --help as
+    memrel_bench does (memrel asks it once), then fails."""
+    failing = tmp_path / "memrel_bench"
+    failing.write_text("#!/bin/sh\n[ \"$1\" = --help ] && { echo 'Usage: memrel_bench stub'; exit 0; }\n"
+                       "exit 1\n")
+    failing.chmod(0o755)
     r = subprocess.run([MEMREL, "ab", "-b", "host-malloc", "--rounds", "5", "--quick",
-                        "--reference-bench", "/bin/false", "--out", str(tmp_path / "ab")],
+                        "--reference-bench", str(failing), "--out", str(tmp_path / "ab")],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 4, (r.returncode, r.stderr)
     assert "the reference host-malloc failed in round 1" in r.stderr
@@ -1195,7 +1200,7 @@ def test_an_advise_grid_is_named_as_one_and_capped(tmp_path):
 @needs_memrel
 def test_ab_refused_in_its_first_round_leaves_no_folder_of_its_own(tmp_path):
     r = subprocess.run([MEMREL, "ab", "-b", "host-malloc", "--rounds", "5", "--quick",
-                        "--bench-arg=--benchmark_filter=NOMATCH", "--out", str(tmp_path / "ab")],
+                        "--filter=NOMATCH", "--out", str(tmp_path / "ab")],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2, r.stderr
     assert "matches no benchmark" in r.stderr
@@ -1252,11 +1257,11 @@ def test_bench_and_ab_take_a_configuration_of_two_settings_as_run_does(tmp_path,
     else:
         # Refused in the first round for the filter: after every -b was resolved, so the
         # message names the configuration as one backend.
-        r = memrel("ab", "-b", spec, "--rounds", "5", "--quick", "--bench-arg=--benchmark_filter=NOMATCH",
+        r = memrel("ab", "-b", spec, "--rounds", "5", "--quick", "--filter=NOMATCH",
                    "--out", out, timeout=300)
         assert r.returncode == 2, r.stderr
         assert r.stderr.strip().splitlines()[-1] == (
-            "memrel: the --benchmark_filter in --bench-arg matches no benchmark of "
+            "memrel: --filter 'NOMATCH' matches no benchmark of "
             "host-malloc:mmap_threshold=1MiB,trim_threshold=0: nothing to compare")
 
 
@@ -1335,8 +1340,10 @@ def test_a_journal_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
 
 @needs_memrel
 @pytest.mark.parametrize("command", ["bench", "ab"])
-@pytest.mark.parametrize("argument", ["--benchmark_min_time=nan", "--benchmark_min_time=infs",
-                                      "--benchmark_repetitions=0", "--benchmark_min_time=-1"])
+@pytest.mark.parametrize("argument", ["--benchmark_min_warmup_time=nan",
+                                      "--benchmark_min_warmup_time=infs",
+                                      "--benchmark_repetitions=0",
+                                      "--benchmark_min_warmup_time=-1"])
 def test_a_bench_arg_that_switches_a_limit_off_is_refused(tmp_path, command, argument):
     """`--bench-arg=--benchmark_min_time=nan` ran memrel_bench for ever."""
     r = subprocess.run([MEMREL, command, "-b", "host-malloc", f"--bench-arg={argument}", "--out"
@@ -1344,6 +1351,70 @@ def test_a_bench_arg_that_switches_a_limit_off_is_refused(tmp_path, command, arg
                        text=True, timeout=30)
     refused(r, "--bench-arg", argument)
     assert not (tmp_path / "o").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["bench", "ab"])
+@pytest.mark.parametrize("argument, use", [
+    ("--benchmark_out=w.json", "-o, --out"), ("--benchmark_out_format=csv", "-o, --out"),
+    ("--benchmark_format=csv", "-o, --out"), ("--benchmark_filter=", "--filter"),
+    ("--benchmark_min_time=0.1", "--min-time"), ("--benchmark_list_tests=true", "memrel list"),
+    ("--help", "--help"), ("--benchmark_context=memrel_backend=x", "context"),
+    ("--benchmark_report_aggregates_only=true", "every repetition"),
+    ("--benchmark_repetitions=99999999999", "from 1 to 1000"),
+    ("--benchmark_min_warmup_time=nan", "above 0"), ("--v=3", "allowed:"),
+])
+def test_a_bench_arg_that_sets_what_memrel_sets_or_reads_is_refused(tmp_path, command, argument,
+                                                                     use):
+    """Sixth pass: `--bench-arg=--benchmark_out=LINK` wrote through the link, a FIFO there hung,
+    `--help` read as "unavailable": only options of how Google Benchmark measures pass on."""
+    (tmp_path / "w.json").write_text("keep")
+    r = subprocess.run([MEMREL, command, "-b", "host-malloc", "--quick", f"--bench-arg={argument}",
+                        "--out" if command == "ab" else "-o", "o"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60)
+    refused(r, "--bench-arg", argument, use)
+    assert sorted(os.listdir(tmp_path)) == ["w.json"] and read(tmp_path / "w.json") == b"keep"
+
+
+@needs_memrel
+@pytest.mark.parametrize("args", [["bench", "--bench", "/bin/true"], ["bench", "--bench", "/bin/false"],
+                                  ["ab", "--reference-bench", "/bin/true"],
+                                  ["ab", "--candidate-bench", "/bin/false"]])
+def test_a_bench_program_that_is_not_memrel_bench_is_refused(tmp_path, args):
+    """Sixth pass: `--bench /bin/true` called the backend unavailable (exit 0), /bin/false was the
+    allocator's failure (exit 3), `ab --reference-bench /bin/true` "every backend unavailable"."""
+    out = ["--out", "o"] if args[0] == "ab" else ["-o", "o"]
+    r = subprocess.run([MEMREL, args[0], "-b", "host-malloc", "--quick", *args[1:], *out],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    refused(r, args[1], args[2], "is not a memrel_bench (asked for its --help")
+    assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+@pytest.mark.parametrize("logs", ["link", "dangling", "build"])
+def test_bench_logs_is_a_real_folder_without_an_input_below(tmp_path, logs):
+    """Sixth pass: `--logs` through a link to a folder, or a dangling one, was followed; the build
+    folder of the running memrel took a log."""
+    (tmp_path / "target").mkdir()
+    os.symlink("target", tmp_path / "link")
+    os.symlink("/nonexistent", tmp_path / "dangling")
+    folder = os.path.dirname(MEMREL) if logs == "build" else logs
+    before = sorted(os.listdir(os.path.dirname(MEMREL)))
+    r = subprocess.run([MEMREL, "bench", "-q", *BENCH_QUICK, "-o", "o", "--logs", folder],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "--logs", folder)
+    assert sorted(os.listdir(tmp_path)) == ["dangling", "link", "target"]
+    assert os.listdir(tmp_path / "target") == []
+    assert sorted(os.listdir(os.path.dirname(MEMREL))) == before
+
+
+@needs_memrel
+def test_ab_cpus_refuses_a_cpu_given_twice(tmp_path):
+    """Sixth pass: `--cpus 0,0` was taken as one CPU without a word."""
+    r = subprocess.run([MEMREL, "ab", *AB_QUICK, "--cpus", "0,0", "--out", "o"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=60)
+    refused(r, "--cpus '0,0': CPU 0 is given twice")
+    assert os.listdir(tmp_path) == []
 
 
 @needs_memrel
@@ -1888,7 +1959,7 @@ def test_json_nested_100000_deep_is_refused_not_a_crash(tmp_path, command):
 
 BENCH_QUICK = ["-b", "null", "--quick", "--filter", "^pair/", "--min-time", "0.001"]
 AB_QUICK = ["-b", "null", "--quick", "--rounds", "5", "--looks", "1",
-            "--bench-arg=--benchmark_filter=^pair/", "--bench-arg=--min-time=0.001"]
+            "--filter=^pair/", "--min-time=0.001"]
 
 
 def bench_or_ab(command, out, *extra, cwd, env=None, preexec_fn=None):
