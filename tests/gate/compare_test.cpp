@@ -701,10 +701,12 @@ TEST(CompareInput, ParsesByteTolerances) {
   EXPECT_EQ(parse_byte_tolerance("0").absolute, 0u);
   EXPECT_EQ(parse_byte_tolerance("2MiB").absolute, 2u << 20);
   EXPECT_DOUBLE_EQ(parse_byte_tolerance("1%").relative, 0.01);
+  EXPECT_DOUBLE_EQ(parse_byte_tolerance("99%").relative, 0.99);
   ByteTolerance both = parse_byte_tolerance("4096,0.5%");
   EXPECT_EQ(both.absolute, 4096u);
   EXPECT_DOUBLE_EQ(both.relative, 0.005);
-  for (const char* bad : {"", "lots", "-1", "150%", "%", "2MiB,", "1MiB,2MiB", ",1%"}) {
+  for (const char* bad :
+       {"", "lots", "-1", "150%", "99.5%", "100%", "%", "2MiB,", "1MiB,2MiB", ",1%"}) {
     EXPECT_THROW(parse_byte_tolerance(bad), std::invalid_argument) << bad;
   }
 }
