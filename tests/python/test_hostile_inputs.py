@@ -2050,3 +2050,28 @@ def test_history_markdown_past_the_file_size_limit_is_the_machines_failure(tmp_p
     assert r.returncode == 4, (r.returncode, r.stderr)
     assert len(r.stderr.strip().splitlines()) == 1 and "File too large" in r.stderr, r.stderr
     assert sorted(os.listdir(tmp_path)) == ["h.sqlite"]
+
+
+# --- Found by the sixth adversarial pass ------------------------------------------------------------
+
+@needs_memrel
+def test_history_adds_making_one_new_database_at_once_all_succeed(tmp_path):
+    """s-hist-concurrent: two `history add` making one new database at once both read schema
+    version 0, and the second's CREATE TABLE failed ("table runs already exists", exit 2)."""
+    run = json.loads(read(HOST_RUN))
+    files = []
+    for i in range(2):
+        run["context"]["note"] = f"run {i}"  # each its own digest
+        files.append(tmp_path / f"run{i}.json")
+        files[-1].write_text(json.dumps(run))
+    for attempt in range(30):  # a race: the old code lost it about one time in three
+        db = tmp_path / f"h{attempt}.sqlite"
+        procs = [subprocess.Popen([MEMREL, "history", "--db", str(db), "add", "-q", str(f)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for f in files]
+        results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+        for p in procs:
+            p.stderr.close()
+        assert all(rc == 0 for rc, _ in results), results
+        with sqlite3.connect(db) as c:
+            assert c.execute("SELECT count(*) FROM runs").fetchone()[0] == len(files)
