@@ -787,6 +787,20 @@ TEST(CompareFolders, FileOnOneSideIsListed) {
   EXPECT_EQ(s.added, 1u);
 }
 
+TEST(CompareFolders, ACellInTwoFilesOfOneFolderIsUnusable) {
+  // d-cmp-dirdup: b/a.json and its copy b/b.json against c/a.json was exit 1 ("missing").
+  TempDir base, cur;
+  write_json(base, "a.json", host_run());
+  write_json(base, "b.json", host_run());
+  write_json(cur, "a.json", host_run());
+  for (const std::string& error : {error_of(base.path().string(), cur.path().string()),
+                                   error_of(cur.path().string(), base.path().string())}) {
+    EXPECT_NE(error.find("b.json: cell "), std::string::npos) << error;
+    EXPECT_NE(error.find("is also in " + (base.path() / "a.json").string()), std::string::npos)
+        << error;
+  }
+}
+
 TEST(CompareFolders, FolderAgainstFileIsUnusable) {
   TempDir base;
   write_json(base, "suite.json", host_run());
