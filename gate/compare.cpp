@@ -1,6 +1,7 @@
 #include "gate/compare.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -34,6 +35,26 @@ struct ReadPair {
   std::optional<InputFile> baseline, current;
 };
 
+// A folder's results files each compared with their namesake: a cell in two files of one side
+// (a.json and a copy b.json) was judged twice, the copy "missing" from the other side (exit 1,
+// d-cmp-dirdup), and two differing answers for one cell would let either pass. Refused, exit 2.
+void check_cells_once_per_side(const std::vector<ReadPair>& pairs) {
+  for (bool baseline : {true, false}) {
+    std::map<std::string, std::string> file_of;  // backend/workload -> the file holding it
+    for (const auto& p : pairs) {
+      const std::optional<InputFile>& f = baseline ? p.baseline : p.current;
+      if (!f || f->kind != InputKind::kResults) continue;
+      for (const auto& cell : f->results.cells) {
+        const std::string key = cell.backend + "/" + cell.workload;
+        auto [it, inserted] = file_of.emplace(key, f->path);
+        if (!inserted && it->second != f->path)
+          throw ResultsError(f->path + ": cell " + key + " is also in " + it->second +
+                             ": a folder holds each cell once");
+      }
+    }
+  }
+}
+
 std::vector<ReadPair> read_pairs(const std::vector<InputPair>& pairs,
                                  const CompareOptions& options) {
   std::vector<ReadPair> out;
@@ -55,6 +76,7 @@ std::vector<ReadPair> read_pairs(const std::vector<InputPair>& pairs,
     }
     out.push_back(std::move(r));
   }
+  check_cells_once_per_side(out);
   return out;
 }
 

@@ -147,30 +147,55 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   sqlite3_busy_timeout(db_, 10000);  // two nightly steps adding at once wait for each other
   try {
     exec("PRAGMA foreign_keys = ON");
-    int version = 0, application = 0;
-    {
-      Statement v(db_, "PRAGMA user_version", path_);
-      if (sqlite3_step(v.get()) == SQLITE_ROW) version = sqlite3_column_int(v.get(), 0);
-      Statement a(db_, "PRAGMA application_id", path_);
-      if (sqlite3_step(a.get()) == SQLITE_ROW) application = sqlite3_column_int(a.get(), 0);
-    }
-    if (version == 0 && application == 0) {
-      Statement tables(db_, "SELECT count(*) FROM sqlite_master", path_);
-      sqlite3_step(tables.get());
-      if (sqlite3_column_int(tables.get(), 0) != 0)
+    // The schema version, checked: a file of something else, or of a newer memrel, is refused.
+    auto checked_version = [&] {
+      int version = 0, application = 0;
+      {
+        Statement v(db_, "PRAGMA user_version", path_);
+        if (sqlite3_step(v.get()) == SQLITE_ROW) version = sqlite3_column_int(v.get(), 0);
+        Statement a(db_, "PRAGMA application_id", path_);
+        if (sqlite3_step(a.get()) == SQLITE_ROW) application = sqlite3_column_int(a.get(), 0);
+      }
+      if (version == 0 && application == 0) {
+        Statement tables(db_, "SELECT count(*) FROM sqlite_master", path_);
+        sqlite3_step(tables.get());
+        if (sqlite3_column_int(tables.get(), 0) != 0)
+          throw ResultsError(path + ": an SQLite database, but not a memrel history");
+      } else if (application != kApplicationId) {
         throw ResultsError(path + ": an SQLite database, but not a memrel history");
-    } else if (application != kApplicationId) {
-      throw ResultsError(path + ": an SQLite database, but not a memrel history");
+      }
+      if (version > kHistorySchemaVersion)
+        throw ResultsError(path + ": history schema " + std::to_string(version) +
+                           ", written by a newer memrel (this one reads up to " +
+                           std::to_string(kHistorySchemaVersion) + ")");
+      return version;
+    };
+    // The first look in one read transaction: the version, then the tables, read apart, saw
+    // another process's new schema half (version 0, tables there: "not a memrel history").
+    exec("BEGIN");
+    int version = 0;
+    try {
+      version = checked_version();
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
     }
-    if (version > kHistorySchemaVersion)
-      throw ResultsError(path + ": history schema " + std::to_string(version) +
-                         ", written by a newer memrel (this one reads up to " +
-                         std::to_string(kHistorySchemaVersion) + ")");
+    exec("COMMIT");
     if (version < kHistorySchemaVersion) {
+      // Read again once the write lock is held: two `history add` making one new database at
+      // once both saw version 0, and the second's CREATE TABLE failed ("table runs already
+      // exists", s-hist-concurrent). The second now waits (busy timeout), then finds it made.
       exec("BEGIN IMMEDIATE");
-      for (int step = version; step < kHistorySchemaVersion; ++step) exec(kSchemaSteps[step]);
-      exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-      exec("PRAGMA user_version = " + std::to_string(kHistorySchemaVersion));
+      try {
+        for (int step = checked_version(); step < kHistorySchemaVersion; ++step)
+          exec(kSchemaSteps[step]);
+        exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+        exec("PRAGMA user_version = " + std::to_string(kHistorySchemaVersion));
+      } catch (...) {
+        if (sqlite3_get_autocommit(db_) == 0)
+          sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
       exec("COMMIT");
     }
   } catch (...) {

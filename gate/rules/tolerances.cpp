@@ -36,7 +36,8 @@ ByteTolerance parse_byte_tolerance(const std::string& text) {
       } catch (const std::exception&) {
         used = 0;
       }
-      if (number.empty() || used != number.size() || !(pct >= 0) || pct >= 100) {
+      // The documented range is 0% to 99%: 99.5% (rounding to 99 nowhere) was taken before.
+      if (number.empty() || used != number.size() || !(pct >= 0) || pct > 99) {
         throw std::invalid_argument(option + ": '" + part + "' is not a percentage from 0% to 99%");
       }
       t.relative = pct / 100.0;

@@ -30,8 +30,11 @@ std::string report_page_name(const std::string& name) {
   safe =
       first == std::string::npos ? "" : safe.substr(first, safe.find_last_not_of('_') - first + 1);
   if (safe.empty()) safe = "unnamed";
-  if (safe == name) return safe;
-  return safe + "-" + sha256_hex(name).substr(0, 8);
+  // A long name is cut and keeps its hash: a 300-character workload name made file names past
+  // the file system's 255 bytes (d-sanit13). kMaxReportPageNameChars is prepare.py's
+  // MAX_SLUG_CHARS.
+  if (safe == name && safe.size() <= kMaxReportPageNameChars) return safe;
+  return safe.substr(0, kMaxReportPageNameChars) + "-" + sha256_hex(name).substr(0, 8);
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> names_sharing_a_page(

@@ -5,6 +5,7 @@
 // checked against both definitions (report_page_name_test.cpp, test_report_page_names.py).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,10 +13,15 @@
 
 namespace memrel {
 
+// The longest page name kept whole; a longer one is cut to this many characters and gets the hash
+// (prepare.py's MAX_SLUG_CHARS: the same number).
+inline constexpr std::size_t kMaxReportPageNameChars = 80;
+
 // `name` with each run of characters other than ASCII letters, digits, '.', '_' and '-' made one
 // '_', then '_' stripped from both ends ("unnamed" if nothing is left); a name this changed gets
 // '-' and the first 8 hex digits of the SHA-256 of its UTF-8 bytes, so that it never shares a page
-// with the name it was changed into.
+// with the name it was changed into. A name longer than kMaxReportPageNameChars is cut to that
+// length and gets the hash too.
 std::string report_page_name(const std::string& name);
 
 // The first two distinct names (in order) that share a page, or none.

@@ -5,6 +5,7 @@
 
 #include "harness/workload/workload.hpp"
 #include "platform/input_rules.hpp"
+#include "platform/name_characters.hpp"
 
 namespace memrel {
 namespace {
@@ -95,6 +96,10 @@ class Loader {
       fail("header.schema", "unsupported schema " + h["schema"].dump() + " (this memrel reads \"" +
                                 kTraceSchema + "\")");
     t.name = text(h, "name");
+    // The workload name in results, tables and pages (platform/name_characters.hpp says why).
+    if (std::string c = forbidden_name_character(t.name); !c.empty())
+      fail("header.name",
+           "holds " + c + ", a control or text-direction character: a name holds none");
     if (!h.contains("device") || !h["device"].is_number_integer())
       fail("header.device", "must be an integer");
     t.device = h["device"].get<std::int64_t>();

@@ -7,6 +7,7 @@
 
 #include "harness/workload/trace_file.hpp"
 #include "platform/input_rules.hpp"
+#include "platform/name_characters.hpp"
 
 namespace memrel {
 namespace {
@@ -73,6 +74,11 @@ class Parser {
     std::string s = value.get<std::string>();
     if (s.find_first_of("[]") != std::string::npos) {
       fail(location, "'" + field + "' may not contain '[' or ']' (used for group members)");
+    }
+    // Names go raw into results, tables and pages (platform/name_characters.hpp says why).
+    if (std::string c = forbidden_name_character(s); !c.empty()) {
+      fail(location, "'" + field + "' holds " + c +
+                         ", a control or text-direction character: a name holds none");
     }
     return s;
   }

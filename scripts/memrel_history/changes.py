@@ -18,6 +18,7 @@ import sys
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 import memrel_outputs
 import memrel_outputs.stopping
+from memrel_outputs.one_line import one_line  # a newline in --db or a name: still one line
 
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
 APPLICATION_ID = 0x6D656D72  # "memr"
@@ -195,7 +196,7 @@ def _main(argv):
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     except UsageError as e:
-        print(f"memrel: {e}", file=sys.stderr)
+        print(one_line(f"memrel: {e}"), file=sys.stderr)
         return 2
     try:
         if args.markdown is not None:
@@ -207,7 +208,7 @@ def _main(argv):
         db = open_history(args.db)
         series = series_of(db, args.db, args.metric, args.match)
     except UsageError as e:
-        print(f"memrel: {e}", file=sys.stderr)
+        print(one_line(f"memrel: {e}"), file=sys.stderr)
         return 2
     try:
         import otava.analysis  # noqa: F401  (checked before any statistics)
@@ -225,10 +226,10 @@ def _main(argv):
         try:
             write_atomically(args.markdown, text)
         except memrel_outputs.OutputRuleError as e:
-            print(f"memrel: --markdown {e}", file=sys.stderr)
+            print(one_line(f"memrel: --markdown {e}"), file=sys.stderr)
             return 2
         except OSError as e:
-            print(f"memrel: --markdown {args.markdown}: cannot write ({e.strerror or e})",
+            print(one_line(f"memrel: --markdown {args.markdown}: cannot write ({e.strerror or e})"),
                   file=sys.stderr)
             # A full disk or a file size limit is the machine's state (exit 4, f22's kind), not
             # a bad --markdown.

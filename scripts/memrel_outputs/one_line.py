@@ -1,10 +1,26 @@
 """An error message as one line whatever a name in it holds: a newline (or another control
 character) in a path or a name made two (docs/inputs.md, "Leftovers and one-line errors"). The
-same escapes as the C++ command line's (cli/subcommands.cpp)."""
+C0 controls as the C++ command line's (cli/subcommands.cpp); the C1, separator and text-direction
+characters below too, which the C++ side leaves (it writes bytes to a terminal, which breaks no
+line on them)."""
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+# Also as \uXXXX: the C1 controls (U+0085 is a line break to Python's splitlines), the line and
+# paragraph separators, and the text-direction controls (U+202E turns the rest of the line around).
+_WIDE = {*range(0x80, 0xA0), 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+         *range(0x2066, 0x206A)}
+
+
+def _escaped(c):
+    code = ord(c)
+    if c in _ESCAPES:
+        return _ESCAPES[c]
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04X}" if code in _WIDE else c
+
+
 def one_line(text):
-    return "".join(_ESCAPES.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7f else c)
-                   for c in str(text))
+    return "".join(_escaped(c) for c in str(text))

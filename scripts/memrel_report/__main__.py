@@ -15,6 +15,9 @@ import memrel_outputs.stopping
 from memrel_outputs.one_line import one_line
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 
+# report --jobs above this is refused: each job is a process, and no machine drawing plots uses more.
+MAX_JOBS = 256
+
 # report (and with it matplotlib, half a second to import) is imported once the inputs have
 # been read: an unusable file is refused at once.
 
@@ -45,7 +48,7 @@ def parser():
     p.add_argument("--history-nights", type=memrel_help.whole_number, default=14, metavar="N",
                    help="the index lists the change points of the last N nights (default 14)")
     p.add_argument("--jobs", type=memrel_help.whole_number, default=None, metavar="N",
-                   help="processes drawing plots (default: the cores available, at most 8)")
+                   help=f"processes drawing plots, 1 to {MAX_JOBS} (default: the cores available, at most 8)")
     return p
 
 
@@ -54,8 +57,9 @@ def main(argv=None):
     args = p.parse_args(argv)  # usage errors exit 2 (argparse)
     # SIGTERM and SIGHUP unwind like Ctrl-C: the temporary folder goes, the workers end.
     memrel_outputs.stopping.stop_on_signals()
-    if args.jobs is not None and args.jobs < 1:
-        p.error("--jobs: must be at least 1")
+    # A worker per job: 99999999 would try to start that many processes.
+    if args.jobs is not None and not 1 <= args.jobs <= MAX_JOBS:
+        p.error(f"--jobs: must be a whole number from 1 to {MAX_JOBS}")
     if not 1 <= args.history_nights <= 100_000:
         p.error("--history-nights: must be a whole number from 1 to 100000")
     if not args.results and not args.history:

@@ -17,12 +17,17 @@ PNG and SVG files through Figure, never pyplot, and no backend module is importe
 import os
 import sys
 
+from . import matplotlib_config_folder
+
 for _name in ("MPLCONFIGDIR", "MATPLOTLIBRC"):
     # The user's own choices, read below from "/": a relative one keeps meaning the working folder's.
     if os.environ.get(_name):
         os.environ[_name] = os.path.abspath(os.environ[_name])
 
+
+
 if "matplotlib" not in sys.modules:
+    matplotlib_config_folder.prepare()
     _here = os.open(".", os.O_PATH | os.O_DIRECTORY)  # back here even if the folder is renamed
     try:
         os.chdir("/")

@@ -47,14 +47,21 @@ def ordered_unique(values):
     return list(seen)
 
 
+# The longest slug kept whole (ASCII: characters are bytes). Two slugs, their hashes and the
+# longest prefix and suffix ("timeline-A--B-HASH.png") stay well under 255 bytes.
+MAX_SLUG_CHARS = 80
+
+
 def slug(text):
     """A file-name-safe form of a backend or workload name, one per name: a name that had to
     change ('a/b', 'a?b') keeps a short hash of itself, so it never shares a page or a plot with
     another ('a_b'). docs/inputs.md, "Duplicates"."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "unnamed"
-    if safe == text:
+    if safe == text and len(safe) <= MAX_SLUG_CHARS:
         return safe
-    return f"{safe}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    # A long name is cut and keeps its hash: a 300-character workload name made file names past
+    # the file system's 255 bytes ("File name too long", exit 4: d-sanit13).
+    return f"{safe[:MAX_SLUG_CHARS]}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def joined_slug(*names):

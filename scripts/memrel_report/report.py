@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import memrel_outputs.stopping
 
-from . import folder, site
+from . import folder, matplotlib_config_folder, site
 from .document import Grid, Heading, Image, Para, to_html, to_markdown
 
 
@@ -39,6 +39,8 @@ def render(jobs, out_dir, processes):
         return [_render(job, out_dir) for job in jobs]
     # fork: the workers inherit matplotlib already imported (its font cache loaded), and
     # nothing in this process holds threads or locks a child could inherit mid-use.
+    # matplotlib's config folder, if one of ours is needed, made here once, not once per worker.
+    matplotlib_config_folder.prepare()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     try:

@@ -20,6 +20,7 @@ from memrel_outputs.one_line import one_line
 from . import SCHEMA, rmm_log, torch_snapshot, trace_file
 from .builder import TraceBuilder
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, TraceInputError
+from .name_characters import forbidden_name_character
 from .source_file import open_source
 
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
@@ -94,6 +95,11 @@ def import_trace(args):
         memrel_outputs.check_file(args.out, [args.file])
     except memrel_outputs.OutputRuleError as e:
         raise TraceInputError(e.path, "", f"-o {e.message}") from None
+    name = args.name or _as_text(os.path.splitext(os.path.basename(args.file))[0])
+    if bad := forbidden_name_character(name):  # refused by every reader (name_characters.py)
+        where = ("--name", "") if args.name else (args.file, "the name from the file name")
+        raise TraceInputError(*where, f"holds {bad}, a control or text-direction character: a "
+                                      "name holds none" + ("" if args.name else "; give --name"))
     builder = TraceBuilder()
     try:
         live_at_end, held, facts = source.read(args.file, args.device, builder)
@@ -103,7 +109,7 @@ def import_trace(args):
     sha256, size = _sha256(args.file)
     header = {
         "schema": SCHEMA,
-        "name": args.name or _as_text(os.path.splitext(os.path.basename(args.file))[0]),
+        "name": name,
         "source": {"format": facts.pop("source_format"), "file": _as_text(os.path.basename(args.file)),
                    "bytes": size, "sha256": sha256},
         "provenance": dict(facts, imported_by="memrel trace import",

@@ -701,10 +701,12 @@ TEST(CompareInput, ParsesByteTolerances) {
   EXPECT_EQ(parse_byte_tolerance("0").absolute, 0u);
   EXPECT_EQ(parse_byte_tolerance("2MiB").absolute, 2u << 20);
   EXPECT_DOUBLE_EQ(parse_byte_tolerance("1%").relative, 0.01);
+  EXPECT_DOUBLE_EQ(parse_byte_tolerance("99%").relative, 0.99);
   ByteTolerance both = parse_byte_tolerance("4096,0.5%");
   EXPECT_EQ(both.absolute, 4096u);
   EXPECT_DOUBLE_EQ(both.relative, 0.005);
-  for (const char* bad : {"", "lots", "-1", "150%", "%", "2MiB,", "1MiB,2MiB", ",1%"}) {
+  for (const char* bad :
+       {"", "lots", "-1", "150%", "99.5%", "100%", "%", "2MiB,", "1MiB,2MiB", ",1%"}) {
     EXPECT_THROW(parse_byte_tolerance(bad), std::invalid_argument) << bad;
   }
 }
@@ -783,6 +785,20 @@ TEST(CompareFolders, FileOnOneSideIsListed) {
   Summary s = r.summary();
   EXPECT_EQ(s.missing, 1u);
   EXPECT_EQ(s.added, 1u);
+}
+
+TEST(CompareFolders, ACellInTwoFilesOfOneFolderIsUnusable) {
+  // d-cmp-dirdup: b/a.json and its copy b/b.json against c/a.json was exit 1 ("missing").
+  TempDir base, cur;
+  write_json(base, "a.json", host_run());
+  write_json(base, "b.json", host_run());
+  write_json(cur, "a.json", host_run());
+  for (const std::string& error : {error_of(base.path().string(), cur.path().string()),
+                                   error_of(cur.path().string(), base.path().string())}) {
+    EXPECT_NE(error.find("b.json: cell "), std::string::npos) << error;
+    EXPECT_NE(error.find("is also in " + (base.path() / "a.json").string()), std::string::npos)
+        << error;
+  }
 }
 
 TEST(CompareFolders, FolderAgainstFileIsUnusable) {

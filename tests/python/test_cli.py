@@ -205,6 +205,10 @@ def test_usage_errors_exit_2(tmp_path):
     assert report(HOST_RUN).returncode == 2  # no --out
     assert report("--out", tmp_path / "r").returncode == 2  # no results
     assert report("--out", tmp_path / "r", "--jobs", "0", HOST_RUN).returncode == 2
+    # t-rep-jobs-3: a worker per job; 99999999 is refused before any is started.
+    too_many = report("--out", tmp_path / "r", "--jobs", "99999999", HOST_RUN)
+    assert too_many.returncode == 2 and "--jobs" in too_many.stderr
+    assert not (tmp_path / "r").exists()
 
 
 def test_an_old_report_is_replaced_and_other_folders_are_not(tmp_path):
@@ -280,3 +284,21 @@ def test_python_subcommands_print_help_as_the_cpp_ones_do(module, words):
     assert "\nUsage: memrel " in r.stdout and "usage:" not in r.stdout
     assert "\nOptions:\n" in r.stdout and "Print this help message and exit" in r.stdout
     assert "positional arguments" not in r.stdout and "optional arguments" not in r.stdout
+
+
+@pytest.mark.parametrize("setting", ["home-file", "mplconfigdir-read-only"])
+def test_an_unusable_matplotlib_folder_leaves_nothing_in_tmpdir(tmp_path, setting):
+    # f-home-file, f-mplcfg-ro: matplotlib made a matplotlib-* folder in TMPDIR for each plotting
+    # process, and left them there.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"TMPDIR": str(tmp), "MPLCONFIGDIR": "", "XDG_CONFIG_HOME": "", "XDG_CACHE_HOME": ""}
+    if setting == "home-file":
+        (tmp_path / "home").write_text("x")
+        env["HOME"] = str(tmp_path / "home")
+    else:
+        env["MPLCONFIGDIR"] = "/proc/1"
+    r = report("--out", tmp_path / "rep", "--jobs", "2", HOST_RUN, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "Matplotlib created a temporary" not in r.stderr
+    assert list(tmp.iterdir()) == []

@@ -139,3 +139,28 @@ def test_run_refuses_two_workloads_the_report_would_give_one_page(tmp_path):
     for word in ("'a/b' (w1.json)", f"'{python_page_name('a/b')}' (w2.json)", "one report page"):
         assert word in lines[0], lines[0]
     assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.json.journal").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("backend", ["null", "long-backend"])
+def test_a_long_workload_name_runs_and_reports(tmp_path, backend):
+    """d-sanit13: a 300-character workload name ran, exit 0, and `report` then failed ("File name
+    too long", exit 4): its page and chart names held it whole. Now cut, with the name's hash."""
+    with open(WORKLOAD, encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["name"] = "x" * 300
+    (tmp_path / "w.json").write_text(json.dumps(doc), encoding="utf-8")
+    b = "null"
+    if backend == "long-backend":  # a long backend name beside it: the timeline joins the two
+        with open(BACKEND, encoding="utf-8") as f:
+            backend_doc = json.load(f)
+        backend_doc["name"] = "b" * 250
+        backend_doc["library"] = os.path.join(os.path.dirname(MEMREL),
+                                              "libmemrel_pluggable_host_example.so")
+        (tmp_path / "b.json").write_text(json.dumps(backend_doc), encoding="utf-8")
+        b = "b.json"
+    r = memrel("run", "-q", "-b", b, "-w", "w.json", "-o", "r.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    r = memrel("report", "-q", "--out", "rep", "r.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    assert max(len(n) for n in os.listdir(tmp_path / "rep")) <= 255

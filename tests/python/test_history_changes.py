@@ -54,6 +54,15 @@ def test_unusable_databases_exit_2_with_one_line(tmp_path, case, what):
     assert what in r.stderr and path in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("name", ["no\nsuch.sqlite", "tab\there.sqlite", "esc\x1b.sqlite"])
+def test_a_control_character_in_the_db_path_keeps_the_error_one_line(tmp_path, name):
+    # m-ctl-hchg: the newline was printed raw, the error took two lines.
+    r = changes(sys.executable, "--db", str(tmp_path / name))
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "no history database here" in r.stderr and repr(name)[1:-1] in r.stderr, r.stderr
+
+
 def test_a_bad_option_exits_2(tmp_path):
     r = changes(sys.executable, "--db", str(tmp_path / "h.sqlite"), "--window", "many")
     assert r.returncode == 2

@@ -2121,3 +2121,92 @@ def test_history_markdown_past_the_file_size_limit_is_the_machines_failure(tmp_p
     assert r.returncode == 4, (r.returncode, r.stderr)
     assert len(r.stderr.strip().splitlines()) == 1 and "File too large" in r.stderr, r.stderr
     assert sorted(os.listdir(tmp_path)) == ["h.sqlite"]
+
+
+# --- Found by the sixth adversarial pass ------------------------------------------------------------
+
+@needs_memrel
+def test_history_adds_making_one_new_database_at_once_all_succeed(tmp_path):
+    """s-hist-concurrent: two `history add` making one new database at once both read schema
+    version 0, and the second's CREATE TABLE failed ("table runs already exists", exit 2)."""
+    run = json.loads(read(HOST_RUN))
+    files = []
+    for i in range(2):
+        run["context"]["note"] = f"run {i}"  # each its own digest
+        files.append(tmp_path / f"run{i}.json")
+        files[-1].write_text(json.dumps(run))
+    for attempt in range(30):  # a race: the old code lost it about one time in three
+        db = tmp_path / f"h{attempt}.sqlite"
+        procs = [subprocess.Popen([MEMREL, "history", "--db", str(db), "add", "-q", str(f)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for f in files]
+        results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+        for p in procs:
+            p.stderr.close()
+        assert all(rc == 0 for rc, _ in results), results
+        with sqlite3.connect(db) as c:
+            assert c.execute("SELECT count(*) FROM runs").fetchone()[0] == len(files)
+
+
+# d-sanit12, t26, m20, i79: a name holding a control or text-direction character went raw into
+# results, compare's tables and the history (a NUL: `history add` failed on SQLite's own words
+# after `run` said exit 0). Refused where read; the characters: tests/data/name_characters.json.
+BAD_NAMES = [("a\u0000b", "\\u0000"), ("a\nb", "\\u000A"), ("abc\u202edef", "\\u202E"),
+             ("x\u0085", "\\u0085"), ("\u2067y", "\\u2067")]
+
+
+@needs_memrel
+@pytest.mark.parametrize("name,shown", BAD_NAMES)
+def test_a_workload_name_with_a_control_character_is_refused(tmp_path, name, shown):
+    with open(os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")) as f:
+        doc = json.load(f)
+    doc["name"] = name
+    (tmp_path / "w.json").write_text(json.dumps(doc))
+    r = memrel("run", "-q", "-b", "null", "-w", "w.json", "-o", "r.json", cwd=tmp_path)
+    refused(r, "w.json", "'name'", shown)
+    assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("name,shown", BAD_NAMES)
+def test_a_trace_header_name_with_a_control_character_is_refused(tmp_path, name, shown):
+    raw = open(os.path.join(ROOT, "benchmarks", "workloads",
+                            "trace-rmm-log-convnet-on-rmm-pool.memtrace"), "rb").read()
+    length = int.from_bytes(raw[8:12], "little")
+    header = json.loads(raw[16:16 + length])
+    header["name"] = name
+    text = json.dumps(header).encode()
+    (tmp_path / "t.memtrace").write_bytes(raw[:8] + len(text).to_bytes(4, "little") + raw[12:16]
+                                          + text + raw[16 + length:])
+    r = memrel("run", "-q", "-b", "null", "-w", "t.memtrace", "-o", "r.json", cwd=tmp_path)
+    refused(r, "t.memtrace", "header.name", shown)
+
+
+@pytest.mark.parametrize("name,shown", BAD_NAMES[1:])  # a NUL cannot be an argument
+def test_trace_import_refuses_such_a_name(tmp_path, name, shown):
+    snapshot = tmp_path / "s.pickle"
+    snapshot.write_bytes(pickle.dumps({"segments": [], "device_traces": [[
+        {"action": "alloc", "addr": 4096, "size": 1024, "stream": 0, "time_us": 1},
+        {"action": "free_completed", "addr": 4096, "size": 1024, "stream": 0, "time_us": 3}]]}))
+    r = python("memrel_trace", "import", snapshot, "-o", tmp_path / "t.memtrace", "--name", name)
+    refused(r, "--name", shown)
+    # The default name, the file's without its extension, alike.
+    named = tmp_path / f"{name}.pickle"
+    shutil.copy(snapshot, named)
+    r = python("memrel_trace", "import", named, "-o", tmp_path / "t.memtrace")
+    refused(r, "the name from the file name", shown, "--name")
+    assert not (tmp_path / "t.memtrace").exists()
+
+
+def test_the_importer_and_memrel_agree_on_the_characters_a_name_holds():
+    """tests/data/name_characters.json, checked against the C++ helper too (name_characters_test)."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        from memrel_trace.name_characters import forbidden_name_character
+    finally:
+        sys.path.pop(0)
+    with open(os.path.join(ROOT, "tests", "data", "name_characters.json"), encoding="utf-8") as f:
+        table = json.load(f)
+    assert len(table) >= 20
+    for name, verdict in table:
+        assert forbidden_name_character(name) == verdict, name
