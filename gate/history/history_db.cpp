@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "gate/history/history_figures.hpp"
+#include "platform/machine_state_error.hpp"
 #include "platform/path_for_json.hpp"
 #include "platform/run_context.hpp"
 
@@ -55,13 +56,13 @@ std::string digest(const std::string& content) {
 // The failure of the last SQLite call on DB, thrown. A write that fails for the machine's state
 // (SQLite's "disk I/O error" for EFBIG past `ulimit -f` or EIO, "database or disk is full", out of
 // memory) is exit 4, as every memrel writer says it (docs/inputs.md, "Failures that are not the
-// allocator's"): a runtime_error. Anything else (not a database, read-only, a schema it does not
-// hold) is the database's, exit 2: a ResultsError. `history add` said exit 2 past `ulimit -f`
+// allocator's"): a MachineStateError. Anything else (not a database, read-only, a schema it does
+// not hold) is the database's, exit 2: a ResultsError. `history add` said exit 2 past `ulimit -f`
 // (the fifth adversarial pass, f22).
 [[noreturn]] void sqlite_failed(int code, const std::string& path, const std::string& why) {
   code &= 0xff;  // the primary code of an extended one
   if (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_NOMEM)
-    throw std::runtime_error(path + ": cannot write (" + why + "); nothing added");
+    throw MachineStateError(path + ": cannot write (" + why + "); nothing added");
   throw ResultsError(path + ": " + why);
 }
 
