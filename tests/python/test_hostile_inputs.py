@@ -1728,6 +1728,77 @@ def test_an_output_in_memrels_own_python_parts_is_refused(tmp_path):
     assert read(victim) == before
 
 
+def hard_link_or_skip(target, link):
+    try:
+        os.link(target, link)
+    except OSError as e:  # another file system, or links not allowed here
+        pytest.skip(f"cannot hard-link {target} here: {e.strerror}")
+
+
+def memrels_own_files():
+    folder = os.path.dirname(MEMREL or "/")
+    names = [MEMREL, os.path.join(folder, "benchmarks", "memrel_bench"),
+             os.path.join(folder, "libmemrel_pluggable_host_example.so")]
+    return [n for n in names if n and os.path.isfile(n)]
+
+
+@needs_memrel
+@pytest.mark.parametrize("writer", ["trace-import", "history-changes"])
+@pytest.mark.parametrize("own", range(3))
+def test_python_writers_refuse_a_hard_link_of_a_file_memrel_runs(tmp_path, writer, own):
+    """Sixth pass, o-own-*: `trace import -o me` and `history changes --markdown me`, with me a
+    hard link of the memrel binary, memrel_bench or a plugin, replaced it (exit 0) where the C++
+    writers refuse: the Python side learns memrel's files from it (MEMREL_PROGRAM_FILES)."""
+    files = memrels_own_files()
+    if own >= len(files):
+        pytest.skip("not built here")
+    hard_link_or_skip(files[own], tmp_path / "me")
+    if writer == "trace-import":
+        args = ["trace", "import", "-q", RMM_LOG, "-o", "me"]
+    else:
+        make_history(tmp_path / "h.sqlite", [1.0, 1.0, 1.0, 1.0])
+        args = ["history", "changes", "-q", "--db", "h.sqlite", "--markdown", "me"]
+    r = memrel(*args, cwd=tmp_path, env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "me", "memrel runs")
+    assert os.path.samefile(tmp_path / "me", files[own])
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [
+    ["run", "-q", "-b", "host-malloc", "-w", WORKLOAD, "-o", "entry.py"],
+    ["trace", "import", "-q", RMM_LOG, "-o", "entry.py"],
+    ["compare", "-q", HOST_RUN, HOST_RUN, "--markdown", "entry.py"],
+])
+def test_a_hard_link_of_a_file_of_memrels_python_parts_is_not_an_output(tmp_path, command):
+    """Sixth pass, o-py-*: a hard link of scripts/memrel_entry.py elsewhere was taken as an output
+    by the C++ and the Python writers: every file below the Python folder is an input by
+    identity."""
+    hard_link_or_skip(ENTRY, tmp_path / "entry.py")
+    r = memrel(*command, cwd=tmp_path, env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "entry.py", "memrel runs")
+    assert os.path.samefile(tmp_path / "entry.py", ENTRY)
+
+
+@needs_memrel
+def test_a_folder_output_holding_a_hard_link_of_an_input_is_refused(tmp_path):
+    """Sixth pass, o-advo-hl: `advise --out ex` with ex/x.bin a hard link of its trace was taken;
+    report --out (the Python side) by the same rule."""
+    trace = tmp_path / "t.memtrace"
+    shutil.copy(TRACE, trace)
+    (tmp_path / "ex" / "deep").mkdir(parents=True)
+    os.link(trace, tmp_path / "ex" / "deep" / "x.bin")
+    r = memrel("advise", "-q", trace, "-b", "host-malloc", "--out", tmp_path / "ex",
+               env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "--out", "x.bin", "the input")
+    assert os.path.samefile(tmp_path / "ex" / "deep" / "x.bin", trace)
+    results = tmp_path / "run.json"
+    shutil.copy(HOST_RUN, results)
+    (tmp_path / "rep").mkdir()
+    os.link(results, tmp_path / "rep" / "old.json")
+    refused(python("memrel_report", "--out", tmp_path / "rep", results), "old.json", "the input")
+    assert os.path.samefile(tmp_path / "rep" / "old.json", results)
+
+
 @needs_memrel
 def test_a_failed_write_to_stdout_is_exit_4(tmp_path):
     """f14: `memrel list > /dev/full` exited 0 with nothing written."""
