@@ -112,6 +112,11 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   for (const BackendInfo& b : given)
     inputs.insert(inputs.end(), b.input_files.begin(), b.input_files.end());
   check_output_folder(out_dir, inputs, "--out");
+  // Both outputs' folders take a file, before the sweep: a missing --json folder or a read-only
+  // --out was said only after every cell had run, exit 4 (the sixth pass: n-advjs-nodir,
+  // n-advjs-sys, n-advo-sys).
+  check_output_folder_writable(out_dir, "--out");
+  if (!a.json.empty()) check_output_writable(a.json, "--json");
   const std::string results_path = (fs::path(out_dir) / "results.json").string();
   const std::string advice_path = (fs::path(out_dir) / "advise.json").string();
   // The sweep's journal, in the folder it writes: a resume is of that folder.

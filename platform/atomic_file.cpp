@@ -223,6 +223,23 @@ void check_output_writable(const std::string& path, const std::string& option) {
   unlink(probe.c_str());
 }
 
+void check_output_folder_writable(const std::string& folder, const std::string& option,
+                                  const std::string& shown) {
+  std::error_code ec;
+  fs::path at = fs::absolute(folder.empty() ? "." : folder, ec);
+  if (ec) at = folder;
+  for (struct stat st{}; lstat(at.c_str(), &st) != 0 && at != at.parent_path();)
+    at = at.parent_path();
+  fs::path probe = at / ".memrel-probe-XXXXXX";
+  std::string name = probe.string();
+  int fd = mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0)
+    throw OutputError(prefix(option, shown.empty() ? folder : shown) + "cannot write in " +
+                      at.string() + " (" + std::strerror(errno) + ")");
+  close(fd);
+  unlink(name.c_str());
+}
+
 void check_output_folder(const std::string& folder, const std::vector<std::string>& inputs,
                          const std::string& option) {
   if (folder.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");

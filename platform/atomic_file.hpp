@@ -44,6 +44,13 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
 // folder (Permission denied)".
 void check_output_writable(const std::string& path, const std::string& option = "");
 
+// check_output_writable for a folder output that memrel creates with its parents when absent:
+// the probe is made in FOLDER, or else in its nearest existing ancestor, where the first folder
+// will be made ("--out /sys/od: cannot write in /sys (Permission denied)"). `shown` names the
+// output in the message when it is a file in FOLDER (merge's -o).
+void check_output_folder_writable(const std::string& folder, const std::string& option = "",
+                                  const std::string& shown = "");
+
 // Throws OutputError unless FOLDER is absent or a real folder (not a symbolic link), and no
 // input is FOLDER or lies anywhere under it (by identity of each ancestor of the input's real
 // path), nor is any existing file below it an input or a file memrel runs by identity (a hard

@@ -1799,6 +1799,36 @@ def test_a_folder_output_holding_a_hard_link_of_an_input_is_refused(tmp_path):
     assert os.path.samefile(tmp_path / "rep" / "old.json", results)
 
 
+def sys_is_read_only():
+    try:
+        os.close(os.open("/sys/.memrel-test", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        return True
+    os.unlink("/sys/.memrel-test")
+    return False
+
+
+@needs_memrel
+@pytest.mark.parametrize("where", ["--json nodir/x.json", "--json /sys/x.json", "--out /sys/od",
+                                   "merge -o /sys/x.json"])
+def test_an_output_folder_that_takes_no_file_is_refused_before_any_work(tmp_path, where):
+    """Sixth pass, n-advjs-nodir, n-advjs-sys, n-advo-sys, n-merge-sys: advise said a missing or
+    read-only --json folder and a read-only --out only after the sweep, and merge -o /sys/x
+    failed at the write: exit 4, not the bad option's 2 before any work."""
+    if "/sys" in where and not sys_is_read_only():
+        pytest.skip("/sys takes a file here")
+    option, path = where.rsplit(" ", 1)
+    if option.startswith("merge"):
+        r = memrel("merge", "-q", HOST_RUN, "-o", path, cwd=tmp_path)
+    else:
+        extra = [option, path] if option == "--json" else []
+        out = path if option == "--out" else "adv"
+        r = memrel("advise", "-q", TRACE, "-b", "host-malloc", "--out", out, *extra, cwd=tmp_path,
+                   env={"MEMREL_PYTHON": sys.executable})
+    refused(r, path.split("/")[0] or path, "cannot write in")
+    assert not (tmp_path / "adv").exists()
+
+
 @needs_memrel
 def test_a_failed_write_to_stdout_is_exit_4(tmp_path):
     """f14: `memrel list > /dev/full` exited 0 with nothing written."""
