@@ -625,6 +625,20 @@ def test_journal_records_are_checked_against_the_matrix(tmp_path, field, value):
 
 
 @needs_memrel
+def test_a_journal_that_is_a_symbolic_link_is_refused_before_anything_runs(tmp_path):
+    """Sixth pass, j-sym: `run --resume` appended through a journal that was a link to another
+    file, then removed the link alone: a stale journal was left, exit 0."""
+    args, out, journal = interrupted_run(tmp_path)
+    real = tmp_path / "real.journal"
+    os.rename(journal, real)
+    os.symlink("real.journal", journal)
+    before = read(real)
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
+    refused(r, str(journal), "symbolic link")
+    assert read(real) == before and os.path.islink(journal) and not out.exists()
+
+
+@needs_memrel
 def test_a_python_named_without_a_folder_is_found_on_path(tmp_path):
     # As execvp finds it: MEMREL_PYTHON unset means python3 on PATH.
     env = {k: v for k, v in os.environ.items() if k != "MEMREL_PYTHON"}
