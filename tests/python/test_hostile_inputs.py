@@ -1718,6 +1718,22 @@ def test_an_output_that_is_a_hard_link_of_a_file_in_an_input_folder_is_refused(t
 
 
 @needs_memrel
+def test_a_new_json_output_in_a_compared_folder_is_refused(tmp_path):
+    """Sixth pass, o-cmp-dirin: `compare b c --markdown c/x.json` wrote a .json into the current
+    folder, which the next `compare b c` read as a result. Any other name there is taken."""
+    for folder in ("b", "c"):
+        (tmp_path / folder).mkdir()
+        shutil.copy(HOST_RUN, tmp_path / folder / "run.json")
+    for out in ("c/x.json", "./b/../b/y.json"):
+        r = memrel("compare", "-q", "b", "c", "--markdown", out, cwd=tmp_path)
+        refused(r, "--markdown", out, "input folder")
+    assert sorted(os.listdir(tmp_path / "c")) == ["run.json"]
+    assert sorted(os.listdir(tmp_path / "b")) == ["run.json"]
+    r = memrel("compare", "-q", "b", "c", "--markdown", "c/table.md", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
 def test_an_output_that_is_the_running_program_is_refused(tmp_path):
     """o29: `./memrel run -o ./memrel` replaced the running binary, exit 0."""
     shutil.copy(MEMREL, tmp_path / "memrel")
