@@ -112,6 +112,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   for (const BackendInfo& b : given)
     inputs.insert(inputs.end(), b.input_files.begin(), b.input_files.end());
   check_output_folder(out_dir, inputs, "--out");
+  // Both outputs' folders take a file, before the sweep: a missing --json folder or a read-only
+  // --out was said only after every cell had run, exit 4 (the sixth pass: n-advjs-nodir,
+  // n-advjs-sys, n-advo-sys).
+  check_output_folder_writable(out_dir, "--out");
   const std::string results_path = (fs::path(out_dir) / "results.json").string();
   const std::string advice_path = (fs::path(out_dir) / "advise.json").string();
   // The sweep's journal, in the folder it writes: a resume is of that folder.
@@ -132,6 +136,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
         throw OutputError("--json " + a.json + ": the same file as " + name +
                           ", which advise writes in --out " + out_dir);
     }
+    // In --out, which advise makes first, its folder is --out's, probed above.
+    const std::string json_folder = fs::path(a.json).parent_path().string();
+    if (!same_output_path(json_folder.empty() ? "." : json_folder, out_dir))
+      check_output_writable(a.json, "--json");
   }
   struct stat st {};
   if (!a.resume && lstat(journal.c_str(), &st) == 0)

@@ -1,5 +1,7 @@
 #include "cli/comparison_outputs.hpp"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -9,15 +11,35 @@
 #include "gate/print/junit.hpp"
 #include "gate/print/markdown.hpp"
 #include "gate/print/summary.hpp"
+#include "gate/read/pairing.hpp"
 #include "platform/atomic_file.hpp"
 
 namespace memrel::cli {
 namespace {
 
+// An output that the next comparison of the same folders would read as an input: a new *.json
+// directly in a compared folder (the sixth pass, o-cmp-dirin: `compare b c --markdown c/x.json`
+// was taken, and the next `compare b c` compared x.json). Told by the folder's identity.
+void check_not_read_back(const std::string& path, const std::vector<std::string>& inputs,
+                         const char* option) {
+  if (!is_results_file_name(path)) return;
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  struct stat at {};
+  if (stat(folder.empty() ? "." : folder.c_str(), &at) != 0) return;
+  for (const auto& input : inputs) {
+    struct stat in {};
+    if (stat(input.c_str(), &in) == 0 && S_ISDIR(in.st_mode) && in.st_dev == at.st_dev &&
+        in.st_ino == at.st_ino)
+      throw OutputError(std::string(option) + " " + path + ": a *.json in the input folder " +
+                        input + ", read as one of its results next time; write it elsewhere");
+  }
+}
+
 void check_output_file_option(const std::string& path, const std::vector<std::string>& inputs,
                               const char* option) {
   if (path.empty()) return;
   check_output_file(path, inputs, option);
+  check_not_read_back(path, inputs, option);
   check_output_writable(path, option);
 }
 

@@ -27,6 +27,9 @@ int run_merge(const MergeArgs& a) {
   // The output must not replace one of its own inputs (a failed rerun would lose that shard),
   // nor write through a link or into a device (docs/inputs.md, "Outputs").
   check_output_file(a.out, a.shards, "-o");
+  // -o's folder (made when absent) takes a file before any work: `-o /sys/x.out` failed at the
+  // write, exit 4 (the sixth pass: n-merge-sys).
+  check_output_folder_writable(fs::path(a.out).parent_path().string(), "-o", a.out);
   RunResults merged = merge_shard_files(a.shards);
   fs::path out_dir = fs::path(a.out).parent_path();
   if (!out_dir.empty()) fs::create_directories(out_dir);

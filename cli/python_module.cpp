@@ -16,6 +16,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/python_probe.hpp"
+#include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
@@ -43,8 +44,11 @@ std::string missing_package(const std::string& package) {
 // no PYTHON* variable at all (a PYTHONPATH or PYTHONHOME naming a folder with an `encodings`
 // package killed it at start-up); memrel_entry.py adds these entries itself, once the
 // interpreter is up.
+// MEMREL_PROGRAM_FILES: the files memrel runs, by identity (program_identities), so the Python
+// writers refuse them by the C++ side's one definition (docs/inputs.md, "Outputs").
 std::map<std::string, std::string> python_environment() {
-  return {{"MEMREL_PYTHONPATH", python_path("", std::getenv("PYTHONPATH"))}};
+  return {{"MEMREL_PYTHONPATH", python_path("", std::getenv("PYTHONPATH"))},
+          {"MEMREL_PROGRAM_FILES", program_identities()}};
 }
 
 // "" when python() is a Python 3 interpreter, else the line that says what it is instead.

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "platform/executable_path.hpp"
 #include "platform/install_layout.hpp"
@@ -64,7 +66,79 @@ bool is_a_file_of(const std::string& folder, const struct stat& out) {
   return false;
 }
 
+// A file memrel runs, by identity: program_inputs()'s files, and every file below a folder it names
+// (the Python parts: a hard link of scripts/memrel_entry.py anywhere is that file, the sixth pass).
+struct ProgramFile {
+  dev_t dev;
+  ino_t ino;
+  std::string name;
+};
+
+// Cached per process: the files do not change under a running memrel, and the Python folder is
+// small, but it is walked for every output checked.
+const std::vector<ProgramFile>& program_files() {
+  static const std::vector<ProgramFile> files = [] {
+    std::vector<ProgramFile> out;
+    for (const auto& program : program_inputs()) {
+      struct stat st {};
+      if (stat(program.c_str(), &st) != 0) continue;
+      out.push_back({st.st_dev, st.st_ino, program});
+      if (!S_ISDIR(st.st_mode)) continue;
+      std::error_code ec;
+      for (fs::recursive_directory_iterator it(program, ec), end; !ec && it != end;
+           it.increment(ec)) {
+        struct stat f {};
+        if (lstat(it->path().c_str(), &f) == 0 && S_ISREG(f.st_mode))
+          out.push_back({f.st_dev, f.st_ino, it->path().string()});
+      }
+    }
+    return out;
+  }();
+  return files;
+}
+
+// An existing regular file below FOLDER (at any depth, links not followed) that is one of the
+// inputs by identity: a folder output is replaced whole, so it holds no input anywhere below it,
+// not even under another name (the sixth pass: `advise --out ex` with ex/x.bin a hard link of
+// its trace was taken). An input folder's inputs are the files directly in it.
+std::string input_below(const std::string& folder, const std::vector<std::string>& inputs) {
+  std::vector<std::pair<struct stat, std::string>> ids;
+  for (const auto& p : program_files()) {
+    struct stat st {};
+    st.st_dev = p.dev;
+    st.st_ino = p.ino;
+    ids.emplace_back(st, p.name);
+  }
+  for (const auto& input : inputs) {
+    struct stat st {};
+    if (stat(input.c_str(), &st) != 0) continue;
+    ids.emplace_back(st, input);
+    if (!S_ISDIR(st.st_mode)) continue;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(input, ec)) {
+      struct stat f {};
+      if (stat(entry.path().c_str(), &f) == 0 && S_ISREG(f.st_mode))
+        ids.emplace_back(f, entry.path().string());
+    }
+  }
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    struct stat f {};
+    if (lstat(it->path().c_str(), &f) != 0 || !S_ISREG(f.st_mode)) continue;
+    for (const auto& [st, name] : ids)
+      if (same_file(st, f)) return it->path().string() + " (the input " + name + ")";
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string program_identities() {
+  std::string text;
+  for (const auto& p : program_files())
+    text += (text.empty() ? "" : " ") + std::to_string(p.dev) + ":" + std::to_string(p.ino);
+  return text;
+}
 
 std::vector<std::string> program_inputs() {
   // What memrel itself runs is an input of every command: the program (the fourth pass: `./memrel
@@ -121,6 +195,10 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
       }
     }
   }
+  for (const auto& program : program_files())
+    if (program.dev == out.st_dev && program.ino == out.st_ino)
+      throw OutputError(prefix(option, path) + "is " + program.name +
+                        " (the same file), a file memrel runs; write the output elsewhere");
   for (const auto& input : inputs) {
     struct stat in {};
     if (stat(input.c_str(), &in) != 0) continue;
@@ -143,6 +221,23 @@ void check_output_writable(const std::string& path, const std::string& option) {
                       ")");
   close(fd);
   unlink(probe.c_str());
+}
+
+void check_output_folder_writable(const std::string& folder, const std::string& option,
+                                  const std::string& shown) {
+  std::error_code ec;
+  fs::path at = fs::absolute(folder.empty() ? "." : folder, ec);
+  if (ec) at = folder;
+  for (struct stat st{}; lstat(at.c_str(), &st) != 0 && at != at.parent_path();)
+    at = at.parent_path();
+  fs::path probe = at / ".memrel-probe-XXXXXX";
+  std::string name = probe.string();
+  int fd = mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0)
+    throw OutputError(prefix(option, shown.empty() ? folder : shown) + "cannot write in " +
+                      at.string() + " (" + std::strerror(errno) + ")");
+  close(fd);
+  unlink(name.c_str());
 }
 
 void check_output_folder(const std::string& folder, const std::vector<std::string>& inputs,
@@ -172,6 +267,9 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
       if (p == p.parent_path()) break;
     }
   }
+  if (std::string held = input_below(folder, inputs); !held.empty())
+    throw OutputError(prefix(option, folder) + "holds " + held +
+                      " and would be replaced; write the output elsewhere");
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {

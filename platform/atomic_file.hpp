@@ -22,6 +22,11 @@ class OutputError : public std::invalid_argument {
 // parts. check_output_file and check_output_folder check them always.
 std::vector<std::string> program_inputs();
 
+// The identities of program_inputs()'s files and of every file below a folder it names, as
+// "DEV:INO DEV:INO ...": what memrel passes its Python parts (MEMREL_PROGRAM_FILES), so that
+// scripts/memrel_outputs refuses the same files by one definition.
+std::string program_identities();
+
 // Whether two output paths name one file, by the path as the system resolves it (neither need
 // exist yet): two outputs of one command must be two files.
 bool same_output_path(const std::string& a, const std::string& b);
@@ -39,9 +44,17 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
 // folder (Permission denied)".
 void check_output_writable(const std::string& path, const std::string& option = "");
 
+// check_output_writable for a folder output that memrel creates with its parents when absent:
+// the probe is made in FOLDER, or else in its nearest existing ancestor, where the first folder
+// will be made ("--out /sys/od: cannot write in /sys (Permission denied)"). `shown` names the
+// output in the message when it is a file in FOLDER (merge's -o).
+void check_output_folder_writable(const std::string& folder, const std::string& option = "",
+                                  const std::string& shown = "");
+
 // Throws OutputError unless FOLDER is absent or a real folder (not a symbolic link), and no
 // input is FOLDER or lies anywhere under it (by identity of each ancestor of the input's real
-// path): a folder output is replaced whole, so an input inside it would be lost.
+// path), nor is any existing file below it an input or a file memrel runs by identity (a hard
+// link): a folder output is replaced whole, so an input inside it would be lost.
 void check_output_folder(const std::string& folder, const std::vector<std::string>& inputs,
                          const std::string& option = "");
 

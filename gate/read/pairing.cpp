@@ -16,7 +16,7 @@ std::vector<std::string> json_files_in(const std::string& dir) {
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".json") continue;
+    if (!is_results_file_name(entry.path().string())) continue;
     // A *.json that is not a regular file (a FIFO, a device, a folder) is refused by the input
     // rules, as `history add DIR` refuses it, not skipped: skipped, it passed unmentioned.
     if (!entry.is_regular_file())
@@ -29,6 +29,8 @@ std::vector<std::string> json_files_in(const std::string& dir) {
 }
 
 }  // namespace
+
+bool is_results_file_name(const std::string& path) { return fs::path(path).extension() == ".json"; }
 
 std::vector<InputPair> pair_inputs(const std::string& baseline, const std::string& current) {
   for (const auto& p : {baseline, current}) {

@@ -16,6 +16,14 @@ JournalContent read_journal(const std::string& path) {
   // By the input rules: a regular file under the cap, checked before a byte is read (a FIFO
   // given as the journal blocked `run --resume` for ever). It holds the same cells as the
   // results file, and its run record once.
+  // A journal is appended to in place and removed at the end: through a symbolic link the cells
+  // went into the file it names and the link alone was removed, a stale journal left (the sixth
+  // pass, j-sym). Refused, not followed (lstat), before anything runs.
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    throw ResultsError(path +
+                       ": is a symbolic link, not a regular file; a journal is continued only "
+                       "in place (move the file it names there)");
   std::string text;
   try {
     text = read_input_text(path, 2 * kMaxResultsFileBytes, "journal");

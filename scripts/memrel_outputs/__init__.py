@@ -54,6 +54,42 @@ def _program():
     return [here] + ([sys.executable] if sys.executable else [])
 
 
+_PROGRAM_FILES = None
+
+
+def _program_files():
+    """The files memrel runs, by identity {(st_dev, st_ino): name}, cached per process: the C++
+    side's program_inputs() (its program, memrel_bench, the plugins, every file below its Python
+    folder), passed as MEMREL_PROGRAM_FILES ("DEV:INO ..."; one definition, platform/atomic_file),
+    and every file below _program()'s folders for a Python part started without memrel. The sixth
+    pass: `trace import -o` onto a hard link of the memrel binary or a plugin replaced it, and a
+    hard link of scripts/memrel_entry.py anywhere was taken as an output."""
+    global _PROGRAM_FILES
+    if _PROGRAM_FILES is None:
+        files = {}
+        for item in os.environ.get("MEMREL_PROGRAM_FILES", "").split():
+            dev, _, ino = item.partition(":")
+            if dev.isdigit() and ino.isdigit():
+                files[(int(dev), int(ino))] = "a file memrel runs"
+        for program in _program():
+            try:
+                st = os.stat(program)
+            except OSError:
+                continue
+            files[(st.st_dev, st.st_ino)] = program
+            for top, _dirs, names in os.walk(program):
+                for name in names:
+                    p = os.path.join(top, name)
+                    try:
+                        st = os.lstat(p)
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(st.st_mode):
+                        files[(st.st_dev, st.st_ino)] = p
+        _PROGRAM_FILES = files
+    return _PROGRAM_FILES
+
+
 def _in(path, folder):
     """Whether path (existing) is folder or lies below it, by identity of each of its folders."""
     try:
@@ -88,6 +124,10 @@ def check_file(path, inputs=()):
         if _in(path, program):
             raise OutputRuleError(path, f"is {program} or in it, which memrel runs; write the "
                                         "output elsewhere")
+    program = _program_files().get((out.st_dev, out.st_ino))
+    if program is not None:
+        raise OutputRuleError(path, f"is {program} (the same file), which memrel runs; write the "
+                                    "output elsewhere")
     for given in inputs:
         try:
             st = os.stat(given)
@@ -143,3 +183,39 @@ def check_folder(path, inputs=(), option="--out"):
             if parent == p:
                 break
             p = parent
+    held = _input_below(path, inputs)
+    if held:
+        raise OutputRuleError(path, f"holds {held} and would be replaced; write the output "
+                                    "elsewhere")
+
+
+def _input_below(folder, inputs):
+    """An existing regular file below folder (any depth, links not followed) that is one of inputs
+    or a file memrel runs, by identity (a hard link), as "FILE (the input NAME)"; "" if none. An
+    input folder's inputs are the files directly in it. The sixth pass: `advise --out ex` with
+    ex/x.bin a hard link of its trace was taken."""
+    ids = dict(_program_files())
+    for given in inputs:
+        try:
+            st = os.stat(given)
+        except (OSError, ValueError):
+            continue
+        ids[(st.st_dev, st.st_ino)] = given
+        if stat.S_ISDIR(st.st_mode):
+            for name in os.listdir(given):
+                try:
+                    st = os.stat(os.path.join(given, name))
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode):
+                    ids[(st.st_dev, st.st_ino)] = os.path.join(given, name)
+    for top, _dirs, names in os.walk(folder):
+        for name in names:
+            p = os.path.join(top, name)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) in ids:
+                return f"{p} (the input {ids[(st.st_dev, st.st_ino)]})"
+    return ""

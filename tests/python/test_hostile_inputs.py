@@ -625,6 +625,20 @@ def test_journal_records_are_checked_against_the_matrix(tmp_path, field, value):
 
 
 @needs_memrel
+def test_a_journal_that_is_a_symbolic_link_is_refused_before_anything_runs(tmp_path):
+    """Sixth pass, j-sym: `run --resume` appended through a journal that was a link to another
+    file, then removed the link alone: a stale journal was left, exit 0."""
+    args, out, journal = interrupted_run(tmp_path)
+    real = tmp_path / "real.journal"
+    os.rename(journal, real)
+    os.symlink("real.journal", journal)
+    before = read(real)
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
+    refused(r, str(journal), "symbolic link")
+    assert read(real) == before and os.path.islink(journal) and not out.exists()
+
+
+@needs_memrel
 def test_a_python_named_without_a_folder_is_found_on_path(tmp_path):
     # As execvp finds it: MEMREL_PYTHON unset means python3 on PATH.
     env = {k: v for k, v in os.environ.items() if k != "MEMREL_PYTHON"}
@@ -1775,6 +1789,22 @@ def test_an_output_that_is_a_hard_link_of_a_file_in_an_input_folder_is_refused(t
 
 
 @needs_memrel
+def test_a_new_json_output_in_a_compared_folder_is_refused(tmp_path):
+    """Sixth pass, o-cmp-dirin: `compare b c --markdown c/x.json` wrote a .json into the current
+    folder, which the next `compare b c` read as a result. Any other name there is taken."""
+    for folder in ("b", "c"):
+        (tmp_path / folder).mkdir()
+        shutil.copy(HOST_RUN, tmp_path / folder / "run.json")
+    for out in ("c/x.json", "./b/../b/y.json"):
+        r = memrel("compare", "-q", "b", "c", "--markdown", out, cwd=tmp_path)
+        refused(r, "--markdown", out, "input folder")
+    assert sorted(os.listdir(tmp_path / "c")) == ["run.json"]
+    assert sorted(os.listdir(tmp_path / "b")) == ["run.json"]
+    r = memrel("compare", "-q", "b", "c", "--markdown", "c/table.md", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
 def test_an_output_that_is_the_running_program_is_refused(tmp_path):
     """o29: `./memrel run -o ./memrel` replaced the running binary, exit 0."""
     shutil.copy(MEMREL, tmp_path / "memrel")
@@ -1797,6 +1827,107 @@ def test_an_output_in_memrels_own_python_parts_is_refused(tmp_path):
                        timeout=120)
     refused(r, str(victim), "which memrel runs")
     assert read(victim) == before
+
+
+def hard_link_or_skip(target, link):
+    try:
+        os.link(target, link)
+    except OSError as e:  # another file system, or links not allowed here
+        pytest.skip(f"cannot hard-link {target} here: {e.strerror}")
+
+
+def memrels_own_files():
+    folder = os.path.dirname(MEMREL or "/")
+    names = [MEMREL, os.path.join(folder, "benchmarks", "memrel_bench"),
+             os.path.join(folder, "libmemrel_pluggable_host_example.so")]
+    return [n for n in names if n and os.path.isfile(n)]
+
+
+@needs_memrel
+@pytest.mark.parametrize("writer", ["trace-import", "history-changes"])
+@pytest.mark.parametrize("own", range(3))
+def test_python_writers_refuse_a_hard_link_of_a_file_memrel_runs(tmp_path, writer, own):
+    """Sixth pass, o-own-*: `trace import -o me` and `history changes --markdown me`, with me a
+    hard link of the memrel binary, memrel_bench or a plugin, replaced it (exit 0) where the C++
+    writers refuse: the Python side learns memrel's files from it (MEMREL_PROGRAM_FILES)."""
+    files = memrels_own_files()
+    if own >= len(files):
+        pytest.skip("not built here")
+    hard_link_or_skip(files[own], tmp_path / "me")
+    if writer == "trace-import":
+        args = ["trace", "import", "-q", RMM_LOG, "-o", "me"]
+    else:
+        make_history(tmp_path / "h.sqlite", [1.0, 1.0, 1.0, 1.0])
+        args = ["history", "changes", "-q", "--db", "h.sqlite", "--markdown", "me"]
+    r = memrel(*args, cwd=tmp_path, env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "me", "memrel runs")
+    assert os.path.samefile(tmp_path / "me", files[own])
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [
+    ["run", "-q", "-b", "host-malloc", "-w", WORKLOAD, "-o", "entry.py"],
+    ["trace", "import", "-q", RMM_LOG, "-o", "entry.py"],
+    ["compare", "-q", HOST_RUN, HOST_RUN, "--markdown", "entry.py"],
+])
+def test_a_hard_link_of_a_file_of_memrels_python_parts_is_not_an_output(tmp_path, command):
+    """Sixth pass, o-py-*: a hard link of scripts/memrel_entry.py elsewhere was taken as an output
+    by the C++ and the Python writers: every file below the Python folder is an input by
+    identity."""
+    hard_link_or_skip(ENTRY, tmp_path / "entry.py")
+    r = memrel(*command, cwd=tmp_path, env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "entry.py", "memrel runs")
+    assert os.path.samefile(tmp_path / "entry.py", ENTRY)
+
+
+@needs_memrel
+def test_a_folder_output_holding_a_hard_link_of_an_input_is_refused(tmp_path):
+    """Sixth pass, o-advo-hl: `advise --out ex` with ex/x.bin a hard link of its trace was taken;
+    report --out (the Python side) by the same rule."""
+    trace = tmp_path / "t.memtrace"
+    shutil.copy(TRACE, trace)
+    (tmp_path / "ex" / "deep").mkdir(parents=True)
+    os.link(trace, tmp_path / "ex" / "deep" / "x.bin")
+    r = memrel("advise", "-q", trace, "-b", "host-malloc", "--out", tmp_path / "ex",
+               env={"MEMREL_PYTHON": sys.executable})
+    refused(r, "--out", "x.bin", "the input")
+    assert os.path.samefile(tmp_path / "ex" / "deep" / "x.bin", trace)
+    results = tmp_path / "run.json"
+    shutil.copy(HOST_RUN, results)
+    (tmp_path / "rep").mkdir()
+    os.link(results, tmp_path / "rep" / "old.json")
+    refused(python("memrel_report", "--out", tmp_path / "rep", results), "old.json", "the input")
+    assert os.path.samefile(tmp_path / "rep" / "old.json", results)
+
+
+def sys_is_read_only():
+    try:
+        os.close(os.open("/sys/.memrel-test", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        return True
+    os.unlink("/sys/.memrel-test")
+    return False
+
+
+@needs_memrel
+@pytest.mark.parametrize("where", ["--json nodir/x.json", "--json /sys/x.json", "--out /sys/od",
+                                   "merge -o /sys/x.json"])
+def test_an_output_folder_that_takes_no_file_is_refused_before_any_work(tmp_path, where):
+    """Sixth pass, n-advjs-nodir, n-advjs-sys, n-advo-sys, n-merge-sys: advise said a missing or
+    read-only --json folder and a read-only --out only after the sweep, and merge -o /sys/x
+    failed at the write: exit 4, not the bad option's 2 before any work."""
+    if "/sys" in where and not sys_is_read_only():
+        pytest.skip("/sys takes a file here")
+    option, path = where.rsplit(" ", 1)
+    if option.startswith("merge"):
+        r = memrel("merge", "-q", HOST_RUN, "-o", path, cwd=tmp_path)
+    else:
+        extra = [option, path] if option == "--json" else []
+        out = path if option == "--out" else "adv"
+        r = memrel("advise", "-q", TRACE, "-b", "host-malloc", "--out", out, *extra, cwd=tmp_path,
+                   env={"MEMREL_PYTHON": sys.executable})
+    refused(r, path.split("/")[0] or path, "cannot write in")
+    assert not (tmp_path / "adv").exists()
 
 
 @needs_memrel
