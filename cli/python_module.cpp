@@ -20,6 +20,7 @@
 #include "platform/child_process.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/one_line_text.hpp"
 #include "platform/temporary_folder.hpp"
 
 namespace memrel::cli {
@@ -119,7 +120,8 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
   if (WIFSIGNALED(status)) {
     // Ended by the signal we passed on: the user's request, said as memrel says one. Any other
     // signal (a crash, the OOM killer) is the Python part's failure.
-    std::cerr << who << ": " << python << " ended by " << signal_name(WTERMSIG(status)) << "\n";
+    std::cerr << who << ": " << one_line_text(python) << " ended by "
+              << signal_name(WTERMSIG(status)) << "\n";
     return passed_on != 0 ? exit_code::kInterruptedBase + passed_on : exit_code::kInternalError;
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInternalError;
@@ -127,7 +129,7 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
       code == exit_code::kInternalError || code >= exit_code::kInterruptedBase)
     return code;
   // 1 is "regression" here; an uncaught exception or an interpreter that gave up says 1 too.
-  std::cerr << who << ": " << python << " exited " << code
+  std::cerr << who << ": " << one_line_text(python) << " exited " << code
             << ", which is none of memrel's exit codes (the Python part failed)\n";
   return exit_code::kInternalError;
 }
@@ -164,8 +166,8 @@ int run_python_command(const std::string& who, const std::string& package,
   try {
     pid = start_child(spec);
   } catch (const std::runtime_error& e) {
-    std::cerr << who << ": cannot run " << spec.args[0] << " (" << e.what() << "): " << needs
-              << "\n";
+    std::cerr << who << ": cannot run " << one_line_text(spec.args[0]) << " (" << e.what()
+              << "): " << needs << "\n";
     return exit_code::kInternalError;
   }
   int passed_on = 0;
@@ -173,12 +175,13 @@ int run_python_command(const std::string& who, const std::string& package,
   const int status = wait_child_or_stop(pid, spec.own_process_group, &passed_on, &killed);
   if (killed) {
     // Busy in C code (an unpickler hashing a shared tuple), it never saw the request.
-    std::cerr << who << ": stopped by " << signal_name(passed_on) << "; " << spec.args[0]
-              << " did not end within " << kStopGraceSeconds << " s of it and was killed\n";
+    std::cerr << who << ": stopped by " << signal_name(passed_on) << "; "
+              << one_line_text(spec.args[0]) << " did not end within " << kStopGraceSeconds
+              << " s of it and was killed\n";
     return exit_code::kInterruptedBase + passed_on;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-    std::cerr << who << ": cannot run " << spec.args[0]
+    std::cerr << who << ": cannot run " << one_line_text(spec.args[0])
               << " (not found or not executable): " << needs << "\n";
     return exit_code::kInternalError;
   }

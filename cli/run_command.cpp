@@ -29,6 +29,7 @@
 #include "platform/gpu_selection.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/one_line_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -218,7 +219,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   if (global.verbosity >= 0) std::cerr << run_summary(results.cells);
   // -q: the path on stdout is the answer; a line on stderr only when cells failed.
   if (global.verbosity >= 0 || failed) {
-    std::cerr << "memrel: " << results.cells.size() << " cells written to " << a.out;
+    std::cerr << "memrel: " << results.cells.size() << " cells written to " << one_line_text(a.out);
     if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
     std::cerr << "\n";
   }

@@ -18,6 +18,7 @@
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
+#include "platform/one_line_text.hpp"
 
 namespace memrel::cli {
 
@@ -135,28 +136,6 @@ void add_verbosity_flags_below(CLI::App* app, GlobalOptions& global) {
   for (CLI::App* sub : app->get_subcommands({})) add_verbosity_flags_below(sub, global);
 }
 
-// An error is one line whatever a name in it holds: a newline (or another control character)
-// in a backend's name or a path made two (docs/inputs.md, "Leftovers and one-line errors").
-std::string one_line(const std::string& text) {
-  static const char* const kHex = "0123456789abcdef";
-  std::string out;
-  for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 namespace {
@@ -196,7 +175,7 @@ namespace {
 
 int run_parsed_command_line(int argc, char** argv) {
   if (std::string unknown = unknown_subcommand(argc, argv); !unknown.empty()) {
-    std::cerr << "memrel: " << one_line(unknown) << "\n";
+    std::cerr << "memrel: " << one_line_text(unknown) << "\n";
     return exit_code::kUnusableInput;
   }
   CLI::App app{"memrel: how much GPU memory really returns to the device, how fast, at what cost."};
@@ -205,7 +184,7 @@ int run_parsed_command_line(int argc, char** argv) {
   // second, "Run with --help for more information."
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     // "memrel: " as every other error of memrel's starts, so that a CI log is searchable.
-    return "memrel: " + one_line(e.what()) + " (run with --help for more information)\n";
+    return "memrel: " + one_line_text(e.what()) + " (run with --help for more information)\n";
   });
   app.require_subcommand(1);
   app.set_version_flag("--version",
@@ -236,11 +215,11 @@ int run_parsed_command_line(int argc, char** argv) {
     return rc == 0 ? exit_code::kSuccess : exit_code::kUnusableInput;
   }
   if (std::string empty = empty_value(&app); !empty.empty()) {
-    std::cerr << "memrel: " << one_line(empty) << "\n";
+    std::cerr << "memrel: " << one_line_text(empty) << "\n";
     return exit_code::kUnusableInput;
   }
   if (std::string number = misspelled_number(&app); !number.empty()) {
-    std::cerr << "memrel: " << one_line(number) << "\n";
+    std::cerr << "memrel: " << one_line_text(number) << "\n";
     return exit_code::kUnusableInput;
   }
 
@@ -250,22 +229,22 @@ int run_parsed_command_line(int argc, char** argv) {
     }
     throw std::logic_error("a subcommand was parsed that nothing handles");
   } catch (const Interrupted& e) {
-    std::cerr << "memrel: " << one_line(e.what()) << "\n";
+    std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kInterruptedBase + e.signal();
   } catch (const WorkloadError& e) {
-    std::cerr << "memrel: " << one_line(e.what()) << "\n";
+    std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kUnusableInput;
   } catch (const ResultsError& e) {
-    std::cerr << "memrel: " << one_line(e.what()) << "\n";
+    std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kUnusableInput;
   } catch (const std::invalid_argument& e) {
-    std::cerr << "memrel: " << one_line(e.what()) << "\n";
+    std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kUnusableInput;
   } catch (const MachineStateError& e) {
-    std::cerr << "memrel: " << one_line(e.what()) << "\n";
+    std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kInternalError;
   } catch (const std::exception& e) {
-    std::cerr << "memrel: internal error: " << one_line(e.what()) << "\n";
+    std::cerr << "memrel: internal error: " << one_line_text(e.what()) << "\n";
     return exit_code::kInternalError;
   }
 }

@@ -7,6 +7,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/workload/workload.hpp"
+#include "platform/one_line_text.hpp"
 
 namespace memrel::cli {
 
@@ -19,11 +20,13 @@ RunSubcommand attach_validate(CLI::App& app, const GlobalOptions&) {
       try {
         Workload w = parse_workload_file(f);
         if (w.trace)
-          std::cout << f << ": ok (trace " << w.name << ": " << w.description << ")\n";
+          std::cout << one_line_text(f) << ": ok (trace " << one_line_text(w.name) << ": "
+                    << one_line_text(w.description) << ")\n";
         else
-          std::cout << f << ": ok (" << w.name << ", " << w.steps.size() << " steps)\n";
+          std::cout << one_line_text(f) << ": ok (" << one_line_text(w.name) << ", "
+                    << w.steps.size() << " steps)\n";
       } catch (const WorkloadError& e) {
-        std::cerr << "memrel: " << e.what() << "\n";
+        std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
         rc = exit_code::kUnusableInput;
       }
     }

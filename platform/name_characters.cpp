@@ -2,49 +2,38 @@
 
 #include <cstdio>
 
+#include "platform/utf8_sequence.hpp"
+
 namespace memrel {
 namespace {
 
 std::string escaped(unsigned code) {
-  char text[8];
+  char text[16];
   std::snprintf(text, sizeof text, "\\u%04X", code);
   return text;
 }
 
-bool bidi_control(unsigned code) {
-  return code == 0x061C || code == 0x200E || code == 0x200F || (code >= 0x202A && code <= 0x202E) ||
-         (code >= 0x2066 && code <= 0x2069);
-}
-
 }  // namespace
 
+bool forbidden_in_a_name(unsigned code) {
+  const bool control = code < 0x20 || (code >= 0x7F && code <= 0x9F);
+  const bool bidi_control = code == 0x061C || code == 0x200E || code == 0x200F ||
+                            (code >= 0x202A && code <= 0x202E) ||
+                            (code >= 0x2066 && code <= 0x2069);
+  return control || bidi_control;
+}
+
 std::string forbidden_name_character(std::string_view name) {
-  // Decoded as UTF-8; a byte that starts no valid sequence is passed over (the JSON reader has
-  // refused such text already).
+  // A byte that starts no well-formed sequence is passed over: the JSON reader has refused such
+  // text already.
   for (std::size_t i = 0; i < name.size();) {
-    const auto b = static_cast<unsigned char>(name[i]);
-    unsigned code = b, length = 1;
-    if (b >= 0xC0 && b < 0xE0) {
-      code = b & 0x1F;
-      length = 2;
-    } else if (b >= 0xE0 && b < 0xF0) {
-      code = b & 0x0F;
-      length = 3;
-    } else if (b >= 0xF0 && b < 0xF8) {
-      code = b & 0x07;
-      length = 4;
-    }
-    bool valid = b < 0x80 || (length > 1 && i + length <= name.size());
-    for (unsigned k = 1; valid && k < length; ++k) {
-      const auto c = static_cast<unsigned char>(name[i + k]);
-      valid = (c & 0xC0) == 0x80;
-      code = (code << 6) | (c & 0x3F);
-    }
-    if (!valid) {
+    const std::size_t length = utf8_sequence_length(name, i);
+    if (length == 0) {
       ++i;
       continue;
     }
-    if (code < 0x20 || (code >= 0x7F && code <= 0x9F) || bidi_control(code)) return escaped(code);
+    const unsigned code = utf8_code_point(name, i, length);
+    if (forbidden_in_a_name(code)) return escaped(code);
     i += length;
   }
   return "";

@@ -12,6 +12,9 @@
 
 namespace memrel {
 
+// Whether code point `code` is such a character.
+bool forbidden_in_a_name(unsigned code);
+
 // The first such character of UTF-8 `name`, as "\uXXXX" (four upper-case hex digits), or "" when
 // it holds none.
 std::string forbidden_name_character(std::string_view name);

@@ -103,6 +103,30 @@ def test_a_file_name_that_is_not_utf8_is_written_escaped_never_an_internal_error
         assert {c["workload_source"] for c in doc["cells"]} == {"w\\xff.json"}
 
 
+# Errors naming such a name: every byte of the line is UTF-8 and the bad one is the text \\xff.
+ERROR_CASES = {
+    "m3 unknown workload": ["run", "-q", "-b", "null", "-w", b"ab\xffc", "-o", "r.json"],
+    "unknown workload file": ["run", "-q", "-b", "null", "-w", b"ab\xffc.json", "-o", "r.json"],
+    "validate of a missing file": ["validate", b"v\xff.json"],
+    "unknown backend": ["run", "-q", "-b", b"nul\xffl", "-w", "w.json", "-o", "r.json"],
+    "a direction control": ["run", "-q", "-b", "null", "-w", "ab\u202ec", "-o", "r.json"],
+}
+
+
+@needs_memrel
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_an_error_naming_a_name_that_is_not_utf8_is_utf8_text(tmp_path, case):
+    """The seventh adversarial pass (m3): `run -w $'ab\\xffc'` said "unknown workload 'ab?c'" with
+    the raw byte 0xff in it, where every file memrel writes has the text \\xff."""
+    copy(WORKLOAD, tmp_path, b"w.json")
+    r = memrel(*ERROR_CASES[case], cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    line = r.stderr.decode("utf-8")  # raises on a raw byte
+    assert len(line.strip().splitlines()) == 1, line
+    assert "\\xff" in line or "\\u202E" in line, line
+    assert "\u202e" not in line
+
+
 def python_page_name(name):
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     try:
