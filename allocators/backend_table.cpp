@@ -117,6 +117,19 @@ BackendInfo configured_backend(const std::string& spec) {
   }
 }
 
+// A name two files of the folder hold picks neither: which one ran would be the order of the
+// folder's listing (the seventh adversarial pass, d10: `bench -b NAME` ran the first, exit 0).
+void refuse_a_name_two_files_hold(const std::string& name, const std::string& backends_dir) {
+  std::vector<std::string> files;
+  for (const BackendFileEntry& e : folder_backend_entries(backends_dir)) {
+    if (e.backend && e.backend->name == name) files.push_back(e.file);
+  }
+  if (files.size() > 1)
+    throw std::invalid_argument("backend '" + name + "': two files of " + backends_dir +
+                                " hold that name, " + files[0] + " and " + files[1] +
+                                "; rename one, or give the file's path");
+}
+
 }  // namespace
 
 BackendInfo resolve_backend(const std::string& name_or_file, const std::string& backends_dir) {
@@ -126,7 +139,10 @@ BackendInfo resolve_backend(const std::string& name_or_file, const std::string& 
       colon != std::string::npos && compiled_backend(name_or_file.substr(0, colon)))
     return configured_backend(name_or_file);
   for (const BackendFamily* family : backend_families()) {
-    if (auto b = family->resolve(name_or_file, backends_dir)) return *b;
+    if (auto b = family->resolve(name_or_file, backends_dir)) {
+      if (b->name == name_or_file) refuse_a_name_two_files_hold(name_or_file, backends_dir);
+      return *b;
+    }
   }
   std::string folder_names;
   for (const BackendFileEntry& e : folder_backend_entries(backends_dir)) {

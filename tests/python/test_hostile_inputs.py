@@ -2341,3 +2341,33 @@ def test_the_importer_and_memrel_agree_on_the_characters_a_name_holds():
     assert len(table) >= 20
     for name, verdict in table:
         assert forbidden_name_character(name) == verdict, name
+
+
+# --- Found by the seventh adversarial pass ---------------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["bench", "--out", "b", "-b", "p"],
+                                     ["run", "-q", "-b", "p", "-w", "temp-then-delete", "-o",
+                                      "r.json"],
+                                     ["bench", "--out", "b"]])
+def test_a_backend_name_two_files_of_the_folder_hold_picks_neither(tmp_path, command):
+    """d10: two files of --backends-dir named one backend; `bench -b NAME` ran the first in the
+    folder's order, exit 0."""
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    example = os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")
+    description = json.loads(read(example))
+    description["name"] = "p"
+    description["library"] = library
+    (tmp_path / "bd").mkdir()
+    for file in ("a.json", "b.json"):
+        (tmp_path / "bd" / file).write_text(json.dumps(description))
+    r = subprocess.run([MEMREL, "--backends-dir", "bd", *command], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300)
+    refused(r, "backend 'p'", "bd/a.json", "bd/b.json")
+    assert sorted(os.listdir(tmp_path)) == ["bd"]
+    # A path picks one: that is no ambiguity.
+    if command[0] == "run":
+        r = subprocess.run([MEMREL, "--backends-dir", "bd", "run", "-q", "-b", "bd/a.json", "-w",
+                            "temp-then-delete", "-o", "r.json"], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=300)
+        assert r.returncode == 0, r.stderr
