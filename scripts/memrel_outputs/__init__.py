@@ -57,6 +57,22 @@ def _program():
 _PROGRAM_FILES = None
 
 
+def _regular_files_below(folder):
+    """Every regular file below folder (not through a symbolic link), by identity
+    {(st_dev, st_ino): path}."""
+    files = {}
+    for top, _dirs, names in os.walk(folder):
+        for name in names:
+            p = os.path.join(top, name)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                files[(st.st_dev, st.st_ino)] = p
+    return files
+
+
 def _program_files():
     """The files memrel runs, by identity {(st_dev, st_ino): name}, cached per process: the C++
     side's program_inputs() (its program, memrel_bench, the plugins, every file below its Python
@@ -77,15 +93,7 @@ def _program_files():
             except OSError:
                 continue
             files[(st.st_dev, st.st_ino)] = program
-            for top, _dirs, names in os.walk(program):
-                for name in names:
-                    p = os.path.join(top, name)
-                    try:
-                        st = os.lstat(p)
-                    except OSError:
-                        continue
-                    if stat.S_ISREG(st.st_mode):
-                        files[(st.st_dev, st.st_ino)] = p
+            files.update(_regular_files_below(program))
         _PROGRAM_FILES = files
     return _PROGRAM_FILES
 
@@ -209,13 +217,7 @@ def _input_below(folder, inputs):
                     continue
                 if stat.S_ISREG(st.st_mode):
                     ids[(st.st_dev, st.st_ino)] = os.path.join(given, name)
-    for top, _dirs, names in os.walk(folder):
-        for name in names:
-            p = os.path.join(top, name)
-            try:
-                st = os.lstat(p)
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) in ids:
-                return f"{p} (the input {ids[(st.st_dev, st.st_ino)]})"
+    for identity, p in _regular_files_below(folder).items():
+        if identity in ids:
+            return f"{p} (the input {ids[identity]})"
     return ""

@@ -1,0 +1,28 @@
+// A short question to another program before memrel relies on it: is $MEMREL_PYTHON a Python 3
+// (cli/python_probe), is --bench a memrel_bench (cli/bench_probe)? Run it with stdin and stderr
+// closed, give it a few seconds, read what it printed: a program that hangs or is something
+// else is then said as such, where its exit code would have passed for memrel's own.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace memrel {
+
+struct ProgramAnswer {
+  std::string start_error;  // not empty: it could not be started, and why
+  bool ended = false;       // it ended within the limit (else its group was killed)
+  int status = 0;           // its wait status
+  std::string printed;      // its standard output
+};
+
+// Runs `args` (args[0] looked up on PATH's absolute entries when `search_path`) in a process group
+// of its own and waits for it at most `limit`.
+ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path,
+                          std::chrono::seconds limit);
+
+// How a program with wait status `status` ended: "exited N" or "died of signal N".
+std::string how_it_ended(int status);
+
+}  // namespace memrel
