@@ -9,6 +9,7 @@
 
 #include "gate/history/history_figures.hpp"
 #include "platform/machine_state_error.hpp"
+#include "platform/name_characters.hpp"
 #include "platform/path_for_json.hpp"
 #include "platform/run_context.hpp"
 
@@ -97,6 +98,29 @@ class Statement {
  private:
   sqlite3_stmt* s_ = nullptr;
 };
+
+// The text a memrel history holds is what memrel wrote there: UTF-8 without a control or
+// text-direction character (every name is checked before it goes in, docs/inputs.md). Other text
+// was put there by something else (a byte that is not UTF-8 aside: an older memrel wrote a file
+// name's bytes as they were; they read as memrel writes them now), and `history list` printed it
+// raw: an escape sequence from a metric name went to the terminal. Refused at its place; NULL reads
+// as "".
+std::string history_text(Statement& q, int column, const std::string& path,
+                         const std::string& place) {
+  const int type = sqlite3_column_type(q.get(), column);
+  if (type == SQLITE_NULL) return "";
+  std::string text = q.text(column);
+  std::string problem;
+  if (type != SQLITE_TEXT)
+    problem = type == SQLITE_BLOB ? "a blob, not text" : "a number, not text";
+  else if (text.size() != static_cast<std::size_t>(sqlite3_column_bytes(q.get(), column)))
+    problem = "text holding \\u0000, a control character";
+  else if (std::string c = forbidden_name_character(text); !c.empty())
+    problem = "text holding " + c + ", a control or text-direction character";
+  // A file name memrel wrote before it wrote names as JSON text (a byte 0xff as `\xff`).
+  if (problem.empty()) return path_for_json(text);
+  throw ResultsError(path + ": " + place + ": " + problem + "; not a memrel history");
+}
 
 // SQLite keeps any type in any column: a text, a blob or a NULL read as a double is 0, and a
 // literal no double holds (9e999) is inf. A figure that is not a finite number is refused at its
@@ -292,9 +316,16 @@ std::vector<HistoryPoint> HistoryDb::series(const std::string& metric) {
               path_);
   q.bind(1, metric);
   std::vector<HistoryPoint> out;
+  static const char* const kColumns[] = {"id",         "started",   "source",
+                                         "machine_id", "gpu_model", "memrel_commit"};
   while (sqlite3_step(q.get()) == SQLITE_ROW) {
-    out.push_back({sqlite3_column_int64(q.get(), 0), q.text(1), q.text(2), q.text(3), q.text(4),
-                   q.text(5), figure_value(q, 6, 7, metric, path_)});
+    const long long run = sqlite3_column_int64(q.get(), 0);
+    std::string texts[6];
+    for (int c = 1; c < 6; ++c)
+      texts[c] =
+          history_text(q, c, path_, "runs row " + std::to_string(run) + ", column " + kColumns[c]);
+    out.push_back({run, texts[1], texts[2], texts[3], texts[4], texts[5],
+                   figure_value(q, 6, 7, metric, path_)});
   }
   return out;
 }
@@ -307,7 +338,8 @@ std::vector<std::pair<std::string, long long>> HistoryDb::metrics(const std::str
   q.bind(1, part);
   std::vector<std::pair<std::string, long long>> out;
   while (sqlite3_step(q.get()) == SQLITE_ROW)
-    out.emplace_back(q.text(0), sqlite3_column_int64(q.get(), 1));
+    out.emplace_back(history_text(q, 0, path_, "figures, column metric"),
+                     sqlite3_column_int64(q.get(), 1));
   return out;
 }
 

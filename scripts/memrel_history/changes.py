@@ -18,6 +18,7 @@ import sys
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 import memrel_outputs
 import memrel_outputs.stopping
+from memrel_trace.name_characters import forbidden_name_character
 from memrel_outputs.one_line import one_line  # a newline in --db or a name: still one line
 
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
@@ -95,11 +96,17 @@ def _check_types(path, row):
     names the row and the column, as the C++ reader says a figure's value is not a number."""
     figure_row, run_id = row[0], row[3]
     for (table, column, kind), value in zip(_COLUMNS, row[1:]):
+        where = f"figures row {figure_row}" if table == "figures" else f"runs row {run_id}"
+        # Text memrel wrote holds no control or text-direction character (names are checked
+        # before they go in); other text would reach the terminal and the Markdown raw.
+        if kind is str and isinstance(value, str) and forbidden_name_character(value):
+            raise UsageError(f"{path}: {where}, column {column}: text holding "
+                             f"{forbidden_name_character(value)}, a control or text-direction "
+                             "character; not a memrel history")
         if type(value) is not kind:
             shown = "a blob" if isinstance(value, bytes) else "NULL" if value is None else \
                 repr(value)[:40]
             what = "text" if kind is str else "an integer"
-            where = f"figures row {figure_row}" if table == "figures" else f"runs row {run_id}"
             raise UsageError(f"{path}: {where}, column {column}: {shown} is not {what}; "
                              "not a memrel history")
 

@@ -2371,3 +2371,28 @@ def test_a_backend_name_two_files_of_the_folder_hold_picks_neither(tmp_path, com
                             "temp-then-delete", "-o", "r.json"], capture_output=True, text=True,
                            cwd=tmp_path, timeout=300)
         assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("column", ["metric", "source", "gpu_model"])
+@pytest.mark.parametrize("value", ["'a\x1b[31mred'", "'x\u202ey'", "x'41ff1b0a42'"])
+def test_history_text_that_memrel_never_writes_is_refused_not_printed(tmp_path, column, value):
+    """`history list` printed a metric name the database held, ESC sequence and all, exit 0, and
+    `show` a GPU model holding U+202E: a history changed by something else than memrel."""
+    db = tmp_path / "h.sqlite"
+    subprocess.run([MEMREL, "history", "--db", str(db), "add", HOST_RUN], check=True,
+                   capture_output=True, timeout=120)
+    with sqlite3.connect(db) as c:
+        metric = c.execute("SELECT metric FROM figures ORDER BY metric LIMIT 1").fetchone()[0]
+        table = "figures" if column == "metric" else "runs"
+        c.execute(f"UPDATE {table} SET {column} = {value}" +
+                  (f" WHERE metric = '{metric}'" if table == "figures" else ""))
+    # `list` reads the metrics, `show` a metric's runs (the metric now holding the text can be
+    # named by no one).
+    commands = {"metric": [["list"], ["changes"]], "source": [["show", metric], ["changes"]],
+                "gpu_model": [["show", metric]]}[column]  # what each command reads
+    for command in commands:
+        r = subprocess.run([MEMREL, "history", "--db", str(db), *command], capture_output=True,
+                           text=True, errors="backslashreplace", timeout=120)
+        refused(r, "h.sqlite", f"column {column}", "not a memrel history")
+        assert "\x1b" not in r.stdout and "\u202e" not in r.stdout
