@@ -2,10 +2,14 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 
 #include "gate/history/history_figures.hpp"
 #include "platform/machine_state_error.hpp"
@@ -14,6 +18,8 @@
 #include "platform/run_context.hpp"
 
 namespace memrel {
+
+namespace fs = std::filesystem;
 namespace {
 
 constexpr int kApplicationId = 0x6d656d72;  // "memr": the file is a memrel history
@@ -163,7 +169,54 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   bool exists = stat(path.c_str(), &st) == 0;
   if (!exists && !create)
     throw ResultsError(path + ": no history database here (memrel history add creates one)");
-  int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  if (!exists) create_whole(path);
+  open(SQLITE_OPEN_READWRITE);
+}
+
+HistoryDb::HistoryDb(const std::string& path, NewFile) : path_(path) {
+  open(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+}
+
+// A new database is made whole under a temporary name beside PATH, then linked into place: made
+// in place, a failure part way (`history add` past `ulimit -f`, a full disk) left an empty or
+// half-made PATH that the next `history add` refused (the sixth adversarial pass, f-fsize-hadd).
+// link() never replaces: two `history add` making PATH at once both link, one finds it made
+// (EEXIST) and opens that one.
+void HistoryDb::create_whole(const std::string& path) {
+  const fs::path target(path);
+  const std::string temporary = (target.parent_path() / ("." + target.filename().string() +
+                                                         ".memrel-new-" + std::to_string(getpid())))
+                                    .string();
+  auto remove_temporary = [&] {
+    unlink(temporary.c_str());
+    unlink((temporary + "-journal").c_str());
+  };
+  remove_temporary();  // one a killed earlier memrel of this pid left
+  // Errors name PATH, the file the user named, not the temporary one.
+  auto named = [&](const std::string& what) {
+    return what.rfind(temporary, 0) == 0 ? path + what.substr(temporary.size()) : what;
+  };
+  try {
+    HistoryDb fresh(temporary, NewFile{});
+  } catch (const MachineStateError& e) {
+    remove_temporary();
+    throw MachineStateError(named(e.what()));
+  } catch (const ResultsError& e) {
+    remove_temporary();
+    throw ResultsError(named(e.what()));
+  } catch (...) {
+    remove_temporary();
+    throw;
+  }
+  const int linked = link(temporary.c_str(), path.c_str());
+  const int error = errno;
+  remove_temporary();
+  if (linked != 0 && error != EEXIST)
+    throw MachineStateError(path + ": cannot create it (" + std::strerror(error) + ")");
+}
+
+void HistoryDb::open(int flags) {
+  const std::string& path = path_;
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string why = db_ ? sqlite3_errmsg(db_) : "cannot open";
     sqlite3_close(db_);

@@ -51,6 +51,10 @@ class HistoryDb {
   std::vector<std::pair<std::string, long long>> metrics(const std::string& part);
 
  private:
+  struct NewFile {};
+  HistoryDb(const std::string& path, NewFile);  // creates PATH and its schema, in place
+  static void create_whole(const std::string& path);
+  void open(int flags);
   void exec(const std::string& sql);
   std::string path_;
   sqlite3* db_ = nullptr;

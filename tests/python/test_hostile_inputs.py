@@ -2233,6 +2233,22 @@ def test_history_add_past_the_file_size_limit_is_the_machines_failure_not_bad_in
     assert sorted(os.listdir(tmp_path)) == ["h.sqlite", "run2.json"]
 
 
+@needs_memrel
+def test_a_new_history_that_cannot_be_written_leaves_no_file(tmp_path):
+    """f-fsize-hadd (sixth pass): a new database past `ulimit -f` left an empty h.sqlite, which the
+    next `history add` then had to take as an empty history made by someone."""
+    r = subprocess.run(["bash", "-c", 'ulimit -f 1; exec "$@"', "bash", MEMREL, "history", "--db",
+                        "h.sqlite", "add", HOST_RUN], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    refusal = r.stderr.strip().splitlines()
+    assert r.returncode == 4 and len(refusal) == 1, (r.returncode, r.stderr)
+    assert refusal[0].startswith("memrel: h.sqlite: "), refusal  # the name given, not a temporary
+    assert os.listdir(tmp_path) == []
+    r = memrel("history", "--db", tmp_path / "h.sqlite", "add", HOST_RUN)
+    assert r.returncode == 0, r.stderr
+    assert os.listdir(tmp_path) == ["h.sqlite"]
+
+
 def test_history_markdown_past_the_file_size_limit_is_the_machines_failure(tmp_path):
     """The same for `history changes --markdown` (memrel ignores SIGXFSZ for its Python parts)."""
     otava = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
