@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,16 @@
 #endif
 
 namespace memrel::testing {
+
+#ifdef MEMREL_TEST_DATA
+// A JSON table of tests/data that the C++ and the Python sides are both checked against (names
+// and their verdicts, names and their pages): one file, so that the two cannot drift.
+inline nlohmann::json shared_test_table(const std::string& name) {
+  std::ifstream in(std::string(MEMREL_TEST_DATA) + "/" + name);
+  if (!in) throw std::runtime_error("tests/data/" + name + ": cannot read it");
+  return nlohmann::json::parse(in);
+}
+#endif
 
 // A folder removed at the end of the test.
 class TempDir {

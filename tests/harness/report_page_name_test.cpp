@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
 
 namespace memrel {
 namespace {
@@ -11,9 +12,7 @@ namespace {
 // The names and pages of tests/data/report_page_names.json, which test_file_names.py checks
 // against the report's own mapping (scripts/memrel_report/prepare.py, slug): the two agree.
 TEST(ReportPageName, IsTheReportsMappingForEveryNameOfTheSharedTable) {
-  std::ifstream in(std::string(MEMREL_TEST_DATA) + "/report_page_names.json");
-  ASSERT_TRUE(in) << "tests/data/report_page_names.json";
-  const nlohmann::json table = nlohmann::json::parse(in);
+  const nlohmann::json table = testing::shared_test_table("report_page_names.json");
   ASSERT_GE(table.size(), 10u);
   for (const auto& [name, page] : table.items())
     EXPECT_EQ(report_page_name(name), page.get<std::string>()) << name;

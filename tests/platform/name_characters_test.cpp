@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
 
 namespace memrel {
 namespace {
@@ -11,9 +12,7 @@ namespace {
 // The names and verdicts of tests/data/name_characters.json, which test_trace_import.py checks
 // against the importer's twin (scripts/memrel_trace/name_characters.py): the two agree.
 TEST(NameCharacters, AgreeWithTheSharedTable) {
-  std::ifstream in(std::string(MEMREL_TEST_DATA) + "/name_characters.json");
-  ASSERT_TRUE(in) << "tests/data/name_characters.json";
-  const nlohmann::json table = nlohmann::json::parse(in);
+  const nlohmann::json table = testing::shared_test_table("name_characters.json");
   ASSERT_GE(table.size(), 20u);
   for (const auto& row : table) {
     const std::string name = row[0].get<std::string>();
