@@ -15,6 +15,7 @@ import signal
 import sys
 
 import memrel_outputs
+from memrel_outputs.file_name_text import as_text  # the C++ tools' path_for_json, in Python
 from memrel_outputs.one_line import one_line
 
 from . import SCHEMA, rmm_log, torch_snapshot, trace_file
@@ -59,14 +60,6 @@ def _sha256(path):
     return digest.hexdigest(), size
 
 
-def _as_text(name):
-    """A file name as UTF-8 text: bytes that are not UTF-8 (Linux names are bytes; Python keeps
-    them as lone surrogates, which no JSON reader takes) written as `\\xff`. The trace's loader
-    refused a header holding them: import wrote a trace `run -w` then refused (the fourth
-    adversarial pass, i13)."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
-
-
 class _CannotWrite(Exception):
     pass
 
@@ -76,7 +69,7 @@ def import_trace(args):
         try:
             args.name.encode("utf-8")
         except UnicodeEncodeError:  # i14: a --name the loader would refuse
-            raise TraceInputError("--name", "", f"'{_as_text(args.name)}' is not UTF-8 text: the "
+            raise TraceInputError("--name", "", f"'{as_text(args.name)}' is not UTF-8 text: the "
                                                 "trace's loader could not read it; give a name in "
                                                 "UTF-8") from None
     f, _ = open_source(args.file)  # a regular file under the cap, before a byte is read
@@ -95,7 +88,7 @@ def import_trace(args):
         memrel_outputs.check_file(args.out, [args.file])
     except memrel_outputs.OutputRuleError as e:
         raise TraceInputError(e.path, "", f"-o {e.message}") from None
-    name = args.name or _as_text(os.path.splitext(os.path.basename(args.file))[0])
+    name = args.name or as_text(os.path.splitext(os.path.basename(args.file))[0])
     if bad := forbidden_name_character(name):  # refused by every reader (name_characters.py)
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
         raise TraceInputError(*where, f"holds {bad}, a control or text-direction character: a "
@@ -110,7 +103,7 @@ def import_trace(args):
     header = {
         "schema": SCHEMA,
         "name": name,
-        "source": {"format": facts.pop("source_format"), "file": _as_text(os.path.basename(args.file)),
+        "source": {"format": facts.pop("source_format"), "file": as_text(os.path.basename(args.file)),
                    "bytes": size, "sha256": sha256},
         "provenance": dict(facts, imported_by="memrel trace import",
                            imported_at=datetime.datetime.now(datetime.timezone.utc)
