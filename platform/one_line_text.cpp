@@ -40,7 +40,7 @@ std::string one_line_text(std::string_view text) {
       out += "\\t";
     } else if (code < 0x80 && forbidden_in_a_name(code)) {
       out += hex_byte(static_cast<unsigned char>(code));
-    } else if (forbidden_in_a_name(code)) {
+    } else if (forbidden_in_a_name(code) || code == 0x2028 || code == 0x2029) {
       out += code_point(code);
     } else {
       out.append(text, i, length);

@@ -1,8 +1,8 @@
 """An error message as one line whatever a name in it holds: a newline (or another control
 character) in a path or a name made two (docs/inputs.md, "Leftovers and one-line errors"). The
-C0 controls as the C++ command line's (cli/subcommands.cpp); the C1, separator and text-direction
-characters below too, which the C++ side leaves (it writes bytes to a terminal, which breaks no
-line on them)."""
+twin of platform/one_line_text.hpp: C0 controls as \\n \\r \\t \\xHH; C1, line-separator and
+text-direction characters as \\uXXXX; a byte of a file name that is not UTF-8 (Python holds it as
+a lone surrogate, U+DC80-DCFF) as \\xHH, as the C++ side writes it."""
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -19,6 +19,8 @@ def _escaped(c):
         return _ESCAPES[c]
     if code < 0x20 or code == 0x7F:
         return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\u{code:04X}" if code in _WIDE else c
 
 

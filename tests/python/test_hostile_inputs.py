@@ -2412,3 +2412,18 @@ def test_history_text_that_memrel_never_writes_is_refused_not_printed(tmp_path, 
                            text=True, errors="backslashreplace", timeout=120)
         refused(r, "h.sqlite", f"column {column}", "not a memrel history")
         assert "\x1b" not in r.stdout and "\u202e" not in r.stdout
+
+
+def test_the_python_one_line_is_the_cpp_one_line():
+    """tests/data/one_line_texts.json, checked against platform/one_line_text too
+    (one_line_text_test.cpp): an error line reads the same from either side."""
+    sys.path.insert(0, SCRIPTS)
+    try:
+        from memrel_outputs.one_line import one_line
+    finally:
+        sys.path.pop(0)
+    with open(os.path.join(ROOT, "tests", "data", "one_line_texts.json"), encoding="utf-8") as f:
+        table = json.load(f)
+    assert len(table) >= 10
+    for hex_bytes, line in table:
+        assert one_line(os.fsdecode(bytes.fromhex(hex_bytes))) == line, hex_bytes
