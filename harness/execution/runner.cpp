@@ -151,6 +151,14 @@ std::uint64_t content_digest(const std::string& path) {
   return h;
 }
 
+// "fnv1a64:HEX" of the file at `path`, as a journal's first line holds it.
+std::string content_digest_text(const std::string& path) {
+  char digest[32];
+  std::snprintf(digest, sizeof digest, "fnv1a64:%016llx",
+                static_cast<unsigned long long>(content_digest(path)));
+  return digest;
+}
+
 struct MatrixCell {
   std::string backend_arg;
   BackendInfo backend;
@@ -564,12 +572,9 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
        options.module_loading.empty() ? "default (unset)" : options.module_loading}};
   // A -b may be a backend file's path.
   for (const std::string& b : options.backends) run["backends"].push_back(path_for_json(b));
-  for (const RunWorkload& w : options.workloads) {
-    char digest[32];
-    std::snprintf(digest, sizeof digest, "fnv1a64:%016llx",
-                  static_cast<unsigned long long>(content_digest(w.original)));
-    run["workloads"].push_back({{"file", path_for_json(w.original)}, {"digest", digest}});
-  }
+  for (const RunWorkload& w : options.workloads)
+    run["workloads"].push_back(
+        {{"file", path_for_json(w.original)}, {"digest", content_digest_text(w.original)}});
   context["options"] = run;
   context["options"]["workloads"] = nlohmann::json::array();
   for (const RunWorkload& w : options.workloads)
@@ -584,6 +589,16 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   std::vector<BackendInfo> backends;
   for (const auto& backend_arg : options.backends)
     backends.push_back(resolve_backend(backend_arg, options.backends_dir));
+  // A backend file, or the library it names, edited between a run and its --resume would put
+  // cells of two allocators under one name (the eighth adversarial pass: a resume after a backend
+  // file's name, description or release function changed went on, exit 0): their contents are
+  // part of what makes two runs the same run, as the workloads' are.
+  run["backend_files"] = nlohmann::json::array();
+  for (const BackendInfo& b : backends) {
+    for (const std::string& f : b.input_files)
+      run["backend_files"].push_back(
+          {{"file", path_for_json(f)}, {"digest", content_digest_text(f)}});
+  }
   // The whole matrix once, as cell keys: a shard's cells are chosen from it, and its results
   // record it so that `memrel merge` can check its files are the shards of one matrix.
   std::vector<std::string> backend_names, workload_names;

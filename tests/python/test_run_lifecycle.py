@@ -9,6 +9,7 @@ Run from the repository root, after a build: python3 -m pytest -q tests/python/t
 
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -239,6 +240,36 @@ def test_a_record_cut_short_by_a_kill_is_dropped_on_resume(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "1 of 2 cells already finished" in r.stderr
     assert [c["status"] for c in json.loads(out.read_text())["cells"]] == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("edit", ["description", "name", "library"])
+def test_a_resume_after_its_backend_file_or_library_changed_is_another_run(tmp_path, edit):
+    """The eighth adversarial pass: a resume after the backend file's description, name or
+    release changed went on, exit 0, and put cells of two allocators under one backend."""
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    shutil.copy(library, tmp_path / "lib.so")
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        described = json.load(f)
+    described["library"] = str(tmp_path / "lib.so")
+    backend = tmp_path / "bk.json"
+    backend.write_text(json.dumps(described))
+    out = tmp_path / "run.json"
+    args = ["-b", f"host-malloc,{backend}", "-w", FAST, "-o", out]
+    journal = tmp_path / "run.json.journal"
+    runner = subprocess.Popen([MEMREL, "run", *map(str, args)], stderr=subprocess.PIPE,
+                              env=dict(os.environ, MEMREL_INJECT_FAULT="hang"))
+    assert wait_for(lambda: journal.exists() and journal.read_text().endswith("\n"))
+    runner.send_signal(signal.SIGTERM)
+    runner.communicate(timeout=10)
+    before = journal.read_bytes()
+    if edit == "library":
+        with open(tmp_path / "lib.so", "ab") as f:
+            f.write(b"\0")  # a rebuilt library
+    else:
+        described[edit] = "edited"
+        backend.write_text(json.dumps(described))
+    one_line_error(run(args + ["--resume"]), str(journal), "of another run", "backend_files")
+    assert journal.read_bytes() == before and not out.exists()
 
 
 # ------------------------------------------------------------------------ one cell per GPU
