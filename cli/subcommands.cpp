@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -221,6 +222,24 @@ int run_parsed_command_line(int argc, char** argv) {
   if (std::string number = misspelled_number(&app); !number.empty()) {
     std::cerr << "memrel: " << one_line_text(number) << "\n";
     return exit_code::kUnusableInput;
+  }
+  // A --backends-dir given is a folder memrel can read: a file or a missing folder was taken as
+  // a folder with no backend file, exit 0 (the eighth adversarial pass, c8-backends-dir-*), where
+  // --workloads-dir said so. The default may be absent (an install without backend files), and
+  // a cell is handed its run's folder, the default too.
+  if (app.get_option("--backends-dir")->count() > 0 &&
+      global.backends_dir != install_layout().data_dir + "/backends") {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(global.backends_dir, ec)) {
+      std::cerr << "memrel: "
+                << one_line_text("--backends-dir: cannot read '" + global.backends_dir + "': " +
+                                 (ec ? ec.message()
+                                  : std::filesystem::exists(global.backends_dir, ec)
+                                      ? std::string("Not a directory")
+                                      : std::string("No such file or directory")))
+                << "\n";
+      return exit_code::kUnusableInput;
+    }
   }
 
   try {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -169,9 +170,36 @@ bool same_output_path(const std::string& a, const std::string& b) {
   return !e1 && !e2 && pa == pb;
 }
 
+// Every name of the path fits the file system with the longest suffix memrel adds to an output's
+// name (`.journal`, `.tmp.PID`, SQLite's `-journal`): a 300-byte `-o` name ran every cell, or
+// compared every figure, and then failed with "File name too long", exit 4 (the eighth
+// adversarial pass, c8-longname-*). Said before any work, exit 2.
+void check_output_name_lengths(const std::string& path, const std::string& option) {
+  fs::path existing = fs::absolute(path);
+  struct stat st {};
+  while (existing.has_parent_path() && existing != existing.parent_path() &&
+         stat(existing.c_str(), &st) != 0)
+    existing = existing.parent_path();
+  const long limit = pathconf(existing.c_str(), _PC_NAME_MAX);
+  const std::size_t name_max = limit > 0 ? static_cast<std::size_t>(limit) : 255;
+  for (const fs::path& part : fs::path(path)) {
+    const std::size_t length = part.native().size();
+    if (length + kOutputSuffixBytes > name_max)
+      throw OutputError(prefix(option, path) + "the name '" + part.native().substr(0, 40) +
+                        "...' is " + std::to_string(length) + " bytes; a name here holds " +
+                        std::to_string(name_max - kOutputSuffixBytes) + " at most (" +
+                        std::to_string(name_max) + ", less " + std::to_string(kOutputSuffixBytes) +
+                        " for the suffix of a temporary or journal beside it)");
+  }
+  if (fs::absolute(path).native().size() + kOutputSuffixBytes >= PATH_MAX)
+    throw OutputError(prefix(option, path) + "the path is over " +
+                      std::to_string(PATH_MAX - kOutputSuffixBytes) + " bytes long");
+}
+
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs,
                        const std::string& option) {
   if (path.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");
+  check_output_name_lengths(path, option);
   struct stat out {};
   if (lstat(path.c_str(), &out) != 0) return;  // absent: nothing to lose
   if (!S_ISREG(out.st_mode))
@@ -243,6 +271,7 @@ void check_output_folder_writable(const std::string& folder, const std::string& 
 void check_output_folder(const std::string& folder, const std::vector<std::string>& inputs,
                          const std::string& option) {
   if (folder.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");
+  check_output_name_lengths(folder, option);
   struct stat out {};
   if (lstat(folder.c_str(), &out) != 0) return;
   // A regular file is the common slip (`ab --out results.json`): say what the option wants.

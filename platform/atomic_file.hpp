@@ -4,6 +4,7 @@
 // identity (st_dev, st_ino), not by spelling.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ std::string program_identities();
 // Whether two output paths name one file, by the path as the system resolves it (neither need
 // exist yet): two outputs of one command must be two files.
 bool same_output_path(const std::string& a, const std::string& b);
+
+// The longest suffix memrel adds to an output's name for a file beside it (`.journal`,
+// `.tmp.PID`, SQLite's `-journal`): each name of an output's path leaves this much room under the
+// file system's limit (check_output_file, check_output_folder; scripts/memrel_outputs too).
+inline constexpr std::size_t kOutputSuffixBytes = 16;
 
 // Throws OutputError unless PATH is absent or a regular file (lstat: a symbolic link is refused,
 // not followed), and is not one of INPUTS by identity. An input that is a folder (compare's

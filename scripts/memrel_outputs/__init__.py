@@ -117,10 +117,36 @@ def _in(path, folder):
         p = parent
 
 
+# The longest suffix memrel adds to an output's name for a file beside it (platform/atomic_file.hpp,
+# kOutputSuffixBytes): each name of an output's path leaves this much room under the limit.
+OUTPUT_SUFFIX_BYTES = 16
+
+
+def _check_name_lengths(path):
+    """Each name of path fits the file system with room for a temporary's suffix: a 300-byte
+    `report --out` name read every input and then failed with "File name too long", exit 4 (the
+    eighth adversarial pass, c8-longname-report)."""
+    existing = os.path.abspath(path)
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    try:
+        name_max = os.pathconf(existing, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    for part in os.fsencode(path).split(b"/"):
+        if len(part) + OUTPUT_SUFFIX_BYTES > name_max:
+            raise OutputRuleError(path, f"the name '{os.fsdecode(part[:40])}...' is {len(part)} "
+                                        f"bytes; a name here holds "
+                                        f"{name_max - OUTPUT_SUFFIX_BYTES} at most ({name_max}, "
+                                        f"less {OUTPUT_SUFFIX_BYTES} for the suffix of a "
+                                        "temporary beside it)")
+
+
 def check_file(path, inputs=()):
     """Raises OutputRuleError unless path is absent or a regular file that is none of inputs."""
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the file to write")
+    _check_name_lengths(path)
     try:
         out = os.lstat(path)
     except OSError:
@@ -165,6 +191,7 @@ def check_folder(path, inputs=(), option="--out"):
     `option` names what wants a folder when path is a file."""
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the folder to write")
+    _check_name_lengths(path)
     try:
         out = os.lstat(path)
     except OSError:

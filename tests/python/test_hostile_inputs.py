@@ -2427,3 +2427,42 @@ def test_the_python_one_line_is_the_cpp_one_line():
     assert len(table) >= 10
     for hex_bytes, line in table:
         assert one_line(os.fsdecode(bytes.fromhex(hex_bytes))) == line, hex_bytes
+
+
+# --- Found by the eighth adversarial pass ----------------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("folder", ["missing", "file"])
+@pytest.mark.parametrize("command", [["list"], ["run", "-q", "-b", "host-malloc", "-w",
+                                                "temp-then-delete", "-o", "r.json"]])
+def test_a_backends_dir_given_is_a_folder(tmp_path, folder, command):
+    """c8-backends-dir-*: `--backends-dir FILE` or a missing folder was a folder of no backend
+    file, exit 0, where `--workloads-dir` said what it was."""
+    if folder == "file":
+        (tmp_path / "file").write_text("x")
+    r = subprocess.run([MEMREL, "--backends-dir", folder, *command], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    refused(r, "--backends-dir", f"'{folder}'")
+    assert not (tmp_path / "r.json").exists()
+
+
+LONG = "a" * 250  # under the 255 bytes of a name, over it with a temporary's suffix
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [
+    ["run", "-q", "-b", "host-malloc", "-w", "temp-then-delete", "-o", f"{LONG}.json"],
+    ["compare", HOST_RUN, HOST_RUN, "--markdown", f"{LONG}.md"],
+    ["merge", "-o", f"{LONG}.json", HOST_RUN],
+    ["history", "--db", f"{LONG}.sqlite", "add", HOST_RUN],
+    ["report", "-q", "--out", LONG, HOST_RUN],
+    ["trace", "import", os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv"),
+     "-o", f"{LONG}.memtrace"],
+])
+def test_an_output_name_too_long_for_its_temporary_is_refused_before_any_work(tmp_path, command):
+    """c8-longname-*: a 300-byte output name ran every cell (compared every figure, read every
+    input) and then failed with "File name too long", exit 4."""
+    r = subprocess.run([MEMREL, *command], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    refused(r, "bytes; a name here holds")
+    assert r.stdout == "" and os.listdir(tmp_path) == []
