@@ -1,6 +1,8 @@
 // `memrel cell`: one cell in this process. The runner execs it for every cell; by hand, it is for
 // debugging. The protocol, both ends, is harness/execution/cell_protocol.hpp: this file only maps
 // its options onto the command line parser.
+#include <fcntl.h>
+
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -49,6 +51,12 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
       throw std::invalid_argument(std::string(p::kAfterPid) + " " + *after_pid +
                                   ": not a memrel process (a cell waits only for the cell before "
                                   "it in its slot)");
+    // An open descriptor, checked before the cell runs: a closed one was found only at the end,
+    // "the result could not be written", exit 5, which the runner reads as a full TMPDIR (the
+    // eighth adversarial pass, c8-cell-result-fd-closed).
+    if (r->result_fd >= 0 && fcntl(r->result_fd, F_GETFD) < 0)
+      throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
+                                  ": not an open file descriptor");
     if (!r->zygote) return serve_cell(*r);
     // Each forked cell runs its command line as an exec'd `memrel cell` would.
     return serve_cell_zygote(*r, [](const std::vector<std::string>& args) {

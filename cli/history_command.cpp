@@ -194,10 +194,15 @@ RunSubcommand attach_history(CLI::App& sub, const GlobalOptions& global) {
     std::vector<std::string> words = python_verbosity_arguments(global.verbosity);
     words.insert(words.end(), {"--db", args->db});
     for (const std::string& w : changes->remaining()) words.push_back(w);
-    if (std::string python = changes_python(); !python.empty())
-      setenv("MEMREL_PYTHON", python.c_str(), 1);
+    // Errors name MEMREL_HISTORY_PYTHON where it (or the Otava environment in its stead)
+    // chooses the interpreter, not MEMREL_PYTHON (the eighth pass, c8-history-python-named).
+    std::string variable = "MEMREL_PYTHON";
+    if (std::string python = changes_python(); !python.empty()) {
+      setenv("MEMREL_HISTORY_PYTHON", python.c_str(), 1);
+      variable = "MEMREL_HISTORY_PYTHON";
+    }
     return run_python_command("memrel history changes", "memrel_history", words,
-                              "change points need Apache Otava (scripts/install-deps)");
+                              "change points need Apache Otava (scripts/install-deps)", variable);
   };
 }
 

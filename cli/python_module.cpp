@@ -28,8 +28,10 @@ namespace {
 
 std::string scripts_dir() { return install_layout().python_dir; }
 
-std::string python() {
-  const char* env = std::getenv("MEMREL_PYTHON");
+// The interpreter the environment variable `variable` names (MEMREL_PYTHON; `history changes`:
+// MEMREL_HISTORY_PYTHON), else python3.
+std::string python(const std::string& variable) {
+  const char* env = std::getenv(variable.c_str());
   return env && *env ? env : "python3";
 }
 
@@ -52,28 +54,30 @@ std::map<std::string, std::string> python_environment() {
           {"MEMREL_PROGRAM_FILES", program_identities()}};
 }
 
-// "" when python() is a Python 3 interpreter, else the line that says what it is instead.
-std::string interpreter_problem() {
-  std::string problem = python_interpreter_problem(python());
+// "" when python(variable) is a Python 3 interpreter, else the line that says what it is instead,
+// naming the variable that chose it.
+std::string interpreter_problem(const std::string& variable) {
+  std::string problem = python_interpreter_problem(python(variable));
   if (problem.empty()) return "";
-  const char* env = std::getenv("MEMREL_PYTHON");
-  return python() + (env && *env ? " (MEMREL_PYTHON) " : " ") + problem;
+  const char* env = std::getenv(variable.c_str());
+  return python(variable) + (env && *env ? " (" + variable + ") " : " ") + problem;
 }
 
 // What stops any Python part before it starts, as one line ending in what to do: a TMPDIR that
 // cannot take a file (the version probe writes there; a full one read as "not a Python
 // interpreter"), or an interpreter that is not Python 3 (`needs` says what it must have).
-std::string start_problem(const std::string& needs) {
+std::string start_problem(const std::string& needs, const std::string& variable) {
   if (std::string tmp = temporary_folder_problem(); !tmp.empty())
     return tmp + "; set TMPDIR to a folder with room that memrel can write in";
-  if (std::string problem = interpreter_problem(); !problem.empty())
-    return problem + (needs.empty() ? "" : ": " + needs) +
-           "; set MEMREL_PYTHON to choose the interpreter";
+  if (std::string problem = interpreter_problem(variable); !problem.empty())
+    return problem + (needs.empty() ? "" : ": " + needs) + "; set " + variable +
+           " to choose the interpreter";
   return "";
 }
 
-std::vector<std::string> command(const std::string& package, const std::vector<std::string>& args) {
-  return python_module_argv(python(), scripts_dir(), package, args);
+std::vector<std::string> command(const std::string& package, const std::vector<std::string>& args,
+                                 const std::string& variable) {
+  return python_module_argv(python(variable), scripts_dir(), package, args);
 }
 
 }  // namespace
@@ -135,20 +139,21 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
 }
 
 int run_python_command(const std::string& who, const std::string& package,
-                       const std::vector<std::string>& args, const std::string& needs) {
+                       const std::vector<std::string>& args, const std::string& needs,
+                       const std::string& python_variable) {
   // From the start: a signal during the checks below (the version probe takes a while on a busy
   // machine) is a request to stop like any other, not the default death without a word.
   InterruptRequests requests;
   if (std::string missing = missing_package(package); !missing.empty()) {
-    std::cerr << who << ": " << missing << "\n";
+    std::cerr << who << ": " << one_line_text(missing) << "\n";
     return exit_code::kInternalError;
   }
-  if (std::string problem = start_problem(needs); !problem.empty()) {
-    std::cerr << who << ": " << problem << "\n";
+  if (std::string problem = start_problem(needs, python_variable); !problem.empty()) {
+    std::cerr << who << ": " << one_line_text(problem) << "\n";
     return exit_code::kInternalError;
   }
   ChildSpec spec;
-  spec.args = command(package, args);
+  spec.args = command(package, args, python_variable);
   spec.search_path = true;
   spec.stdout_fd = STDOUT_FILENO;
   spec.stderr_fd = STDERR_FILENO;
@@ -195,13 +200,13 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.error_text = missing;
     return result;
   }
-  if (std::string problem = start_problem(""); !problem.empty()) {
+  if (std::string problem = start_problem("", "MEMREL_PYTHON"); !problem.empty()) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = problem;
     return result;
   }
   ChildSpec spec;
-  spec.args = command(package, args);
+  spec.args = command(package, args, "MEMREL_PYTHON");
   spec.search_path = true;
   // In our group: a Ctrl-C the user gives reaches the importer as it reaches us.
   spec.own_process_group = false;

@@ -33,9 +33,11 @@ std::vector<std::string> python_verbosity_arguments(int verbosity);
 // means "regression"; a crash) becomes 4 with one line. Before it starts: one line starting with
 // `who`
 // ("memrel report") and ending with `needs`, 4, where TMPDIR cannot take a file or the
-// interpreter is not Python 3.
+// interpreter is not Python 3. The interpreter is the one the environment variable
+// `python_variable` names, else python3; errors name that variable.
 int run_python_command(const std::string& who, const std::string& package,
-                       const std::vector<std::string>& args, const std::string& needs);
+                       const std::vector<std::string>& args, const std::string& needs,
+                       const std::string& python_variable = "MEMREL_PYTHON");
 
 // The exit code memrel gives for a Python part's wait status (see run_python_command); says why
 // on stderr when it is not the part's own. `passed_on`: the signal memrel passed on to it, or 0:

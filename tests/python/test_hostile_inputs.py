@@ -2466,3 +2466,35 @@ def test_an_output_name_too_long_for_its_temporary_is_refused_before_any_work(tm
                        timeout=300)
     refused(r, "bytes; a name here holds")
     assert r.stdout == "" and os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_an_interpreter_setting_is_named_and_said_on_one_line(tmp_path):
+    """c8-memrel-python-ctrl: MEMREL_PYTHON holding ESC and a newline went to the terminal raw,
+    two lines; c8-history-python-named: a bad MEMREL_HISTORY_PYTHON was blamed on MEMREL_PYTHON."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MEMREL_PYTHON",
+                                                             "MEMREL_HISTORY_PYTHON")}
+    r = subprocess.run([MEMREL, "trace", "import", RMM_LOG, "-o", "o.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(env, MEMREL_PYTHON="/x/py\x1b[31m\nthon"))
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "/x/py\\x1b[31m\\nthon (MEMREL_PYTHON)" in lines[0], r.stderr
+    db = tmp_path / "h.sqlite"
+    subprocess.run([MEMREL, "history", "--db", db, "add", HOST_RUN], check=True,
+                   capture_output=True, timeout=120)
+    r = subprocess.run([MEMREL, "history", "--db", db, "changes"], capture_output=True, text=True,
+                       timeout=120, env=dict(env, MEMREL_HISTORY_PYTHON="/nonexistent/py"))
+    assert r.returncode == 4, r.stderr
+    assert "/nonexistent/py (MEMREL_HISTORY_PYTHON)" in r.stderr, r.stderr
+    assert "set MEMREL_HISTORY_PYTHON" in r.stderr and "MEMREL_PYTHON " not in r.stderr, r.stderr
+
+
+@needs_memrel
+def test_cell_refuses_a_result_descriptor_that_is_not_open(tmp_path):
+    """c8-cell-result-fd-closed: `cell --result-fd 9` with 9 closed ran the cell and ended with
+    exit 5, "the result could not be written", which the runner reads as a full TMPDIR."""
+    r = subprocess.run([MEMREL, "cell", "--backend", "host-malloc", "--workload",
+                        os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
+                        "--result-fd", "9"], capture_output=True, text=True, timeout=120)
+    refused(r, "--result-fd 9", "not an open file descriptor")
