@@ -148,8 +148,9 @@ std::vector<std::string> program_inputs() {
   std::vector<std::string> inputs;
   if (std::string exe = executable_path(); !exe.empty()) inputs.push_back(exe);
   const InstallLayout& layout = install_layout();
+  // The Python parts memrel would run, found or not (a lone binary looks beside itself).
+  inputs.push_back(layout.python_dir);
   if (layout.found) {
-    inputs.push_back(layout.python_dir);
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(layout.library_dir, ec)) {
       const std::string name = entry.path().filename().string();

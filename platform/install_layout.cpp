@@ -84,9 +84,12 @@ InstallLayout install_layout_for(const std::string& executable_dir, const std::s
     l.output_dir = normal(fs::path(source) / "results");
     return l;
   }
-  // Neither (a binary copied on its own): the current folder, as a tool run there would expect.
-  l.data_dir = "benchmarks";
-  l.python_dir = "scripts";
+  // Neither (a binary copied on its own): its files are looked for beside it, never in the
+  // current folder. The current folder's `scripts/` was run as memrel's Python parts, and a
+  // `benchmarks/backends/*.json` there named libraries every cell loaded: code from wherever
+  // memrel was started (the eighth adversarial pass, c1-own-lonebinary-script).
+  l.data_dir = normal(exe / "benchmarks");
+  l.python_dir = normal(exe / "scripts");
   l.library_dir = executable_dir;
   l.output_dir = "results";
   return l;

@@ -63,5 +63,14 @@ TEST(InstallLayout, NeitherIsSaid) {
   EXPECT_NE(l.description().find("no installed prefix or build tree"), std::string::npos);
 }
 
+// A binary on its own looks beside itself, never in the current folder: the current folder's
+// scripts/ ran as memrel's Python parts (the eighth adversarial pass, c1-own-lonebinary-script).
+TEST(InstallLayout, ALoneBinaryLooksBesideItselfNotInTheCurrentFolder) {
+  testing::TempDir dir;
+  InstallLayout l = install_layout_for(dir.path().string(), "/home/u", "");
+  EXPECT_EQ(l.python_dir, (dir.path() / "scripts").lexically_normal().string());
+  EXPECT_EQ(l.data_dir, (dir.path() / "benchmarks").lexically_normal().string());
+}
+
 }  // namespace
 }  // namespace memrel
