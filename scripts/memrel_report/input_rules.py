@@ -64,7 +64,10 @@ def read_bytes(path, cap):
 def read_text(path, cap):
     data = read_bytes(path, cap)
     try:
-        text = data.decode("utf-8")
+        # A leading byte order mark is passed over, as the C++ reader (nlohmann::json) does and
+        # RFC 8259 allows: compare and history took such a file and report refused it (the
+        # eighth adversarial pass, c0-bom-consistency).
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(path, f"not UTF-8 text (byte {e.start})") from None
     if not text.strip():

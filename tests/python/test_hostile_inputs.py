@@ -2498,3 +2498,15 @@ def test_cell_refuses_a_result_descriptor_that_is_not_open(tmp_path):
                         os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
                         "--result-fd", "9"], capture_output=True, text=True, timeout=120)
     refused(r, "--result-fd 9", "not an open file descriptor")
+
+
+@needs_memrel
+def test_a_byte_order_mark_is_read_alike_by_compare_and_report(tmp_path):
+    """c0-bom-consistency: a results file starting with a UTF-8 byte order mark was taken by
+    compare and history add and refused by report ("Unexpected UTF-8 BOM")."""
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + read(HOST_RUN))
+    for command in (["compare", bom, bom], ["report", "-q", "--out", tmp_path / "rep", bom]):
+        r = subprocess.run([MEMREL, *map(str, command)], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, (command[0], r.stderr)
