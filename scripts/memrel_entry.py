@@ -34,9 +34,13 @@ import site  # already loaded at start-up
 
 # The user's site-packages as Python finds it without PYTHONUSERBASE: -I means no PYTHON*
 # variable, but `site` reads that one itself, and a folder it named had its .pth files run.
-_user_site = os.path.join(os.path.expanduser("~"), ".local", "lib",
-                          "python%d.%d" % sys.version_info[:2], "site-packages")
-if os.path.isdir(_user_site) and os.path.realpath(_user_site) not in _cwd:
+# Only under a HOME that is an absolute path: HOME=. made the working folder's
+# .local/lib/pythonX.Y/site-packages the user's, and its .pth files ran (the eighth adversarial
+# pass, c3-home-dot-pth-*).
+_home = os.path.expanduser("~")
+_user_site = os.path.join(_home, ".local", "lib", "python%d.%d" % sys.version_info[:2],
+                          "site-packages")
+if os.path.isabs(_home) and os.path.isdir(_user_site) and os.path.realpath(_user_site) not in _cwd:
     site.addsitedir(_user_site)
 
 # Start-up (site, .pth files) ran before this file, on the path as the environment gave it: a

@@ -2510,3 +2510,18 @@ def test_a_byte_order_mark_is_read_alike_by_compare_and_report(tmp_path):
         r = subprocess.run([MEMREL, *map(str, command)], capture_output=True, text=True,
                            timeout=300)
         assert r.returncode == 0, (command[0], r.stderr)
+
+
+@needs_memrel
+def test_a_relative_home_makes_no_user_site_of_the_working_folder(tmp_path):
+    """c3-home-dot-pth-*: HOME=. made ./.local/lib/pythonX.Y/site-packages the user's
+    site-packages, and a .pth file there ran during `trace import`, `report`, `advise`."""
+    site = tmp_path / ".local" / "lib" / ("python%d.%d" % sys.version_info[:2]) / "site-packages"
+    site.mkdir(parents=True)
+    mark = tmp_path / "PWNED"
+    (site / "x.pth").write_text(f"import os; open({str(mark)!r}, 'w').write('x')\n")
+    r = subprocess.run([MEMREL, "trace", "import", RMM_LOG, "-o", "o.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env=dict(os.environ, HOME=".", MEMREL_PYTHON=sys.executable))
+    assert r.returncode == 0, r.stderr
+    assert not mark.exists()
