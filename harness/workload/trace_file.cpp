@@ -100,6 +100,9 @@ class Loader {
     if (std::string c = forbidden_name_character(t.name); !c.empty())
       fail("header.name",
            "holds " + c + ", a control or text-direction character: a name holds none");
+    // A workload's name rule (workload.cpp): a trace is one workload among the others of a run.
+    if (t.name.find_first_of("[]") != std::string::npos)
+      fail("header.name", "may not contain '[' or ']' (used for group members)");
     if (!h.contains("device") || !h["device"].is_number_integer())
       fail("header.device", "must be an integer");
     t.device = h["device"].get<std::int64_t>();

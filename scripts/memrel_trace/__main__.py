@@ -93,6 +93,10 @@ def import_trace(args):
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
         raise TraceInputError(*where, f"holds {bad}, a control or text-direction character: a "
                                       "name holds none" + ("" if args.name else "; give --name"))
+    if "[" in name or "]" in name:  # as a workload's name (harness/workload/workload.cpp)
+        where = ("--name", "") if args.name else (args.file, "the name from the file name")
+        raise TraceInputError(*where, f"'{name}' may not contain '[' or ']' (used for group "
+                                      "members)" + ("" if args.name else "; give --name"))
     builder = TraceBuilder()
     try:
         live_at_end, held, facts = source.read(args.file, args.device, builder)

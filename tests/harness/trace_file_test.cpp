@@ -105,6 +105,9 @@ INSTANTIATE_TEST_SUITE_P(
             [] { return with_header([](nlohmann::json& h) { h["schema"] = "memrel.trace/2"; }); },
             "header.schema: unsupported schema \"memrel.trace/2\" (this memrel reads "
             "\"memrel.trace/1\")"},
+        Defect{"NameWithABracket",
+               [] { return with_header([](nlohmann::json& h) { h["name"] = "a[1]"; }); },
+               "header.name: may not contain '[' or ']'"},
         Defect{"NoCounts", [] { return with_header([](nlohmann::json& h) { h.erase("counts"); }); },
                "header.counts: missing"},
         Defect{"MarkPastTheEnd",

@@ -2525,3 +2525,13 @@ def test_a_relative_home_makes_no_user_site_of_the_working_folder(tmp_path):
                        env=dict(os.environ, HOME=".", MEMREL_PYTHON=sys.executable))
     assert r.returncode == 0, r.stderr
     assert not mark.exists()
+
+
+@needs_memrel
+def test_a_trace_name_follows_the_workload_name_rule(tmp_path):
+    """c6-trace-name-brackets: `trace import --name 'a[1]'` wrote a trace that ran, where a
+    workload of that name is refused ('[' and ']' name group members)."""
+    r = subprocess.run([MEMREL, "trace", "import", RMM_LOG, "--name", "a[1]", "-o", "a.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    refused(r, "--name", "may not contain '[' or ']'")
+    assert os.listdir(tmp_path) == []
