@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/exit_codes.hpp"
+#include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/merge.hpp"
 #include "platform/atomic_file.hpp"
@@ -23,10 +24,11 @@ struct MergeArgs {
   std::string out;
 };
 
-int run_merge(const MergeArgs& a) {
+int run_merge(const MergeArgs& a, const GlobalOptions& global) {
   // The output must not replace one of its own inputs (a failed rerun would lose that shard),
   // nor write through a link or into a device (docs/inputs.md, "Outputs").
   check_output_file(a.out, a.shards, "-o");
+  refuse_output_in_read_folders(a.out, "-o", global);
   // -o's folder (made when absent) takes a file before any work: `-o /sys/x.out` failed at the
   // write, exit 4 (the sixth pass: n-merge-sys).
   check_output_folder_writable(fs::path(a.out).parent_path().string(), "-o", a.out);
@@ -48,13 +50,13 @@ int run_merge(const MergeArgs& a) {
 
 }  // namespace
 
-RunSubcommand attach_merge(CLI::App& app, const GlobalOptions&) {
+RunSubcommand attach_merge(CLI::App& app, const GlobalOptions& global) {
   auto a = std::make_shared<MergeArgs>();
   app.add_option("shards", a->shards,
                  "Results of memrel run --shard K/N, one file per K from 1 to N, in any order")
       ->required();
   app.add_option("-o,--out", a->out, "The merged results file")->required();
-  return [a] { return run_merge(*a); };
+  return [a, &global] { return run_merge(*a, global); };
 }
 
 }  // namespace memrel::cli

@@ -13,6 +13,7 @@
 
 #include "allocators/backend_table.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
 #include "harness/execution/run_journal.hpp"
@@ -195,6 +196,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     workload_sources.push_back(w.original);
   }
   check_output_file(a.out, inputs, "-o");
+  refuse_output_in_read_folders(a.out, "-o", global);
   std::vector<std::string> backend_names;
   for (const auto& b : backends) backend_names.push_back(b.name);
   refuse_duplicates(backend_names, a.backends, "-b: the backend");

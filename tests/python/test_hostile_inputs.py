@@ -2535,3 +2535,16 @@ def test_a_trace_name_follows_the_workload_name_rule(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     refused(r, "--name", "may not contain '[' or ']'")
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_no_results_file_goes_into_the_workloads_folder(tmp_path):
+    """c1-out-into-workloads-dir: `run -o wd/r.json` into the --workloads-dir was taken, and every
+    later run of the folder refused r.json as a workload."""
+    (tmp_path / "wd").mkdir()
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
+                tmp_path / "wd")
+    r = subprocess.run([MEMREL, "--workloads-dir", "wd", "run", "-q", "-b", "null", "-o",
+                        "wd/./r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "-o wd/./r.json", "read as a workload")
+    assert sorted(os.listdir(tmp_path / "wd")) == ["temp-then-delete.json"]
