@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "platform/one_line_text.hpp"
+
 namespace memrel::format {
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -66,7 +68,12 @@ std::string ratio(const std::optional<double>& r) {
   return r ? printf_string("%.4f", *r) : "undefined";
 }
 
-std::string markdown_cell(const std::string& s) {
+std::string markdown_cell(const std::string& raw) {
+  // Control characters, bytes that are not UTF-8 and direction controls first, as every error
+  // line says them (platform/one_line_text.hpp): a cell's reason or a benchmark's name read from
+  // a file held an escape sequence that went to the terminal and the Markdown raw (the eighth
+  // adversarial pass, c9-ctrl-reason-compare, c9-ctrl-bench-name). A newline is `\n` text.
+  const std::string s = memrel::one_line_text(raw);
   std::string out;
   for (char ch : s) {
     if (ch == '|')
@@ -77,8 +84,6 @@ std::string markdown_cell(const std::string& s) {
       out += "&gt;";
     else if (ch == '[' || ch == ']' || ch == '`')  // a link or code span from a name
       out += std::string("\\") + ch;
-    else if (ch == '\n' || ch == '\r')
-      out += ' ';
     else
       out += ch;
   }

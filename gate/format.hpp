@@ -25,7 +25,8 @@ std::string nanoseconds(double ns);
 std::string p_value(double p);
 // "0.9871", or "undefined".
 std::string ratio(const std::optional<double>& r);
-// Text for a Markdown table cell: a '|' would end the cell, a newline the row; '<' and '>' become
+// Text for a Markdown table cell: control characters as one_line_text says them (a newline would
+// end the row, an escape sequence reach the terminal); a '|' would end the cell; '<' and '>' become
 // entities and '[', ']', '`' are escaped, so a name's markup (raw HTML, a link, a code span)
 // shows as text (docs/inputs.md, "Markup").
 std::string markdown_cell(const std::string& s);

@@ -26,3 +26,11 @@ def _escaped(c):
 
 def one_line(text):
     return "".join(_escaped(c) for c in str(text))
+
+
+def visible(text):
+    """text with every character one_line escapes escaped, except newline and tab: for a page or
+    a Markdown paragraph, where a line may end, but an escape sequence or a NUL from a name, a
+    cell's reason or a machine's description must not reach the reader raw (the eighth
+    adversarial pass, c9-ctrl-reason-report, c9-ctrl-context-report)."""
+    return "".join(c if c in "\n\t" else _escaped(c) for c in str(text))

@@ -5,6 +5,14 @@ fetched from the network). One model, two outputs, so the two files never disagr
 import html
 from dataclasses import dataclass, field
 
+from memrel_outputs.one_line import visible
+
+
+def _html(text):
+    """Text for a page: markup as entities, control characters as one_line_text says them (a NUL
+    or an escape sequence from a file memrel read went into the HTML raw)."""
+    return html.escape(visible(text))
+
 
 @dataclass
 class Heading:
@@ -87,7 +95,7 @@ _MD_TEXT = str.maketrans({"<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`":
 
 
 def md_text(text):
-    return str(text).translate(_MD_TEXT)
+    return visible(text).translate(_MD_TEXT)
 
 
 def _md_alt(title):
@@ -116,18 +124,18 @@ def to_markdown(title, blocks):
         if isinstance(b, Links):
             out += [f"- {_md_link(item)}" for item in b.items] + [""]
         elif isinstance(b, Note):
-            out += [f"> {b.text}", ""]
+            out += [f"> {visible(b.text)}", ""]
         elif isinstance(b, Grid):
             for k, image in enumerate(b.images):
                 out += [f"![{_md_alt(image.plot.title)}]({image.plot.png})", "", f"[SVG]({image.plot.svg})", ""]
                 if b.captions and b.captions[k]:
-                    out += [b.captions[k], ""]
+                    out += [visible(b.captions[k]), ""]
         elif isinstance(b, Heading):
             out += ["#" * b.level + " " + md_text(" ".join(b.text.split())), ""]
         elif isinstance(b, Para):
-            out += [b.text, ""]
+            out += [visible(b.text), ""]
         elif isinstance(b, Bullets):
-            out += [f"- {item}" for item in b.items] + [""]
+            out += [f"- {visible(item)}" for item in b.items] + [""]
         elif isinstance(b, Table):
             out.append("| " + " | ".join(_md_cell(h) for h in b.headers) + " |")
             out.append("|" + "|".join("---:" if i in b.numeric else "---" for i in range(len(b.headers))) + "|")
@@ -170,14 +178,14 @@ ul.links { columns: 3; font-size: 0.92em; }
 
 
 def _html_link(link):
-    body = f'<a href="{html.escape(link.href)}">{html.escape(link.text)}</a>'
-    return body + (f" {html.escape(link.note)}" if link.note else "")
+    body = f'<a href="{_html(link.href)}">{_html(link.text)}</a>'
+    return body + (f" {_html(link.note)}" if link.note else "")
 
 
 def _html_figure(p):
-    return (f'<figure><a href="{html.escape(p.svg)}"><img src="{html.escape(p.png)}" '
-            f'alt="{html.escape(p.title)}"></a><figcaption>{html.escape(p.title)} '
-            f'(<a href="{html.escape(p.svg)}">SVG</a>)</figcaption></figure>')
+    return (f'<figure><a href="{_html(p.svg)}"><img src="{_html(p.png)}" '
+            f'alt="{_html(p.title)}"></a><figcaption>{_html(p.title)} '
+            f'(<a href="{_html(p.svg)}">SVG</a>)</figcaption></figure>')
 
 
 def _html_cell(cell, numeric, header=False):
@@ -186,11 +194,11 @@ def _html_cell(cell, numeric, header=False):
     if isinstance(cell, Link):
         body = _html_link(cell)
     elif isinstance(cell, Value):
-        body = html.escape(cell.text)
+        body = _html(cell.text)
         if cell.sub:
-            body += f"<br><small>{html.escape(cell.sub)}</small>"
+            body += f"<br><small>{_html(cell.sub)}</small>"
     else:
-        body = html.escape(str(cell))
+        body = _html(str(cell))
     return f"<{tag}{cls}>{body}</{tag}>"
 
 
@@ -200,38 +208,38 @@ def to_html(title, blocks, site_nav=None, contents=True):
     sections = [b for b in blocks if isinstance(b, Heading) and b.level == 2]
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{html.escape(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>"]
+           f"<title>{_html(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>"]
     if site_nav:
         out.append('<nav class="site">' + " ".join(_html_link(link) for link in site_nav) + "</nav>")
-    out.append(f"<h1>{html.escape(title)}</h1>")
+    out.append(f"<h1>{_html(title)}</h1>")
     if sections and contents:
         out.append("<nav><ul>")
-        out += [f'<li><a href="#{_anchor(s.text)}">{html.escape(s.text)}</a></li>' for s in sections]
+        out += [f'<li><a href="#{_anchor(s.text)}">{_html(s.text)}</a></li>' for s in sections]
         out.append("</ul></nav>")
     for b in blocks:
         if isinstance(b, Links):
             out.append('<ul class="links">' + "".join(f"<li>{_html_link(i)}</li>" for i in b.items) + "</ul>")
         elif isinstance(b, Note):
-            out.append(f'<p class="note">{html.escape(b.text)}</p>')
+            out.append(f'<p class="note">{_html(b.text)}</p>')
         elif isinstance(b, Grid):
             cells = []
             for k, image in enumerate(b.images):
                 caption = b.captions[k] if b.captions else None
-                anchor = f' id="{html.escape(b.anchors[k])}"' if b.anchors else ""
+                anchor = f' id="{_html(b.anchors[k])}"' if b.anchors else ""
                 cells.append(f"<div{anchor}>" + _html_figure(image.plot) +
-                             (f"<p>{html.escape(caption)}</p>" if caption else "") + "</div>")
+                             (f"<p>{_html(caption)}</p>" if caption else "") + "</div>")
             out.append('<div class="grid">' + "\n".join(cells) + "</div>")
         elif isinstance(b, Heading):
-            out.append(f'<h{b.level} id="{_anchor(b.text)}">{html.escape(b.text)}</h{b.level}>')
+            out.append(f'<h{b.level} id="{_anchor(b.text)}">{_html(b.text)}</h{b.level}>')
         elif isinstance(b, Para):
-            out.append(f"<p>{html.escape(b.text)}</p>")
+            out.append(f"<p>{_html(b.text)}</p>")
         elif isinstance(b, Bullets):
-            out.append("<ul>" + "".join(f"<li>{html.escape(str(i))}</li>" for i in b.items) + "</ul>")
+            out.append("<ul>" + "".join(f"<li>{_html(str(i))}</li>" for i in b.items) + "</ul>")
         elif isinstance(b, Table):
             rows = ["<tr>" + "".join(_html_cell(h, i in b.numeric, True) for i, h in enumerate(b.headers)) + "</tr>"]
             rows += ["<tr>" + "".join(_html_cell(c, i in b.numeric) for i, c in enumerate(row)) + "</tr>"
                      for row in b.rows]
-            anchor = f' id="{html.escape(b.anchor)}"' if b.anchor else ""
+            anchor = f' id="{_html(b.anchor)}"' if b.anchor else ""
             out.append(f'<div class="scroll"><table{anchor}>' + "\n".join(rows) + "</table></div>")
         elif isinstance(b, Image):
             out.append(_html_figure(b.plot))

@@ -178,7 +178,10 @@ TEST(Markup, ANamesHtmlLinksAndCodeSpansAreEscapedInMarkdownCells) {
   EXPECT_EQ(format::markdown_cell("<img src=x onerror=alert(1)>"),
             "&lt;img src=x onerror=alert(1)&gt;");
   EXPECT_EQ(format::markdown_cell("[click](http://x) `c` a|b\r\nc"),
-            "\\[click\\](http://x) \\`c\\` a\\|b  c");
+            "\\[click\\](http://x) \\`c\\` a\\|b\\r\\nc");
+  // Control characters as error lines say them: an escape sequence in a cell's reason reached the
+  // terminal (the eighth adversarial pass, c9-ctrl-reason-compare).
+  EXPECT_EQ(format::markdown_cell("boom \x01\x1b[31m"), "boom \\x01\\x1b\\[31m");
   EXPECT_EQ(format::markdown_cell("cuda-malloc/single-large · peak_reserved"),
             "cuda-malloc/single-large · peak_reserved");
 }

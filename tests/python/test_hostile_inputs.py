@@ -2548,3 +2548,30 @@ def test_no_results_file_goes_into_the_workloads_folder(tmp_path):
                         "wd/./r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "-o wd/./r.json", "read as a workload")
     assert sorted(os.listdir(tmp_path / "wd")) == ["temp-then-delete.json"]
+
+
+@needs_memrel
+def test_control_characters_read_from_a_results_file_reach_no_page_raw(tmp_path):
+    """c9-ctrl-reason-compare, -reason-report, -context-report: a cell's reason and the machine's
+    description holding ESC, \\x01 and NUL went raw into compare's Markdown, the report's pages
+    and report.md (markup was escaped; control characters were not)."""
+    doc = json.loads(read(HOST_RUN))
+    doc["cells"][0]["status"] = "error"
+    doc["cells"][0]["reason"] = "boom \u0001\u001b[31mRED"
+    doc["context"]["cpu"] = "cpu\u0001\u001b[2J"
+    doc["context"]["host"] = "h\u0000x\u001b[31m"
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(doc))
+    r = subprocess.run([MEMREL, "compare", HOST_RUN, forged, "--markdown", tmp_path / "o.md"],
+                       capture_output=True, timeout=300)
+    assert r.returncode in (0, 1), r.stderr
+    r = subprocess.run([MEMREL, "report", "-q", "--out", tmp_path / "rep", forged],
+                       capture_output=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    written = [tmp_path / "o.md"] + [p for p in (tmp_path / "rep").rglob("*")
+                                     if p.suffix in (".html", ".md", ".svg")]
+    assert len(written) > 5
+    for path in written:
+        data = path.read_bytes()
+        assert b"\x1b" not in data and b"\x00" not in data and b"\x01" not in data, path
+    assert b"\x1b" not in r.stdout
