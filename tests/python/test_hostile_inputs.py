@@ -3,6 +3,7 @@ command line that runs them: an output that is an input or not a regular file (d
 "Outputs"), thresholds that would switch a rule off ("Numbers"), code from the working
 folder ("Code"), and the importer's own inputs ("The importer's inputs"). Each is refused with exit 2 and one line, and nothing already there is lost."""
 
+import importlib
 import importlib.util
 import json
 import os
@@ -40,6 +41,21 @@ def refused(r, *words):
     for word in words:
         assert word in lines[0], lines[0]
     return lines[0]
+
+
+def scripts_module(name):
+    """A module of memrel's Python parts (scripts/), imported as memrel runs it."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+def shared_table(name):
+    """A table of tests/data that the C++ side is checked against too (test_support.hpp)."""
+    with open(os.path.join(ROOT, "tests", "data", name), encoding="utf-8") as f:
+        return json.load(f)
 
 
 def read(path):
@@ -2347,13 +2363,8 @@ def test_trace_import_refuses_such_a_name(tmp_path, name, shown):
 
 def test_the_importer_and_memrel_agree_on_the_characters_a_name_holds():
     """tests/data/name_characters.json, checked against the C++ helper too (name_characters_test)."""
-    sys.path.insert(0, str(SCRIPTS))
-    try:
-        from memrel_trace.name_characters import forbidden_name_character
-    finally:
-        sys.path.pop(0)
-    with open(os.path.join(ROOT, "tests", "data", "name_characters.json"), encoding="utf-8") as f:
-        table = json.load(f)
+    forbidden_name_character = scripts_module("memrel_trace.name_characters").forbidden_name_character
+    table = shared_table("name_characters.json")
     assert len(table) >= 20
     for name, verdict in table:
         assert forbidden_name_character(name) == verdict, name
@@ -2417,13 +2428,8 @@ def test_history_text_that_memrel_never_writes_is_refused_not_printed(tmp_path, 
 def test_the_python_one_line_is_the_cpp_one_line():
     """tests/data/one_line_texts.json, checked against platform/one_line_text too
     (one_line_text_test.cpp): an error line reads the same from either side."""
-    sys.path.insert(0, SCRIPTS)
-    try:
-        from memrel_outputs.one_line import one_line
-    finally:
-        sys.path.pop(0)
-    with open(os.path.join(ROOT, "tests", "data", "one_line_texts.json"), encoding="utf-8") as f:
-        table = json.load(f)
+    one_line = scripts_module("memrel_outputs.one_line").one_line
+    table = shared_table("one_line_texts.json")
     assert len(table) >= 10
     for hex_bytes, line in table:
         assert one_line(os.fsdecode(bytes.fromhex(hex_bytes))) == line, hex_bytes

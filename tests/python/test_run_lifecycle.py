@@ -217,6 +217,16 @@ def test_resume_runs_only_the_missing_cells_and_removes_the_journal(tmp_path, tm
     one_line_error(run(["-b", "host-malloc", "-w", FAST, "--resume"], env), "--resume", "give -o")
 
 
+def stop_at_its_first_cell(args, journal):
+    """Starts `memrel run ARGS` with its first cell hanging, and stops it (SIGTERM) once the
+    journal holds its first line: a journal of an interrupted run, with no cell finished."""
+    runner = subprocess.Popen([MEMREL, "run", *map(str, args)], stderr=subprocess.PIPE,
+                              env=dict(os.environ, MEMREL_INJECT_FAULT="hang"))
+    assert wait_for(lambda: journal.exists() and journal.read_text().endswith("\n"))
+    runner.send_signal(signal.SIGTERM)
+    runner.communicate(timeout=10)
+
+
 def test_a_record_cut_short_by_a_kill_is_dropped_on_resume(tmp_path):
     out = tmp_path / "run.json"
     args = ["-b", "host-malloc", "-w", f"{FAST},{SLOW}", "-o", out]
@@ -228,11 +238,7 @@ def test_a_record_cut_short_by_a_kill_is_dropped_on_resume(tmp_path):
     header = {"schema": "memrel.journal/1", "run": None, "context": doc["context"]}
     journal = tmp_path / "run.json.journal"
     # The run's own description comes from a real journal: start one and stop it at once.
-    runner = subprocess.Popen([MEMREL, "run", *map(str, args)], stderr=subprocess.PIPE,
-                              env=dict(os.environ, MEMREL_INJECT_FAULT="hang"))
-    assert wait_for(lambda: journal.exists() and journal.read_text().endswith("\n"))
-    runner.send_signal(signal.SIGTERM)
-    runner.communicate(timeout=10)
+    stop_at_its_first_cell(args, journal)
     header["run"] = journal_lines(journal)[0]["run"]
     cell = json.dumps({"index": 0, "cell": doc["cells"][0]})
     journal.write_text(json.dumps(header) + "\n" + cell + "\n" + cell[: len(cell) // 2])
@@ -256,11 +262,7 @@ def test_a_resume_after_its_backend_file_or_library_changed_is_another_run(tmp_p
     out = tmp_path / "run.json"
     args = ["-b", f"host-malloc,{backend}", "-w", FAST, "-o", out]
     journal = tmp_path / "run.json.journal"
-    runner = subprocess.Popen([MEMREL, "run", *map(str, args)], stderr=subprocess.PIPE,
-                              env=dict(os.environ, MEMREL_INJECT_FAULT="hang"))
-    assert wait_for(lambda: journal.exists() and journal.read_text().endswith("\n"))
-    runner.send_signal(signal.SIGTERM)
-    runner.communicate(timeout=10)
+    stop_at_its_first_cell(args, journal)
     before = journal.read_bytes()
     if edit == "library":
         with open(tmp_path / "lib.so", "ab") as f:
