@@ -140,6 +140,9 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   std::vector<BackendInfo> backends;
   std::vector<std::string> inputs;                // the backend files and libraries -b names
   std::map<std::string, std::string> file_owner;  // file name -> the backend given for it
+  // The memrel_bench it runs is an input too: `--bench L/bench-NAME.log --logs L` wrote the log
+  // over the program (the ninth adversarial pass, c1-bench-logs-holding-bench-binary).
+  inputs.push_back(command.bench);
   for (const std::string& given : a.backends) {
     backends.push_back(resolve_backend(given, global.backends_dir));
     inputs.insert(inputs.end(), backends.back().input_files.begin(),

@@ -12,6 +12,7 @@
 #include "cli/subcommand.hpp"
 #include "harness/workload/workload.hpp"
 #include "harness/workload/workload_files.hpp"
+#include "platform/one_line_text.hpp"
 #include "platform/path_for_json.hpp"
 
 namespace fs = std::filesystem;
@@ -54,7 +55,7 @@ nlohmann::json listing(const GlobalOptions& global) {
 int run_list(const ListArgs& args, const GlobalOptions& global) {
   if (args.available_backends) {
     for (const std::string& name : available_backend_names(global.backends_dir))
-      std::cout << name << "\n";
+      std::cout << one_line_text(name) << "\n";
     return 0;
   }
   if (args.markdown) {
@@ -66,26 +67,29 @@ int run_list(const ListArgs& args, const GlobalOptions& global) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::cout << "Backends (and backend files of " << global.backends_dir << "):\n";
+  std::cout << "Backends (and backend files of " << one_line_text(global.backends_dir) << "):\n";
   for (const auto& b : out["backends"]) {
-    std::cout << "  " << padded(b["name"].get<std::string>(), 24);
+    std::cout << "  " << padded(one_line_text(b["name"].get<std::string>()), 24);
     if (!b["valid"].get<bool>()) {
-      std::cout << "INVALID: " << b["error"].get<std::string>() << "\n";
+      std::cout << "INVALID: " << one_line_text(b["error"].get<std::string>()) << "\n";
       continue;
     }
     std::cout << (b["available"].get<bool>() ? "available    " : "unavailable  ")
-              << b["description"].get<std::string>();
+              << one_line_text(b["description"].get<std::string>());
     if (b.contains("file"))
-      std::cout << "\n" << std::string(39, ' ') << "file: " << b["file"].get<std::string>();
+      std::cout << "\n"
+                << std::string(39, ' ') << "file: " << one_line_text(b["file"].get<std::string>());
     if (!b["available"].get<bool>())
-      std::cout << "\n" << std::string(39, ' ') << "why: " << b["reason"].get<std::string>();
+      std::cout << "\n"
+                << std::string(39, ' ') << "why: " << one_line_text(b["reason"].get<std::string>());
     std::cout << "\n";
   }
-  std::cout << "Workloads (" << global.workloads_dir << "):\n";
+  std::cout << "Workloads (" << one_line_text(global.workloads_dir) << "):\n";
   for (const auto& w : out["workloads"]) {
-    std::cout << "  " << padded(w["name"].get<std::string>(), 24)
-              << (w["valid"].get<bool>() ? w["description"].get<std::string>()
-                                         : "INVALID: " + w["error"].get<std::string>())
+    std::cout << "  " << padded(one_line_text(w["name"].get<std::string>()), 24)
+              << (w["valid"].get<bool>()
+                      ? one_line_text(w["description"].get<std::string>())
+                      : "INVALID: " + one_line_text(w["error"].get<std::string>()))
               << "\n";
   }
   return 0;

@@ -206,6 +206,12 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
   if (!S_ISREG(out.st_mode))
     throw OutputError(prefix(option, path) + "is " + kind_of(out.st_mode) +
                       ", not a regular file; refusing to write over it");
+  // A run's journal holds the cells an interrupted run finished: written over, its --resume is
+  // lost (the ninth adversarial pass, c1-run-o-is-journal-of-other).
+  if (fs::path(path).extension() == ".journal")
+    throw OutputError(prefix(option, path) +
+                      "is a run's journal (the cells of an interrupted run); refusing to write "
+                      "over it");
   for (const auto& program : program_inputs()) {
     struct stat in {};
     if (stat(program.c_str(), &in) != 0) continue;

@@ -30,7 +30,6 @@ _own = [p for p in sys.path if os.path.isabs(p) and p != _here and os.path.realp
 sys.path[:] = [_here] + _own + [p for p in _user if os.path.isabs(p) and p != _here and p not in _own
                                 and os.path.realpath(p) not in _cwd]
 
-import site  # already loaded at start-up
 
 # The user's site-packages as Python finds it without PYTHONUSERBASE: -I means no PYTHON*
 # variable, but `site` reads that one itself, and a folder it named had its .pth files run.
@@ -40,8 +39,11 @@ import site  # already loaded at start-up
 _home = os.path.expanduser("~")
 _user_site = os.path.join(_home, ".local", "lib", "python%d.%d" % sys.version_info[:2],
                           "site-packages")
+# Its folder is put on the path, and nothing in it is run: site.addsitedir would run its .pth
+# files, code in a user folder (the ninth adversarial pass, c3-usersite-pth-*). The packages
+# memrel needs from there (pip install --user matplotlib) import without them.
 if os.path.isabs(_home) and os.path.isdir(_user_site) and os.path.realpath(_user_site) not in _cwd:
-    site.addsitedir(_user_site)
+    sys.path.append(_user_site)
 
 # Start-up (site, .pth files) ran before this file, on the path as the environment gave it: a
 # module it loaded from the working folder has run already; say so rather than go on with it.

@@ -109,7 +109,18 @@ int serve_cell(const CellRequest& r) {
     throw std::invalid_argument(std::string("cell: ") + cell_protocol::kWorkload + " and " +
                                 cell_protocol::kOut + " (or " + cell_protocol::kResultFd +
                                 ") are required (unless " + cell_protocol::kCheck + ")");
-  if (!r.out.empty()) check_output_file(r.out, {r.workload, r.backend}, cell_protocol::kOut);
+  if (!r.out.empty()) {
+    // The backend file's library is an input too (the ninth adversarial pass,
+    // c1-cell-out-is-plugin-library: `cell --out lib.so` wrote over the library it had loaded).
+    std::vector<std::string> inputs = {r.workload, r.backend};
+    try {
+      const BackendInfo b = resolve_backend(r.backend, r.backends_dir);
+      inputs.insert(inputs.end(), b.input_files.begin(), b.input_files.end());
+    } catch (const std::exception&) {
+      // An unknown backend is said below, where the cell resolves it.
+    }
+    check_output_file(r.out, inputs, cell_protocol::kOut);
+  }
   Workload w = parse_workload_file(r.workload);
   CellOptions options;
   options.host_capacity_bytes =

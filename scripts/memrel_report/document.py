@@ -94,6 +94,14 @@ def _anchor(text):
 _MD_TEXT = str.maketrans({"<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`"})
 
 
+def _md_prose(text):
+    """A paragraph, note, bullet or caption: the report's own Markdown (bold, code spans, links)
+    kept, raw HTML from a name or a description in it shown as text (a backend file's
+    `<img onerror=...>` description reached report.md as markup: the ninth adversarial pass,
+    c9-backend-file-description-report-md)."""
+    return visible(text).replace("<", "&lt;").replace(">", "&gt;")
+
+
 def md_text(text):
     return visible(text).translate(_MD_TEXT)
 
@@ -124,18 +132,18 @@ def to_markdown(title, blocks):
         if isinstance(b, Links):
             out += [f"- {_md_link(item)}" for item in b.items] + [""]
         elif isinstance(b, Note):
-            out += [f"> {visible(b.text)}", ""]
+            out += [f"> {_md_prose(b.text)}", ""]
         elif isinstance(b, Grid):
             for k, image in enumerate(b.images):
                 out += [f"![{_md_alt(image.plot.title)}]({image.plot.png})", "", f"[SVG]({image.plot.svg})", ""]
                 if b.captions and b.captions[k]:
-                    out += [visible(b.captions[k]), ""]
+                    out += [_md_prose(b.captions[k]), ""]
         elif isinstance(b, Heading):
             out += ["#" * b.level + " " + md_text(" ".join(b.text.split())), ""]
         elif isinstance(b, Para):
-            out += [visible(b.text), ""]
+            out += [_md_prose(b.text), ""]
         elif isinstance(b, Bullets):
-            out += [f"- {visible(item)}" for item in b.items] + [""]
+            out += [f"- {_md_prose(item)}" for item in b.items] + [""]
         elif isinstance(b, Table):
             out.append("| " + " | ".join(_md_cell(h) for h in b.headers) + " |")
             out.append("|" + "|".join("---:" if i in b.numeric else "---" for i in range(len(b.headers))) + "|")

@@ -13,6 +13,8 @@ import os
 import re
 import stat
 
+from memrel_outputs.one_line import visible
+
 
 class InputError(Exception):
     """An unusable input file. str() is one line: 'FILE: what'."""
@@ -140,6 +142,21 @@ def _lone_surrogate_place(doc):
     return None
 
 
+def _visible_strings(doc):
+    """doc with every string value's control characters written as one_line writes them
+    (memrel_outputs.one_line.visible): a cell's reason, a mark's label, the machine's description
+    or a backend file's description holding ESC or NUL reached the pages, report.md, the terminal
+    and the SVG charts raw, where an SVG cannot hold them at all (the ninth adversarial pass,
+    c9-context-mark-label-report, c9-report-svg-control-char). One place, for every output."""
+    if isinstance(doc, str):
+        return visible(doc)
+    if isinstance(doc, list):
+        return [_visible_strings(v) for v in doc]
+    if isinstance(doc, dict):
+        return {k: _visible_strings(v) for k, v in doc.items()}
+    return doc
+
+
 def read_json(path, cap=MAX_JSON_BYTES):
     """The JSON document of the file, by the rules above, or InputError naming the file."""
     text = read_text(path, cap)
@@ -151,7 +168,7 @@ def read_json(path, cap=MAX_JSON_BYTES):
         if place is not None:
             raise InputError(path, f"{place}: a lone surrogate escape (\\ud800 to \\udfff without its "
                                    "pair) is not text: refused")
-    return doc
+    return _visible_strings(doc)
 
 
 def _parse_json(path, text):

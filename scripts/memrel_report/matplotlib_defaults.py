@@ -19,6 +19,10 @@ import sys
 
 from . import matplotlib_config_folder
 
+# matplotlib checks MPLBACKEND when it is imported: a name it does not know stopped the report with
+# a ValueError, exit 4 (the ninth adversarial pass, c8-env-mplbackend-bogus-report). Agg it is.
+os.environ["MPLBACKEND"] = "Agg"
+
 for _name in ("MPLCONFIGDIR", "MATPLOTLIBRC"):
     # The user's own choices, read below from "/": a relative one keeps meaning the working folder's.
     if os.environ.get(_name):

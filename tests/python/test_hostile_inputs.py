@@ -2519,16 +2519,20 @@ def test_a_byte_order_mark_is_read_alike_by_compare_and_report(tmp_path):
 
 
 @needs_memrel
-def test_a_relative_home_makes_no_user_site_of_the_working_folder(tmp_path):
+@pytest.mark.parametrize("home", ["relative", "absolute"])
+def test_no_pth_file_of_a_user_site_runs(tmp_path, home):
     """c3-home-dot-pth-*: HOME=. made ./.local/lib/pythonX.Y/site-packages the user's
-    site-packages, and a .pth file there ran during `trace import`, `report`, `advise`."""
+    site-packages, and a .pth file there ran during `trace import`, `report`, `advise`;
+    c3-usersite-pth-* (the ninth pass): under an absolute HOME too. The user's site-packages is on
+    the path (pip install --user), and nothing in it runs by being there."""
     site = tmp_path / ".local" / "lib" / ("python%d.%d" % sys.version_info[:2]) / "site-packages"
     site.mkdir(parents=True)
     mark = tmp_path / "PWNED"
     (site / "x.pth").write_text(f"import os; open({str(mark)!r}, 'w').write('x')\n")
     r = subprocess.run([MEMREL, "trace", "import", RMM_LOG, "-o", "o.memtrace"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300,
-                       env=dict(os.environ, HOME=".", MEMREL_PYTHON=sys.executable))
+                       env=dict(os.environ, HOME="." if home == "relative" else str(tmp_path),
+                                MEMREL_PYTHON=sys.executable))
     assert r.returncode == 0, r.stderr
     assert not mark.exists()
 
@@ -2581,3 +2585,103 @@ def test_control_characters_read_from_a_results_file_reach_no_page_raw(tmp_path)
         data = path.read_bytes()
         assert b"\x1b" not in data and b"\x00" not in data and b"\x01" not in data, path
     assert b"\x1b" not in r.stdout
+
+
+# --- Found by the ninth adversarial pass -----------------------------------------------------------
+
+@needs_memrel
+def test_cell_and_bench_outputs_are_not_the_library_or_the_bench_program(tmp_path):
+    """c1-cell-out-is-plugin-library: `cell --out lib.so` wrote over the library its backend file
+    named; c1-bench-logs-holding-bench-binary: `--bench L/bench-NAME.log --logs L` wrote the log
+    over the memrel_bench it ran."""
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    shutil.copy(library, tmp_path / "lib.so")
+    described = json.loads(read(os.path.join(ROOT, "benchmarks", "backends",
+                                             "pluggable-host-example.json")))
+    described["library"] = str(tmp_path / "lib.so")
+    (tmp_path / "bk.json").write_text(json.dumps(described))
+    before = read(tmp_path / "lib.so")
+    r = subprocess.run([MEMREL, "cell", "--backend", "./bk.json", "--workload",
+                        os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
+                        "--out", "./lib.so"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, "--out ./lib.so", "is the input")
+    assert read(tmp_path / "lib.so") == before
+    bench = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
+    if not os.path.exists(bench):
+        pytest.skip("memrel_bench is not built next to memrel")
+    (tmp_path / "L").mkdir()
+    shutil.copy(bench, tmp_path / "L" / "bench-host-malloc.log")
+    before = read(tmp_path / "L" / "bench-host-malloc.log")
+    r = subprocess.run([MEMREL, "bench", "-b", "host-malloc", "--quick", "--bench",
+                        "L/bench-host-malloc.log", "-o", "o", "--logs", "L"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    refused(r, "--logs", "is the input")
+    assert read(tmp_path / "L" / "bench-host-malloc.log") == before
+
+
+@needs_memrel
+def test_list_says_descriptions_on_their_lines(tmp_path):
+    """c9-workload-description-list-terminal, c9-backend-file-description-list-terminal: `list`
+    printed an ESC sequence from a workload's or a backend file's description raw."""
+    (tmp_path / "wd").mkdir()
+    (tmp_path / "bd").mkdir()
+    workload = json.loads(read(os.path.join(ROOT, "benchmarks", "workloads",
+                                            "temp-then-delete.json")))
+    workload["description"] = "w\u001b[2Jd"
+    (tmp_path / "wd" / "w.json").write_text(json.dumps(workload))
+    backend = json.loads(read(os.path.join(ROOT, "benchmarks", "backends",
+                                           "pluggable-host-example.json")))
+    backend["description"] = "b\u001b[2Jd"
+    (tmp_path / "bd" / "b.json").write_text(json.dumps(backend))
+    r = subprocess.run([MEMREL, "--workloads-dir", "wd", "--backends-dir", "bd", "list"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "\x1b" not in r.stdout and "w\\x1b[2Jd" in r.stdout and "b\\x1b[2Jd" in r.stdout
+
+
+@needs_memrel
+def test_markup_and_control_characters_from_descriptions_reach_no_page_or_chart(tmp_path):
+    """c9-backend-file-description-report-md, c9-context-mark-label-report,
+    c9-report-svg-control-char: a backend file's `<img onerror>` description reached report.md as
+    markup; a mark label holding ESC went raw into the pages and made the SVG charts invalid XML."""
+    import xml.dom.minidom
+
+    described = json.loads(read(os.path.join(ROOT, "benchmarks", "backends",
+                                             "pluggable-host-example.json")))
+    described["library"] = os.path.join(os.path.dirname(MEMREL),
+                                        "libmemrel_pluggable_host_example.so")
+    described["description"] = "<img src=x onerror=alert(1)> <script>z</script>"
+    (tmp_path / "bk.json").write_text(json.dumps(described))
+    r = subprocess.run([MEMREL, "run", "-q", "-b", "./bk.json", "-w", "temp-then-delete", "-o",
+                        "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(read(tmp_path / "r.json"))
+    for cell in doc["cells"]:
+        for mark in cell.get("marks", []):
+            mark["label"] = "m\u001b[31m"
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(doc))
+    r = subprocess.run([MEMREL, "report", "-q", "--out", tmp_path / "rep", forged],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "\x1b" not in r.stderr
+    for path in (tmp_path / "rep").rglob("*"):
+        if path.suffix in (".html", ".md", ".svg"):
+            data = path.read_bytes()
+            assert b"\x1b" not in data and b"<img src=x" not in data and b"<script>z" not in data, path
+        if path.suffix == ".svg":
+            xml.dom.minidom.parse(str(path))
+
+
+@needs_memrel
+def test_no_output_replaces_an_interrupted_runs_journal(tmp_path):
+    """c1-run-o-is-journal-of-other: `run -o a.json.journal` wrote over another run's journal, and
+    that run's --resume was lost."""
+    (tmp_path / "a.json.journal").write_text('{"schema": "memrel.journal/1"}\n')
+    before = read(tmp_path / "a.json.journal")
+    r = subprocess.run([MEMREL, "run", "-q", "-b", "null", "-w", "temp-then-delete", "-o",
+                        "a.json.journal"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, "-o a.json.journal", "journal")
+    assert read(tmp_path / "a.json.journal") == before
