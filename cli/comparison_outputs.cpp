@@ -1,8 +1,5 @@
 #include "cli/comparison_outputs.hpp"
 
-#include <sys/stat.h>
-
-#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <utility>
@@ -23,16 +20,9 @@ namespace {
 void check_not_read_back(const std::string& path, const std::vector<std::string>& inputs,
                          const char* option) {
   if (!is_results_file_name(path)) return;
-  std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  struct stat at {};
-  if (stat(folder.empty() ? "." : folder.c_str(), &at) != 0) return;
-  for (const auto& input : inputs) {
-    struct stat in {};
-    if (stat(input.c_str(), &in) == 0 && S_ISDIR(in.st_mode) && in.st_dev == at.st_dev &&
-        in.st_ino == at.st_ino)
-      throw OutputError(std::string(option) + " " + path + ": a *.json in the input folder " +
-                        input + ", read as one of its results next time; write it elsewhere");
-  }
+  if (std::string input = folder_holding_output(path, inputs); !input.empty())
+    throw OutputError(std::string(option) + " " + path + ": a *.json in the input folder " + input +
+                      ", read as one of its results next time; write it elsewhere");
 }
 
 void check_output_file_option(const std::string& path, const std::vector<std::string>& inputs,

@@ -164,6 +164,18 @@ std::vector<std::string> program_inputs() {
   return inputs;
 }
 
+std::string folder_holding_output(const std::string& path,
+                                  const std::vector<std::string>& folders) {
+  const fs::path parent = fs::path(path).parent_path();
+  struct stat at {};
+  if (stat(parent.empty() ? "." : parent.c_str(), &at) != 0) return "";  // a folder made for it
+  for (const auto& folder : folders) {
+    struct stat st {};
+    if (stat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && same_file(st, at)) return folder;
+  }
+  return "";
+}
+
 bool same_output_path(const std::string& a, const std::string& b) {
   std::error_code e1, e2;
   const fs::path pa = fs::weakly_canonical(fs::absolute(a, e1), e1);

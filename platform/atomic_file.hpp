@@ -32,6 +32,11 @@ std::string program_identities();
 // exist yet): two outputs of one command must be two files.
 bool same_output_path(const std::string& a, const std::string& b);
 
+// The one of FOLDERS (each an existing folder, told by identity) that the output PATH would lie
+// directly in, or "" when none: a folder a command reads every *.json of takes no new one
+// (compare's input folders, the workloads and backends folders).
+std::string folder_holding_output(const std::string& path, const std::vector<std::string>& folders);
+
 // The longest suffix memrel adds to an output's name for a file beside it (`.journal`,
 // `.tmp.PID`, SQLite's `-journal`): each name of an output's path leaves this much room under the
 // file system's limit (check_output_file, check_output_folder; scripts/memrel_outputs too).

@@ -5,15 +5,12 @@
 #include "platform/utf8_sequence.hpp"
 
 namespace memrel {
-namespace {
 
-std::string escaped(unsigned code) {
+std::string code_point_text(unsigned code) {
   char text[16];
   std::snprintf(text, sizeof text, "\\u%04X", code);
   return text;
 }
-
-}  // namespace
 
 bool forbidden_in_a_name(unsigned code) {
   const bool control = code < 0x20 || (code >= 0x7F && code <= 0x9F);
@@ -33,7 +30,7 @@ std::string forbidden_name_character(std::string_view name) {
       continue;
     }
     const unsigned code = utf8_code_point(name, i, length);
-    if (forbidden_in_a_name(code)) return escaped(code);
+    if (forbidden_in_a_name(code)) return code_point_text(code);
     i += length;
   }
   return "";

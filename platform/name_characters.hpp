@@ -12,6 +12,10 @@
 
 namespace memrel {
 
+// `code` as "\uXXXX" (four upper-case hex digits at least), as names' errors and error lines say
+// it.
+std::string code_point_text(unsigned code);
+
 // Whether code point `code` is such a character.
 bool forbidden_in_a_name(unsigned code);
 

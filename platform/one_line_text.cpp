@@ -14,12 +14,6 @@ std::string hex_byte(unsigned char byte) {
   return text;
 }
 
-std::string code_point(unsigned code) {
-  char text[16];
-  std::snprintf(text, sizeof text, "\\u%04X", code);
-  return text;
-}
-
 }  // namespace
 
 std::string one_line_text(std::string_view text) {
@@ -41,7 +35,7 @@ std::string one_line_text(std::string_view text) {
     } else if (code < 0x80 && forbidden_in_a_name(code)) {
       out += hex_byte(static_cast<unsigned char>(code));
     } else if (forbidden_in_a_name(code) || code == 0x2028 || code == 0x2029) {
-      out += code_point(code);
+      out += code_point_text(code);
     } else {
       out.append(text, i, length);
     }
