@@ -68,6 +68,12 @@ std::string ratio(const std::optional<double>& r) {
   return r ? printf_string("%.4f", *r) : "undefined";
 }
 
+namespace {
+bool ascii_word_character(char ch) {
+  return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+}  // namespace
+
 std::string markdown_cell(const std::string& raw) {
   // Control characters, bytes that are not UTF-8 and direction controls first, as every error
   // line says them (platform/one_line_text.hpp): a cell's reason or a benchmark's name read from
@@ -75,17 +81,42 @@ std::string markdown_cell(const std::string& raw) {
   // adversarial pass, c9-ctrl-reason-compare, c9-ctrl-bench-name). A newline is `\n` text.
   const std::string s = memrel::one_line_text(raw);
   std::string out;
-  for (char ch : s) {
-    if (ch == '|')
-      out += "\\|";
-    else if (ch == '<')  // raw HTML from a name would render (docs/inputs.md, "Markup")
-      out += "&lt;";
-    else if (ch == '>')
-      out += "&gt;";
-    else if (ch == '[' || ch == ']' || ch == '`')  // a link or code span from a name
-      out += std::string("\\") + ch;
-    else
-      out += ch;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    const char ch = s[k];
+    switch (ch) {
+      // Raw HTML from a name would render; a character reference shows as typed.
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      // The backslash first of all: `a\|b` escaped only at its '|' was an escaped backslash
+      // and a raw cell boundary, which split the row (the tenth adversarial pass). Then
+      // emphasis, strikethrough, links and images, code spans and the cell boundary.
+      case '\\':
+      case '`':
+      case '*':
+      case '~':
+      case '[':
+      case ']':
+      case '|':
+        out += '\\';
+        out += ch;
+        break;
+      case '_': {  // emphasis only where it is not between two letters or digits (CommonMark)
+        const bool inside_word = k > 0 && k + 1 < s.size() && ascii_word_character(s[k - 1]) &&
+                                 ascii_word_character(s[k + 1]);
+        if (!inside_word) out += '\\';
+        out += ch;
+        break;
+      }
+      default:
+        out += ch;
+    }
   }
   return out;
 }

@@ -40,6 +40,14 @@ inline nlohmann::json shared_test_table(const std::string& name) {
 }
 #endif
 
+// Bytes written as hex in a shared table: a byte that is not UTF-8 cannot stand in JSON.
+inline std::string from_hex(const std::string& hex) {
+  std::string bytes;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return bytes;
+}
+
 // A folder removed at the end of the test.
 class TempDir {
  public:

@@ -14,6 +14,7 @@
 #include "gate/history/history_figures.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/name_characters.hpp"
+#include "platform/one_line_text.hpp"
 #include "platform/path_for_json.hpp"
 #include "platform/run_context.hpp"
 
@@ -295,6 +296,27 @@ void HistoryDb::exec(const std::string& sql) {
   }
 }
 
+namespace {
+// What `history add` writes is what the history's readers accept (history_text): a name in a
+// results file holding an escape sequence went in, exit 0, and then `history list`, `show` and
+// `changes` refused the whole database (the tenth adversarial pass,
+// c9-history-add-ctrl-name-poisons-db). memrel's names hold no such character, so the file is
+// refused before anything is added.
+const std::string& checked_text(const std::string& text, const InputFile& file,
+                                const std::string& what) {
+  if (std::string c = forbidden_name_character(text); !c.empty())
+    throw ResultsError(file.path + ": " + what + " '" + one_line_text(text) + "' holds " + c +
+                       ", a control or text-direction character: a history keeps none");
+  return text;
+}
+
+std::optional<std::string> checked_text(const std::optional<std::string>& text,
+                                        const InputFile& file, const std::string& what) {
+  if (text) checked_text(*text, file, what);
+  return text;
+}
+}  // namespace
+
 std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
                                          const std::vector<std::string>& contents) {
   std::vector<HistoryAdded> out;
@@ -321,14 +343,18 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
         commit = f.fingerprint->memrel_commit;
       }
       if (!gpu) gpu = f.gpu;
-      std::string started = started_of(f);
+      std::string started = checked_text(started_of(f), f, "its start time");
+      checked_text(gpu, f, "its GPU model");
+      checked_text(commit, f, "its memrel commit");
       Statement run(db_,
                     "INSERT INTO runs (added, started, source, kind, digest, machine_id, "
                     "fingerprint, gpu_model, memrel_commit) VALUES (?,?,?,?,?,?,?,?,?)",
                     path_);
       run.bind(1, added);
       run.bind(2, started.empty() ? added : started);
-      run.bind(3, path_for_json(f.path));  // TEXT is UTF-8: the history's readers decode it
+      // TEXT is UTF-8 without a control character, as the history's readers want it: the path
+      // as an error line would say it (a newline in a file's name is `\n`).
+      run.bind(3, one_line_text(f.path));
       run.bind(4, f.kind == InputKind::kResults ? "results" : "benchmark");
       run.bind(5, d);
       run.bind_or_null(6, machine);
@@ -341,7 +367,7 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
       for (const auto& [metric, value] : history_figures(f)) {
         sqlite3_reset(figure.get());
         sqlite3_bind_int64(figure.get(), 1, a.run_id);
-        figure.bind(2, metric);
+        figure.bind(2, checked_text(metric, f, "figure"));
         sqlite3_bind_double(figure.get(), 3, value);
         if (sqlite3_step(figure.get()) != SQLITE_DONE) sqlite_failed(db_, path_);
         ++a.figures;

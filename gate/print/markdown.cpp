@@ -12,7 +12,10 @@ std::string to_markdown(const Report& report, const CompareOptions& options) {
   std::ostringstream out;
   Summary s = report.summary();
   out << "## memrel compare\n\n";
-  out << "Baseline `" << report.baseline_path << "`, current `" << report.current_path << "`.\n";
+  // The paths as text, not code spans: a backquote or a newline in a file's name broke out of one
+  // (the tenth adversarial pass, c9-compare-file-name-newline-md).
+  out << "Baseline " << format::markdown_cell(report.baseline_path) << ", current "
+      << format::markdown_cell(report.current_path) << ".\n";
   if (options.byte_tolerance) {
     out << "Bytes: tolerance "
         << format::tolerance(static_cast<double>(options.byte_tolerance->absolute))

@@ -20,6 +20,7 @@ import memrel_outputs
 import memrel_outputs.stopping
 from memrel_trace.name_characters import forbidden_name_character
 from memrel_outputs.one_line import one_line  # a newline in --db or a name: still one line
+from memrel_outputs.markdown_text import markdown_inline  # names in the table: text, never markup
 
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
 APPLICATION_ID = 0x6D656D72  # "memr"
@@ -172,9 +173,12 @@ def report(series, args):
             continue
         for index, before, after, percent, p in find_changes([r[4] for r in runs], args):
             run_id, started, source, commit, _ = runs[index]
-            rows.append(f"| {metric} | {machine or 'unknown'} | {run_id} | {started} | "
-                        f"{commit or '?'} | {before:.6g} -> {after:.6g} | {percent:+.1f}% | "
-                        f"{p:.2g} |")
+            # Names as text, never markup (memrel_outputs.markdown_text): a `|` in a metric's
+            # name split its row, a `**` made it bold.
+            text = (markdown_inline(x) for x in (metric, machine or "unknown", run_id, started,
+                                                 commit or "?"))
+            rows.append("| " + " | ".join(text) + f" | {before:.6g} -> {after:.6g} | "
+                        f"{percent:+.1f}% | {p:.2g} |")
     lines = ["| metric | machine | shifted at run | started | memrel | mean before -> after "
              "| change | p |", "|---|---|---|---|---|---|---|---|", *rows, ""]
     analysed = len(series) - short

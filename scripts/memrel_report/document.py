@@ -5,6 +5,7 @@ fetched from the network). One model, two outputs, so the two files never disagr
 import html
 from dataclasses import dataclass, field
 
+from memrel_outputs.markdown_text import markdown_inline, markdown_line
 from memrel_outputs.one_line import visible
 
 
@@ -89,21 +90,17 @@ def _anchor(text):
 
 # --- Markdown ---------------------------------------------------------------------------------
 
-# A name's markup shows as text in report.md (docs/inputs.md, "Markup"): raw HTML as entities,
-# link and code syntax escaped. Tables' own Markdown (bold verdicts) is left as it is.
-_MD_TEXT = str.maketrans({"<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`"})
+# Every text in report.md is text, never markup (docs/inputs.md, "Markup"): names, descriptions,
+# reasons and paths come from files memrel read, and the report's own prose uses no Markdown of
+# its own, so one rule serves them all (memrel_outputs.markdown_text). Tables, images and links
+# are the only markup report.md writes.
+md_text = markdown_inline
+_md_prose = markdown_line
 
 
-def _md_prose(text):
-    """A paragraph, note, bullet or caption: the report's own Markdown (bold, code spans, links)
-    kept, raw HTML from a name or a description in it shown as text (a backend file's
-    `<img onerror=...>` description reached report.md as markup: the ninth adversarial pass,
-    c9-backend-file-description-report-md)."""
-    return visible(text).replace("<", "&lt;").replace(">", "&gt;")
-
-
-def md_text(text):
-    return visible(text).translate(_MD_TEXT)
+def _md_heading(text):
+    """A heading's text: a `#` anywhere in it escaped too (a closing sequence ends a heading)."""
+    return markdown_inline(" ".join(str(text).split())).replace("#", "\\#")
 
 
 def _md_alt(title):
@@ -118,16 +115,16 @@ def _md_link(link):
 
 def _md_cell(cell):
     if isinstance(cell, Link):
-        return _md_link(cell).replace("|", "\\|")
+        return _md_link(cell)
     if isinstance(cell, Value):
         text = cell.text if not cell.sub else f"{cell.text} ({cell.sub})"
     else:
         text = str(cell)
-    return md_text(" ".join(text.split())).replace("|", "\\|")
+    return md_text(" ".join(text.split()))
 
 
 def to_markdown(title, blocks):
-    out = [f"# {md_text(' '.join(title.split()))}", ""]
+    out = [f"# {_md_heading(title)}", ""]
     for b in blocks:
         if isinstance(b, Links):
             out += [f"- {_md_link(item)}" for item in b.items] + [""]
@@ -139,7 +136,7 @@ def to_markdown(title, blocks):
                 if b.captions and b.captions[k]:
                     out += [_md_prose(b.captions[k]), ""]
         elif isinstance(b, Heading):
-            out += ["#" * b.level + " " + md_text(" ".join(b.text.split())), ""]
+            out += ["#" * b.level + " " + _md_heading(b.text), ""]
         elif isinstance(b, Para):
             out += [_md_prose(b.text), ""]
         elif isinstance(b, Bullets):

@@ -140,7 +140,7 @@ TEST_F(AbCommand, APlantedSlowdownFailsTheFamilyAndCompareOfTheHalvesAgrees) {
       dir.file("ab") + "'"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const std::string family =
-      "| pair/pluggable-host-example/warm/* · real_time (family, rounds paired) |";
+      "| pair/pluggable-host-example/warm/\\* · real_time (family, rounds paired) |";
   std::size_t at = r.output.find(family);
   ASSERT_NE(at, std::string::npos) << r.output;
   std::string line = r.output.substr(at, r.output.find('\n', at) - at);

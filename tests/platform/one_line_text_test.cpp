@@ -9,13 +9,6 @@
 namespace memrel {
 namespace {
 
-std::string from_hex(const std::string& hex) {
-  std::string bytes;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
-    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return bytes;
-}
-
 // tests/data/one_line_texts.json: each text as hex bytes (a byte that is not UTF-8 cannot stand
 // in JSON) and its line; test_hostile_inputs.py checks the Python twin
 // (scripts/memrel_outputs/one_line.py) against the same table. The seventh adversarial pass (m3):
@@ -24,7 +17,8 @@ TEST(OneLineText, AgreesWithTheSharedTable) {
   const nlohmann::json table = testing::shared_test_table("one_line_texts.json");
   ASSERT_GE(table.size(), 10u);
   for (const auto& row : table) {
-    EXPECT_EQ(one_line_text(from_hex(row[0].get<std::string>())), row[1].get<std::string>())
+    EXPECT_EQ(one_line_text(testing::from_hex(row[0].get<std::string>())),
+              row[1].get<std::string>())
         << row[0].get<std::string>();
   }
 }

@@ -1,0 +1,130 @@
+"""What the tenth adversarial pass of issue 23 found (docs/inputs.md, "Tenth pass"): each test
+fails on the code before its fix."""
+
+import json
+import os
+import re
+
+import pytest
+
+from conftest import ROOT
+from test_hostile_inputs import MEMREL, memrel, needs_memrel, refused, scripts_module, shared_table
+
+BACKEND_FILE = os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")
+PLUGIN = os.path.join(os.path.dirname(MEMREL or ""), "libmemrel_pluggable_host_example.so")
+
+
+def backend_file(path, **fields):
+    """The host example's backend file with its library by absolute path and FIELDS changed."""
+    with open(BACKEND_FILE, encoding="utf-8") as f:
+        data = json.load(f)
+    data.update(library=PLUGIN, **fields)
+    path.write_text(json.dumps(data))
+    return path
+
+
+# --- Markup: text from a file is text in every Markdown memrel writes ------------------------------
+
+def test_the_python_markdown_text_is_the_cpp_one():
+    """tests/data/markdown_texts.json, checked against gate/format.cpp's markdown_cell too
+    (output_files_test.cpp): c9-md-backslash-pipe-*, c9-md-emphasis-compare."""
+    markdown_inline = scripts_module("memrel_outputs.markdown_text").markdown_inline
+    table = shared_table("markdown_texts.json")
+    assert len(table) >= 10
+    for hex_bytes, text in table:
+        assert markdown_inline(os.fsdecode(bytes.fromhex(hex_bytes))) == text, hex_bytes
+
+
+@pytest.mark.parametrize("line, text", [
+    ("# x", "\\# x"), ("- x", "\\- x"), ("+ x", "\\+ x"), ("---", "\\---"), ("1. x", "1\\. x"),
+    ("12) x", "12\\) x"), ("1.00 MiB", "1.00 MiB"), ("    # x", "\\# x"), ("> q", "&gt; q"),
+    ("a\n# b", "a\\\\n# b"),
+])
+def test_a_line_of_text_starts_no_block(line, text):
+    """A paragraph or a bullet that starts with a name: `# x` made a heading, `1. x` a list."""
+    markdown_line = scripts_module("memrel_outputs.markdown_text").markdown_line
+    assert markdown_line(line) == text
+
+
+@needs_memrel
+def test_markup_from_every_field_of_a_result_is_text_in_report_md(tmp_path):
+    """c9-backend-desc-md-image, c9-cell-reason-md-image, c9-host-name-md-image,
+    c9-workload-path-md-image, c9-md-backslash-pipe-report: a backend's description, a cell's
+    reason, the host's name and a workload's file reached report.md as image and link markup
+    (a viewer fetched http://e.invalid), a `\\|` split a table's row."""
+    markup = "![i](http://e.invalid/x.png) [c](javascript:alert(1)) **b** a\\|b"
+    bk = backend_file(tmp_path / "bk.json", description=markup)
+    r = memrel("-q", "run", "-b", str(bk), "-w", "temp-then-delete", "-o", "r.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((tmp_path / "r.json").read_text())
+    results["context"]["host"] = markup
+    cell = results["cells"][0]
+    cell["workload"] = "w\\|x*y*"
+    cell["status"], cell["reason"] = "error", markup
+    (tmp_path / "r2.json").write_text(json.dumps(results))
+    r = memrel("-q", "report", "--out", "rep", "--jobs", "1", "r2.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "rep" / "report.md").read_text()
+    for raw in ("![i](", "[c](", "**b**", "*y*"):
+        assert raw not in text, raw
+    assert "!\\[i\\](http://e.invalid/x.png)" in text
+    assert_rows_keep_their_cells(text, "w\\\\\\|x")
+
+
+def assert_rows_keep_their_cells(text, marker):
+    """Each table row holding MARKER has as many cell boundaries as its table's separator line,
+    counted as GitHub's Markdown does (a backslash escapes the character after it)."""
+    lines, seen = text.splitlines(), 0
+    for k, line in enumerate(lines):
+        if marker not in line or not line.startswith("| "):
+            continue
+        separator = next(lines[j] for j in range(k, -1, -1) if re.fullmatch(r"\|[-:|]+\|", lines[j]))
+        assert re.sub(r"\\.", "", line).count("|") == separator.count("|"), line
+        seen += 1
+    assert seen, f"no row holding {marker}"
+
+
+@needs_memrel
+def test_compare_markdown_writes_names_and_paths_as_text(tmp_path):
+    """c9-compare-file-name-newline-md, c9-md-emphasis-compare, c9-md-backslash-pipe-compare: a
+    newline in a baseline's file name started a raw `<script>` line; `**B**` was bold."""
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "b.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((tmp_path / "b.json").read_text())
+    results["cells"][0]["workload"] = "x**B**~~s~~a\\|b"
+    named = "n\n<script>alert(1)\n.json"
+    (tmp_path / named).write_text(json.dumps(results))
+    (tmp_path / "c.json").write_text(json.dumps(results))
+    r = memrel("compare", named, "c.json", "--markdown", "m.md", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "m.md").read_text()
+    assert "<script>" not in text and "**B**" not in text and "~~s~~" not in text
+    assert "x\\*\\*B\\*\\*\\~\\~s\\~\\~a\\\\\\|b" in text
+    assert_rows_keep_their_cells(text, "a\\\\\\|b")
+
+
+# --- History: what `add` writes, its readers read ------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("field", ["workload", "backend"])
+def test_history_add_refuses_a_name_its_readers_would_refuse(tmp_path, field):
+    """c9-history-add-ctrl-name-poisons-db, c9-history-add-ctrl-backend-poisons-db: a results
+    file whose workload or backend name held an escape sequence went in, exit 0; from then on
+    `history list`, `show` and `changes` refused the whole database."""
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "b.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert memrel("-q", "history", "--db", "h.sqlite", "add", "b.json", cwd=tmp_path).returncode == 0
+    results = json.loads((tmp_path / "b.json").read_text())
+    for cell in results["cells"]:
+        cell[field] = "X\x1b[31mRED\u202e"
+    (tmp_path / "esc.json").write_text(json.dumps(results))
+    before = (tmp_path / "h.sqlite").read_bytes()
+    line = refused(memrel("-q", "history", "--db", "h.sqlite", "add", "esc.json", cwd=tmp_path),
+                   "esc.json", "\\x1b", "control or text-direction character")
+    assert "\x1b" not in line
+    assert (tmp_path / "h.sqlite").read_bytes() == before
+    for command in (["list"], ["changes"]):
+        r = memrel("-q", "history", "--db", "h.sqlite", *command, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
