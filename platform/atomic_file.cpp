@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "platform/executable_path.hpp"
+#include "platform/file_kind.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/machine_state_error.hpp"
 
@@ -21,17 +22,6 @@ namespace fs = std::filesystem;
 
 namespace memrel {
 namespace {
-
-const char* kind_of(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISREG(mode)) return "a file";
-  return "a file of an unknown kind";
-}
 
 std::string prefix(const std::string& option, const std::string& path) {
   return (option.empty() ? "" : option + " ") + path + ": ";
@@ -216,7 +206,7 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
   struct stat out {};
   if (lstat(path.c_str(), &out) != 0) return;  // absent: nothing to lose
   if (!S_ISREG(out.st_mode))
-    throw OutputError(prefix(option, path) + "is " + kind_of(out.st_mode) +
+    throw OutputError(prefix(option, path) + "is " + file_kind_name(out.st_mode) +
                       ", not a regular file; refusing to write over it");
   // A run's journal holds the cells an interrupted run finished: written over, its --resume is
   // lost (the ninth adversarial pass, c1-run-o-is-journal-of-other).
@@ -299,7 +289,7 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
         prefix(option, folder) + "is a file; " +
         (option.empty() ? std::string("a folder is wanted") : option + " wants a folder"));
   if (!S_ISDIR(out.st_mode))
-    throw OutputError(prefix(option, folder) + "is " + kind_of(out.st_mode) +
+    throw OutputError(prefix(option, folder) + "is " + file_kind_name(out.st_mode) +
                       ", not a folder; refusing to write over it");
   std::vector<std::string> all = program_inputs();
   all.insert(all.end(), inputs.begin(), inputs.end());

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "gate/history/history_figures.hpp"
+#include "platform/file_kind.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/name_characters.hpp"
 #include "platform/one_line_text.hpp"
@@ -165,7 +166,25 @@ std::string started_of(const InputFile& f) {
 
 }  // namespace
 
+namespace {
+// SQLite opens the files beside a database by their names: a FIFO at PATH-journal made every
+// history command hang in open() (a hot-journal check), a folder there made `history list` a
+// "disk I/O error", exit 4, and a symbolic link there would have SQLite write through it (the
+// tenth adversarial pass, c2-history-sqlite-journal-*). Each is absent or a regular file.
+void check_sqlite_companions(const std::string& path) {
+  for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+    const std::string companion = path + suffix;
+    struct stat st {};
+    if (lstat(companion.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
+    throw ResultsError(companion + ": " + file_kind_name(st.st_mode) +
+                       ", not a regular file: SQLite keeps the history " + path +
+                       "'s journal there; move it away");
+  }
+}
+}  // namespace
+
 HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
+  check_sqlite_companions(path);  // before a new database is linked into place beside them
   struct stat st {};
   bool exists = stat(path.c_str(), &st) == 0;
   if (!exists && !create)
@@ -218,6 +237,7 @@ void HistoryDb::create_whole(const std::string& path) {
 
 void HistoryDb::open(int flags) {
   const std::string& path = path_;
+  check_sqlite_companions(path);
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string why = db_ ? sqlite3_errmsg(db_) : "cannot open";
     sqlite3_close(db_);

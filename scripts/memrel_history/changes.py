@@ -13,6 +13,7 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import sys
 
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
@@ -71,6 +72,17 @@ def check_ranges(args):
 def open_history(path):
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no history database here (memrel history add creates one)")
+    # SQLite opens the files beside the database by their names: a FIFO at PATH-journal hung
+    # `history changes` and the report's history pages in open() (the tenth adversarial pass,
+    # c2-history-sqlite-journal-fifo-*). Each is absent or a regular file, as the C++ side says.
+    for suffix in ("-journal", "-wal", "-shm"):
+        try:
+            mode = os.lstat(path + suffix).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"{path}{suffix}: {memrel_outputs.kind_name(mode)}, not a regular "
+                             f"file: SQLite keeps the history {path}'s journal there; move it away")
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         version = db.execute("PRAGMA user_version").fetchone()[0]

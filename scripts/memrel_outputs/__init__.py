@@ -17,7 +17,7 @@ import os
 import stat
 import sys
 
-__all__ = ["OutputRuleError", "check_file", "check_folder", "MACHINE_STATE_ERRNOS"]
+__all__ = ["OutputRuleError", "check_file", "check_folder", "kind_name", "MACHINE_STATE_ERRNOS"]
 
 # A write that fails for these is the machine's state (a full disk, a file size limit, a quota,
 # an I/O error, no memory or descriptors left), not a bad output path: exit 4, as every memrel
@@ -33,7 +33,8 @@ class OutputRuleError(ValueError):
         self.path, self.message = path, message
 
 
-def _kind(mode):
+def kind_name(mode):
+    """What is at a path (lstat's mode), in words: the twin of platform/file_kind.hpp."""
     for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
@@ -152,7 +153,7 @@ def check_file(path, inputs=()):
     except OSError:
         return
     if not stat.S_ISREG(out.st_mode):
-        raise OutputRuleError(path, f"is {_kind(out.st_mode)}, not a regular file; refusing to "
+        raise OutputRuleError(path, f"is {kind_name(out.st_mode)}, not a regular file; refusing to "
                                     "write over it")
     for program in _program():
         if _in(path, program):
@@ -199,7 +200,7 @@ def check_folder(path, inputs=(), option="--out"):
     if stat.S_ISREG(out.st_mode):  # the common slip: say what the option wants
         raise OutputRuleError(path, f"is a file; {option} wants a folder")
     if not stat.S_ISDIR(out.st_mode):
-        raise OutputRuleError(path, f"is {_kind(out.st_mode)}, not a folder; refusing to write "
+        raise OutputRuleError(path, f"is {kind_name(out.st_mode)}, not a folder; refusing to write "
                                     "over it")
     for given in list(inputs) + _program():
         try:

@@ -4,6 +4,7 @@ fails on the code before its fix."""
 import json
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -128,3 +129,43 @@ def test_history_add_refuses_a_name_its_readers_would_refuse(tmp_path, field):
     for command in (["list"], ["changes"]):
         r = memrel("-q", "history", "--db", "h.sqlite", *command, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
+
+
+def history_with_a_run(tmp_path):
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "b.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = memrel("-q", "history", "--db", "h.sqlite", "add", "b.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("kind", ["fifo", "folder", "link"])
+@pytest.mark.parametrize("command", [["add", "b.json"], ["list"], ["changes"], ["report"],
+                                     ["add to a new history", "b.json"]])
+def test_sqlites_journal_beside_a_history_is_a_regular_file(tmp_path, kind, command):
+    """c2-history-sqlite-journal-*: a FIFO at h.sqlite-journal hung every history command in
+    open() (and `report --history`); a folder there was a "disk I/O error", exit 4."""
+    if command[0] == "add to a new history":
+        r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "b.json",
+                   cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        command = ["add", "b.json"]
+    else:
+        history_with_a_run(tmp_path)
+    before = (tmp_path / "h.sqlite").read_bytes() if (tmp_path / "h.sqlite").exists() else None
+    journal = tmp_path / "h.sqlite-journal"
+    {"fifo": lambda: os.mkfifo(journal), "folder": journal.mkdir,
+     "link": lambda: journal.symlink_to(tmp_path / "elsewhere")}[kind]()
+    if command == ["report"]:
+        args = ["-q", "report", "--out", "rep", "--history", "h.sqlite", "b.json"]
+    else:
+        args = ["-q", "history", "--db", "h.sqlite", *command]
+    r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    refused(r, "h.sqlite-journal", "not a regular file")
+    assert journal.is_symlink() if kind == "link" else journal.exists()
+    assert not (tmp_path / "elsewhere").exists()
+    if before is None:
+        assert not (tmp_path / "h.sqlite").exists()
+    else:
+        assert (tmp_path / "h.sqlite").read_bytes() == before
