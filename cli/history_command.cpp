@@ -151,13 +151,24 @@ int run_list(const std::string& db_path, const std::string& part) {
   return exit_code::kSuccess;
 }
 
+// The user's cache folder as the XDG Base Directory specification names it, and only where it
+// is absolute ("a relative path ... should be considered invalid and ignored"): XDG_CACHE_HOME=.
+// or HOME=. named a folder below the working folder, and `history changes` ran the interpreter
+// found there (the tenth adversarial pass, c3-otava-venv-*-dot-*). "" when there is none. The
+// twin of scripts/memrel_outputs/user_folders.py.
+std::string user_cache_folder() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return xdg;
+  const char* home = std::getenv("HOME");
+  return home != nullptr && home[0] == '/' ? std::string(home) + "/.cache" : "";
+}
+
 // Otava lives in its own virtual environment (scripts/install-deps: its pinned numpy and scipy
 // stay out of the system's Python); $MEMREL_HISTORY_PYTHON chooses another interpreter.
 std::string changes_python() {
   if (const char* p = std::getenv("MEMREL_HISTORY_PYTHON"); p != nullptr && *p != '\0') return p;
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string cache = xdg && *xdg ? xdg : std::string(home ? home : "") + "/.cache";
+  const std::string cache = user_cache_folder();
+  if (cache.empty()) return "";
   std::string venv = cache + "/memrel/otava/bin/python";
   return access(venv.c_str(), X_OK) == 0 ? venv : "";
 }

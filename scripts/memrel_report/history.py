@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import memrel_outputs.stopping
 from memrel_outputs.file_name_text import as_text
+from memrel_outputs.user_folders import xdg_folder
 
 from . import load
 
@@ -64,7 +65,9 @@ def otava_python():
     chosen = os.environ.get("MEMREL_HISTORY_PYTHON")
     if chosen:
         return chosen
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    cache = xdg_folder("XDG_CACHE_HOME", ".cache")
+    if cache is None:
+        return None
     venv = os.path.join(cache, "memrel", "otava", "bin", "python")
     return venv if os.access(venv, os.X_OK) else None
 

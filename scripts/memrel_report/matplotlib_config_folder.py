@@ -7,6 +7,8 @@ import os
 import shutil
 import tempfile
 
+from memrel_outputs.user_folders import xdg_folder
+
 _made = None  # the folder made by prepare(), once
 
 
@@ -33,12 +35,11 @@ def prepare():
     if os.environ.get("MPLCONFIGDIR"):
         wanted = [os.environ["MPLCONFIGDIR"]]
     else:
-        home = os.path.expanduser("~")
-        wanted = [os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
-                               "matplotlib"),
-                  os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"),
-                               "matplotlib")]
-    if all(_usable_folder(os.path.realpath(p)) for p in wanted):
+        # A relative XDG_CONFIG_HOME or HOME counts as none (memrel_outputs.user_folders): the
+        # working folder's matplotlibrc would have been read.
+        wanted = [xdg_folder("XDG_CONFIG_HOME", ".config"), xdg_folder("XDG_CACHE_HOME", ".cache")]
+        wanted = [p and os.path.join(p, "matplotlib") for p in wanted]
+    if all(p and os.path.isabs(p) and _usable_folder(os.path.realpath(p)) for p in wanted):
         return
     folder = tempfile.mkdtemp(prefix="memrel-matplotlib-")
     owner = os.getpid()

@@ -169,3 +169,29 @@ def test_sqlites_journal_beside_a_history_is_a_regular_file(tmp_path, kind, comm
         assert not (tmp_path / "h.sqlite").exists()
     else:
         assert (tmp_path / "h.sqlite").read_bytes() == before
+
+
+# --- Code from the working folder --------------------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("variable", ["XDG_CACHE_HOME", "HOME"])
+@pytest.mark.parametrize("command", ["changes", "report"])
+def test_a_relative_cache_folder_names_no_otava_to_run(tmp_path, variable, command):
+    """c3-otava-venv-home-dot-*, c3-otava-venv-xdg-dot-*: XDG_CACHE_HOME=. or HOME=. made
+    `history changes` and `report --history` run ./memrel/otava/bin/python (or
+    ./.cache/memrel/...), a program of the working folder. The XDG specification says a relative
+    path there is to be ignored."""
+    history_with_a_run(tmp_path)
+    work = tmp_path / "work"
+    below = "memrel/otava/bin" if variable == "XDG_CACHE_HOME" else ".cache/memrel/otava/bin"
+    (work / below).mkdir(parents=True)
+    planted = work / below / "python"
+    planted.write_text(f"#!/bin/sh\ntouch {tmp_path}/ran\nexec python3 \"$@\"\n")
+    planted.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "MEMREL_HISTORY_PYTHON")}
+    env[variable] = "."
+    args = (["history", "--db", "../h.sqlite", "changes"] if command == "changes"
+            else ["report", "--out", "../rep", "--history", "../h.sqlite", "../b.json"])
+    subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=work, env=env,
+                   timeout=300)
+    assert not (tmp_path / "ran").exists()

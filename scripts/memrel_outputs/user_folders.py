@@ -1,0 +1,19 @@
+"""The user's cache and config folders as the XDG Base Directory specification names them, and
+only where they are absolute: "If an implementation encounters a relative path in any of these
+variables it should consider the path invalid and ignore it." A relative XDG_CACHE_HOME (or
+HOME=.) named a folder below the working folder, and `history changes` ran the Otava
+interpreter found there (the tenth adversarial pass, c3-otava-venv-*-dot-*). The twin of
+cli/history_command.cpp's user_cache_folder."""
+
+import os
+
+__all__ = ["xdg_folder"]
+
+
+def xdg_folder(variable, below_home):
+    """$VARIABLE when it is an absolute path, else $HOME/BELOW_HOME when HOME is one, else None."""
+    chosen = os.environ.get(variable, "")
+    if os.path.isabs(chosen):
+        return chosen
+    home = os.environ.get("HOME", "")
+    return os.path.join(home, below_home) if os.path.isabs(home) else None
