@@ -30,7 +30,9 @@
 #include "platform/gpu_selection.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
+#include "platform/temporary_folder.hpp"
 
 namespace fs = std::filesystem;
 
@@ -209,6 +211,13 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     std::string error = check_backend_process(a.options, a.backends[i]);
     if (!error.empty()) throw std::invalid_argument(error);
   }
+  // Every cell writes its result and its stderr to files of TMPDIR: one that cannot take a file
+  // is said before the journal is made. Found at the first cell, it left a journal of no cell
+  // that the next run refused as "an interrupted run" (the tenth adversarial pass,
+  // c8-run-tmpdir-bad-leaves-journal).
+  if (std::string problem = temporary_folder_problem(); !problem.empty())
+    throw MachineStateError("cannot run a cell: " + problem +
+                            "; set TMPDIR to a folder with room that memrel can write in");
   std::ostream no_progress(nullptr);  // -q: a stream without a buffer writes nothing
   RunResults results = run_suite(a.options, global.verbosity < 0 ? no_progress : std::cerr);
   write_file_atomically(a.out, to_json(results).dump(1) + "\n");

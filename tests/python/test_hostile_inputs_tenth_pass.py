@@ -195,3 +195,19 @@ def test_a_relative_cache_folder_names_no_otava_to_run(tmp_path, variable, comma
     subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=work, env=env,
                    timeout=300)
     assert not (tmp_path / "ran").exists()
+
+
+# --- Failures that are not the allocator's ------------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("tmpdir", ["/nonexistent", "/dev/full", "/etc/passwd"])
+def test_a_tmpdir_that_takes_no_file_leaves_no_journal(tmp_path, tmpdir):
+    """c8-run-tmpdir-bad-leaves-journal, c8-tmp-*-run: exit 4 at the first cell, and a journal
+    of no cell left behind, which the next run (TMPDIR fixed) refused as an interrupted run."""
+    args = ["-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "out.json"]
+    r = memrel(*args, env={"TMPDIR": tmpdir}, cwd=tmp_path)
+    assert r.returncode == 4, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "TMPDIR" in r.stderr, r.stderr
+    assert sorted(os.listdir(tmp_path)) == []
+    r = memrel(*args, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
