@@ -17,6 +17,7 @@
 #include "platform/file_kind.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/machine_state_error.hpp"
+#include "platform/mount_points.hpp"
 
 namespace fs = std::filesystem;
 
@@ -208,6 +209,10 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
   if (!S_ISREG(out.st_mode))
     throw OutputError(prefix(option, path) + "is " + file_kind_name(out.st_mode) +
                       ", not a regular file; refusing to write over it");
+  if (!mount_point_at_or_below(path).empty())
+    throw OutputError(prefix(option, path) +
+                      "is a mount point; a file is written beside it and renamed over it: unmount "
+                      "it or write the output elsewhere");
   // A run's journal holds the cells an interrupted run finished: written over, its --resume is
   // lost (the ninth adversarial pass, c1-run-o-is-journal-of-other).
   if (fs::path(path).extension() == ".journal")
@@ -291,6 +296,12 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
   if (!S_ISDIR(out.st_mode))
     throw OutputError(prefix(option, folder) + "is " + file_kind_name(out.st_mode) +
                       ", not a folder; refusing to write over it");
+  if (std::string point = mount_point_at_or_below(folder); !point.empty())
+    throw OutputError(prefix(option, folder) +
+                      (point == fs::weakly_canonical(fs::absolute(folder)).string()
+                           ? std::string("is a mount point")
+                           : "holds the mount point " + point) +
+                      "; the folder is replaced whole: unmount it or write the output elsewhere");
   std::vector<std::string> all = program_inputs();
   all.insert(all.end(), inputs.begin(), inputs.end());
   for (const auto& input : all) {

@@ -14,6 +14,7 @@ their own input error (exit 2).
 
 import errno
 import os
+import re
 import stat
 import sys
 
@@ -155,6 +156,7 @@ def check_file(path, inputs=()):
     if not stat.S_ISREG(out.st_mode):
         raise OutputRuleError(path, f"is {kind_name(out.st_mode)}, not a regular file; refusing to "
                                     "write over it")
+    _refuse_mount_point(path, "a file is written beside it and renamed over it")
     for program in _program():
         if _in(path, program):
             raise OutputRuleError(path, f"is {program} or in it, which memrel runs; write the "
@@ -171,6 +173,39 @@ def check_file(path, inputs=()):
         if _same(st, out):
             raise OutputRuleError(path, f"is the input {given} (the same file); write the output "
                                         "elsewhere")
+
+
+def _mount_points():
+    """Every mount point of this process, as /proc/self/mountinfo writes them (its fifth field,
+    with a space, tab, newline or backslash as an octal escape); none where it cannot be read."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+            fields = [line.split(" ") for line in f]
+    except OSError:
+        return []
+    return [re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), f[4])
+            for f in fields if len(f) > 4]
+
+
+def _mount_point_at_or_below(path):
+    """A mount point at path or anywhere below it, or None. A bind mount of a folder of the same
+    file system has that file system's st_dev, so only the mount table tells it."""
+    top = os.path.realpath(path)
+    for point in _mount_points():
+        if point == top or point.startswith(top.rstrip("/") + "/"):
+            return point
+    return None
+
+
+def _refuse_mount_point(path, what):
+    """The tenth adversarial pass, c2-report-replace-deletes-through-mount: `report --out rep`
+    over an earlier report holding a bind mount removed the files of the mounted folder, which
+    lie outside the report; an output that is a mount point itself cannot be renamed over (EBUSY)
+    and failed with exit 4 after all the work."""
+    point = _mount_point_at_or_below(path)
+    if point is not None:
+        where = "is a mount point" if point == os.path.realpath(path) else f"holds the mount point {point}"
+        raise OutputRuleError(path, f"{where}; {what}: unmount it or write the output elsewhere")
 
 
 def check_writable(path):
@@ -219,6 +254,7 @@ def check_folder(path, inputs=(), option="--out"):
             if parent == p:
                 break
             p = parent
+    _refuse_mount_point(path, "the folder is replaced whole")
     held = _input_below(path, inputs)
     if held:
         raise OutputRuleError(path, f"holds {held} and would be replaced; write the output "

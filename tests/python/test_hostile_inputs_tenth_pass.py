@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT
-from test_hostile_inputs import MEMREL, memrel, needs_memrel, refused, scripts_module, shared_table
+from test_hostile_inputs import MEMREL, RMM_LOG, memrel, needs_memrel, refused, scripts_module, shared_table
 
 BACKEND_FILE = os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")
 PLUGIN = os.path.join(os.path.dirname(MEMREL or ""), "libmemrel_pluggable_host_example.so")
@@ -211,3 +211,54 @@ def test_a_tmpdir_that_takes_no_file_leaves_no_journal(tmp_path, tmpdir):
     assert sorted(os.listdir(tmp_path)) == []
     r = memrel(*args, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+# --- Outputs that are not regular files: mount points ---------------------------------------------
+
+def in_a_private_mount_namespace(script, tmp_path):
+    """Runs a shell script under `unshare -m` (its bind mounts vanish with it); skips the test
+    where no mount namespace can be made (not root, a chroot)."""
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300)
+    if r.returncode == 77 or (r.returncode == 1 and r.stderr.startswith("unshare: ")):
+        pytest.skip(f"no private mount namespace here: {r.stderr.strip()}")
+    return r
+
+
+@needs_memrel
+def test_report_out_never_removes_through_a_mount_point(tmp_path):
+    """c2-report-replace-deletes-through-mount: `report --out rep` over an earlier report whose
+    folder held a bind mount removed the files of the mounted folder, outside the report."""
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "b.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert memrel("-q", "report", "--out", "rep", "--jobs", "1", "b.json",
+                  cwd=tmp_path).returncode == 0
+    (tmp_path / "precious").mkdir()
+    (tmp_path / "precious" / "gold.txt").write_text("gold")
+    (tmp_path / "rep" / "sub").mkdir()
+    r = in_a_private_mount_namespace(
+        f"mount --bind precious rep/sub || exit 77; {MEMREL} -q report --out rep --jobs 1 b.json",
+        tmp_path)
+    refused(r, "rep", "holds the mount point", "unmount it")
+    assert (tmp_path / "precious" / "gold.txt").read_text() == "gold"
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("rep.")]
+
+
+@needs_memrel
+@pytest.mark.parametrize("writer", ["compare", "run", "trace"])
+def test_an_output_that_is_a_mount_point_is_refused_before_the_work(tmp_path, writer):
+    """c2-output-is-mount-point: a file bind-mounted at the output failed at the rename (EBUSY)
+    with exit 4, "internal error", after all the work; `trace import` said exit 2."""
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "b.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "other").write_text("other")
+    (tmp_path / "out.md").write_text("")
+    command = {"compare": "compare b.json b.json --markdown out.md",
+               "run": "-q run -b host-malloc -w temp-then-delete -o out.md",
+               "trace": f"trace import {RMM_LOG} -o out.md"}[writer]
+    r = in_a_private_mount_namespace(f"mount --bind other out.md || exit 77; {MEMREL} {command}",
+                                     tmp_path)
+    refused(r, "out.md", "is a mount point")
+    assert (tmp_path / "other").read_text() == "other"
