@@ -142,7 +142,8 @@ std::string merged_path(const AbArgs& a, const Side& side, const std::string& ba
 // The output rule (docs/inputs.md, "Outputs") for every file ab may write, before the first
 // round: a link, FIFO or folder at a round's file or a merged one was found only after every
 // round had run (the fifth pass). Each is checked again as it is put in place.
-void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_names) {
+void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_names,
+                      const GlobalOptions& global) {
   std::vector<std::string> inputs = {a.reference.bench, a.candidate.bench, a.candidate.backend};
   inputs.insert(inputs.end(), a.backends.begin(), a.backends.end());
   check_output_folder(a.out, inputs, "--out");
@@ -159,7 +160,7 @@ void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_n
       }
     }
   }
-  check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, inputs);
+  check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, inputs, global);
 }
 
 // What one side runs: its memrel_bench with the options both sides share.
@@ -337,7 +338,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   a.run_id = a.out + " " + started;
   std::vector<std::string> backend_names;
   for (const GivenBackend& b : backends) backend_names.push_back(b.name);
-  check_ab_outputs(a, backend_names);
+  check_ab_outputs(a, backend_names, global);
   // Asked last of the checks, as it starts a process; this build's own is one.
   for (const Side* side : {&a.reference, &a.candidate}) {
     if (side->bench == bench_beside_executable()) continue;

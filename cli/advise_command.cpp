@@ -22,6 +22,7 @@
 #include "cli/advise_grid.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/python_module.hpp"
+#include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
 #include "harness/execution/run_journal.hpp"
@@ -126,6 +127,11 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   for (const char* name :
        {"results.json", "advise.json", "advise.html", "advise-frontier.png", "advise-frontier.svg"})
     check_output_file((fs::path(out_dir) / name).string(), inputs, "--out");
+  // No file the workloads or backends folder would read as one of its own (the tenth pass,
+  // c1-advise-json-into-workloads-dir): `--out` is a folder of advise's own, its files too.
+  for (const char* name : {"results.json", "advise.json"})
+    refuse_output_in_read_folders((fs::path(out_dir) / name).string(), "--out", global);
+  refuse_output_in_read_folders(a.json, "--json", global);
   if (!a.json.empty()) {
     check_output_file(a.json, inputs, "--json");
     // Two outputs of one command are two files: --json onto a file advise writes in --out

@@ -18,6 +18,7 @@
 #include "cli/backend_listing.hpp"
 #include "cli/bench_probe.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/bench_launcher.hpp"
 #include "platform/atomic_file.hpp"
@@ -167,6 +168,7 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     // pass's `-b o/bench-NAME.json -o o` deleted the backend file; a link or a FIFO there was
     // replaced.
     check_output_file(job.json_path, inputs, "-o");
+    refuse_output_in_read_folders(job.json_path, "-o", global);  // c1-bench-out-into-backends-dir
     if (!a.logs.empty()) {
       job.log_path =
           (fs::path(a.logs) / ("bench-" + file_name_piece(backend.name) + ".log")).string();

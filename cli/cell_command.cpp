@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/exit_codes.hpp"
+#include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/subcommands.hpp"
 #include "harness/execution/cell_protocol.hpp"
@@ -57,6 +58,8 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     if (r->result_fd >= 0 && fcntl(r->result_fd, F_GETFD) < 0)
       throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
                                   ": not an open file descriptor");
+    // Nor a file the workloads or backends folder would read (c1-cell-out-into-workloads-dir).
+    refuse_output_in_read_folders(r->out, p::kOut, global);
     if (!r->zygote) return serve_cell(*r);
     // Each forked cell runs its command line as an exec'd `memrel cell` would.
     return serve_cell_zygote(*r, [](const std::vector<std::string>& args) {

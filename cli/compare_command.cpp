@@ -37,10 +37,11 @@ void leave_out(Report& report, Drop drop, const std::string& why) {
   if (dropped > 0) std::cerr << "memrel compare: " << dropped << " rows left out: " << why << "\n";
 }
 
-int run_compare(const CompareArgs& a) {
+int run_compare(const CompareArgs& a, const GlobalOptions& global) {
   CompareOptions options = a.options;
   if (!a.byte_tolerance.empty()) options.byte_tolerance = parse_byte_tolerance(a.byte_tolerance);
-  check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, {a.baseline, a.current});
+  check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, {a.baseline, a.current},
+                           global);
   Report report = compare_paths(a.baseline, a.current, options);
   if (a.only_common) {
     // A quick run against a full baseline: what only one side has is not a regression here.
@@ -59,7 +60,7 @@ int run_compare(const CompareArgs& a) {
 
 }  // namespace
 
-RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions&) {
+RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions& global) {
   auto args = std::make_shared<CompareArgs>();
   CompareArgs& a = *args;
   sub.footer(kCompareExitCodes);
@@ -104,7 +105,7 @@ RunSubcommand attach_compare(CLI::App& sub, const GlobalOptions&) {
   sub.add_flag(
       "--no-latency-gate{false}", a.options.gate_latency,
       "Report benchmark latencies without gating on them (a machine shared while it measures)");
-  return [args] { return run_compare(*args); };
+  return [args, &global] { return run_compare(*args, global); };
 }
 
 }  // namespace memrel::cli

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cli/read_folders.hpp"
 #include "gate/print/json.hpp"
 #include "gate/print/junit.hpp"
 #include "gate/print/markdown.hpp"
@@ -26,22 +27,23 @@ void check_not_read_back(const std::string& path, const std::vector<std::string>
 }
 
 void check_output_file_option(const std::string& path, const std::vector<std::string>& inputs,
-                              const char* option) {
+                              const char* option, const GlobalOptions& global) {
   if (path.empty()) return;
   check_output_file(path, inputs, option);
   check_not_read_back(path, inputs, option);
+  refuse_output_in_read_folders(path, option, global);
   check_output_writable(path, option);
 }
 
 }  // namespace
 
 void check_comparison_outputs(const ComparisonOutputs& outputs,
-                              const std::vector<std::string>& inputs) {
+                              const std::vector<std::string>& inputs, const GlobalOptions& global) {
   const std::pair<const std::string*, const char*> files[] = {{&outputs.markdown, "--markdown"},
                                                               {&outputs.junit, "--junit"},
                                                               {&outputs.summary, "--summary"},
                                                               {&outputs.json, "--json"}};
-  for (const auto& [path, option] : files) check_output_file_option(*path, inputs, option);
+  for (const auto& [path, option] : files) check_output_file_option(*path, inputs, option, global);
   // Two outputs onto one file: the second would replace the first (`--markdown x --json x` left
   // the JSON only). By the path as the system resolves it, since neither need exist yet.
   for (std::size_t i = 0; i < std::size(files); ++i) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/subcommand.hpp"
 #include "gate/compare.hpp"
 #include "gate/compare_options.hpp"
 
@@ -16,9 +17,10 @@ struct ComparisonOutputs {
 
 // Before any work: each asked-for file obeys the output rule (docs/inputs.md, "Outputs"): not a
 // link, FIFO or device, and none of `inputs` (the baseline, the current run, a bench binary) by
-// identity. Throws OutputError (exit 2) naming the option.
+// identity, nor a file the workloads or backends folder would read (cli/read_folders.hpp).
+// Throws OutputError (exit 2) naming the option.
 void check_comparison_outputs(const ComparisonOutputs& outputs,
-                              const std::vector<std::string>& inputs);
+                              const std::vector<std::string>& inputs, const GlobalOptions& global);
 
 // Prints the Markdown table and writes the asked-for files atomically. Throws
 // std::invalid_argument naming the option when a file cannot be written. Returns the report's

@@ -20,6 +20,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/python_module.hpp"
+#include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "gate/format.hpp"
 #include "gate/history/history_db.hpp"
@@ -61,9 +62,21 @@ std::string file_content(const std::string& path) {
   return s.str();
 }
 
-int run_add(const std::string& db_path, const std::vector<std::string>& given) {
+int run_add(const std::string& db_path, const std::vector<std::string>& given,
+            const GlobalOptions& global) {
   // The database is none of the files to add, nor a link or device (docs/inputs.md, "Outputs").
   check_output_file(db_path, given, "--db");
+  // Nor a *.json of a folder added (a folder stands for its *.json): made there, it was taken
+  // once, and every later `history add` of the folder read it as a results file (the tenth
+  // adversarial pass, c1-history-db-json-in-added-folder); nor one the workloads or backends
+  // folder would read.
+  if (fs::path(db_path).extension() == ".json") {
+    if (std::string folder = folder_holding_output(db_path, given); !folder.empty())
+      throw OutputError("--db " + db_path + ": a *.json in the folder " + folder +
+                        ", which is added, read as one of its results next time; name the "
+                        "history elsewhere");
+  }
+  refuse_output_in_read_folders(db_path, "--db", global);
   // Every file is read and checked before the database is touched: a bad one adds nothing.
   std::vector<InputFile> files;
   std::vector<std::string> contents;
@@ -199,7 +212,7 @@ RunSubcommand attach_history(CLI::App& sub, const GlobalOptions& global) {
   changes->set_help_flag();
   changes->prefix_command();
   return [args, add, show, list, changes, &global] {
-    if (add->parsed()) return run_add(args->db, args->files);
+    if (add->parsed()) return run_add(args->db, args->files, global);
     if (show->parsed()) return run_show(args->db, args->metric);
     if (list->parsed()) return run_list(args->db, args->part);
     std::vector<std::string> words = python_verbosity_arguments(global.verbosity);

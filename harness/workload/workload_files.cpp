@@ -19,11 +19,15 @@ namespace {
 bool is_workload_file(const fs::directory_entry& entry) {
   std::error_code ec;
   if (entry.is_directory(ec)) return false;
-  const fs::path extension = entry.path().extension();
-  return extension == ".json" || extension == ".memtrace";
+  return is_workload_file_name(entry.path().string());
 }
 
 }  // namespace
+
+bool is_workload_file_name(const std::string& path) {
+  const fs::path extension = fs::path(path).extension();
+  return extension == ".json" || extension == ".memtrace";
+}
 
 std::vector<std::string> all_workload_files(const std::string& dir) {
   std::vector<std::string> files;

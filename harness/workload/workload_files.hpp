@@ -7,7 +7,11 @@
 
 namespace memrel {
 
-// Every *.json in dir, sorted.
+// Whether a file of this name in the workloads folder is one of its workloads: a step list
+// (*.json) or an imported trace (*.memtrace, docs/traces.md).
+bool is_workload_file_name(const std::string& path);
+
+// Every workload file of dir (is_workload_file_name), sorted.
 std::vector<std::string> all_workload_files(const std::string& dir);
 
 // Names ("single-large") or paths; empty means all. Throws std::invalid_argument listing the

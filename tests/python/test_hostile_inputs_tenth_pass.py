@@ -4,6 +4,7 @@ fails on the code before its fix."""
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -262,3 +263,48 @@ def test_an_output_that_is_a_mount_point_is_refused_before_the_work(tmp_path, wr
                                      tmp_path)
     refused(r, "out.md", "is a mount point")
     assert (tmp_path / "other").read_text() == "other"
+
+
+# --- An output that is an input: the folders every run reads ------------------------------------
+
+WORKLOAD = os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [
+    ["compare", "b.json", "b.json", "--json", "wd/v.json"],
+    ["compare", "b.json", "b.json", "--summary", "bd/s.json"],
+    ["cell", "--backend", "host-malloc", "--workload", WORKLOAD, "--out", "wd/cell.json"],
+    ["history", "--db", "wd/h.json", "add", "b.json"],
+    ["bench", "-b", "host-malloc", "--quick", "-o", "bd"],
+    ["advise", RMM_LOG, "--json", "wd/a.json", "--out", "adv"],
+    ["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "wd/r.memtrace"],
+])
+def test_no_writer_puts_a_file_the_workloads_or_backends_folder_reads_there(tmp_path, command):
+    """c1-*-into-workloads-dir, c1-*-into-backends-dir: `run -o` and `merge -o` refused a .json
+    there, every other writer wrote one, exit 0, and every later run of the folder failed on it."""
+    (tmp_path / "wd").mkdir()
+    (tmp_path / "bd").mkdir()
+    shutil.copy(WORKLOAD, tmp_path / "wd")
+    backend_file(tmp_path / "bd" / "example.json")
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "b.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    folders = ["--workloads-dir", "wd", "--backends-dir", "bd"]
+    before = sorted(os.listdir(tmp_path / "wd")), sorted(os.listdir(tmp_path / "bd"))
+    refused(memrel(*folders, *command, cwd=tmp_path, timeout=300), "every memrel run")
+    assert (sorted(os.listdir(tmp_path / "wd")), sorted(os.listdir(tmp_path / "bd"))) == before
+    assert memrel(*folders, "-q", "run", "-o", "all.json", cwd=tmp_path).returncode == 0
+
+
+@needs_memrel
+def test_a_history_named_json_in_a_folder_it_adds_is_refused(tmp_path):
+    """c1-history-db-json-in-added-folder: `history --db hd/h.json add hd` made hd/h.json, exit 0,
+    and every later `history add hd` read the database as a results file."""
+    (tmp_path / "hd").mkdir()
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "hd/b.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    refused(memrel("-q", "history", "--db", "hd/h.json", "add", "hd", cwd=tmp_path),
+            "--db hd/h.json", "added")
+    assert sorted(os.listdir(tmp_path / "hd")) == ["b.json"]
