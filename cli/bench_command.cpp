@@ -51,13 +51,28 @@ struct BenchArgs {
   std::uint64_t timeout_s = kDefaultBenchTimeoutS;
 };
 
-std::string make_folder(const std::string& option, const std::string& dir) {
+// The folders bench made for -o and --logs, deepest first: removed again, each while empty, when
+// it refuses after all (a --filter that matched nothing left `za/bo` and `zb/lg`: the tenth
+// adversarial pass, c9-bench-refused-leaves-folders).
+struct MadeFolders {
+  std::vector<fs::path> made;
+  void undo() {
+    std::error_code ec;
+    for (const fs::path& p : made) fs::remove(p, ec);  // a folder that is not empty stays
+  }
+};
+
+void make_folder(const std::string& option, const std::string& dir, MadeFolders& folders) {
   std::error_code ec;
+  for (fs::path p = fs::absolute(dir, ec); !ec && !p.empty() && !fs::exists(fs::symlink_status(p));
+       p = p.parent_path()) {
+    folders.made.push_back(p);
+    if (p == p.parent_path()) break;
+  }
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
     throw std::invalid_argument(option + " " + dir + ": cannot create the folder" +
                                 (ec ? " (" + ec.message() + ")" : ""));
-  return dir;
 }
 
 std::string seconds_text(double seconds) {
@@ -182,9 +197,9 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
       throw std::invalid_argument("--bench " + command.bench + ": " + problem);
   }
   std::error_code exists_ec;
-  const bool out_was_there = fs::exists(a.out, exists_ec);
-  make_folder("-o", a.out);
-  if (!a.logs.empty()) make_folder("--logs", a.logs);
+  MadeFolders made;
+  make_folder("-o", a.out, made);
+  if (!a.logs.empty()) make_folder("--logs", a.logs, made);
 
   // -q: the folder on stdout is the answer (as run -q prints its file); what went wrong is still
   // said on stderr.
@@ -203,7 +218,10 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   }
   if (ok == 0 && failed == 0 && none_matched > 0) {
     // A filter that selects nothing anywhere is a bad option (a typo), not an empty result.
-    if (!out_was_there) fs::remove(a.out, exists_ec);  // only if empty: ours, made above
+    // "Nothing written": the logs of this refused run go too, then the folders made for it.
+    for (const BenchJob& job : jobs)
+      if (!job.log_path.empty()) fs::remove(job.log_path, exists_ec);
+    made.undo();
     throw std::invalid_argument(
         (a.filter.empty() ? std::string("no filter") : "--filter '" + a.filter + "'") +
         ": matches no benchmark of any backend given; nothing written");

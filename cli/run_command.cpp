@@ -73,18 +73,31 @@ void check_output(const std::string& out) {
     if (access(out.c_str(), W_OK) != 0)
       throw std::invalid_argument(out + ": is not writable (" + std::strerror(errno) + ")");
   }
-  fs::path folder = fs::path(out).parent_path();
-  if (folder.empty()) folder = ".";
-  std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (ec) throw std::invalid_argument(out + ": cannot create its folder (" + ec.message() + ")");
-  std::string probe = (folder / ".memrel-probe-XXXXXX").string();
+  // Probed where its first missing folder would be made; the folders themselves are made only
+  // once every input is checked, just before the journal: a run refused for a bad backend left
+  // -o's new folders behind (the tenth adversarial pass, c9-run-refused-leaves-folders).
+  fs::path at = fs::path(out).parent_path();
+  while (!at.empty() && !fs::exists(fs::symlink_status(at)) && at != at.parent_path())
+    at = at.parent_path();
+  if (at.empty()) at = ".";
+  if (!fs::is_directory(at))
+    throw std::invalid_argument(out + ": cannot create its folder (" + at.string() +
+                                " is not a folder)");
+  std::string probe = (at / ".memrel-probe-XXXXXX").string();
   int fd = mkstemp(probe.data());
   if (fd < 0)
     throw std::invalid_argument(out + ": cannot write in its folder (" + std::strerror(errno) +
                                 ")");
   close(fd);
   unlink(probe.c_str());
+}
+
+void make_output_folder(const std::string& out) {
+  const fs::path folder = fs::path(out).parent_path();
+  if (folder.empty()) return;
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw std::invalid_argument(out + ": cannot create its folder (" + ec.message() + ")");
 }
 
 // A name twice in the matrix makes results that compare, report and history refuse (two cells
@@ -218,6 +231,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   if (std::string problem = temporary_folder_problem(); !problem.empty())
     throw MachineStateError("cannot run a cell: " + problem +
                             "; set TMPDIR to a folder with room that memrel can write in");
+  make_output_folder(a.out);
   std::ostream no_progress(nullptr);  // -q: a stream without a buffer writes nothing
   RunResults results = run_suite(a.options, global.verbosity < 0 ? no_progress : std::cerr);
   write_file_atomically(a.out, to_json(results).dump(1) + "\n");

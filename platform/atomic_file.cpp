@@ -203,6 +203,12 @@ void check_output_name_lengths(const std::string& path, const std::string& optio
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs,
                        const std::string& option) {
   if (path.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");
+  // `-o new/` names a folder: it was made, then refused as one (the tenth adversarial pass,
+  // c9-trailing-slash-output-makes-folder).
+  if (path.back() == '/')
+    throw OutputError(
+        prefix(option, path) + "names a folder (it ends in /); " +
+        (option.empty() ? std::string("a file is wanted") : option + " takes a file"));
   check_output_name_lengths(path, option);
   struct stat out {};
   if (lstat(path.c_str(), &out) != 0) return;  // absent: nothing to lose

@@ -308,3 +308,23 @@ def test_a_history_named_json_in_a_folder_it_adds_is_refused(tmp_path):
     refused(memrel("-q", "history", "--db", "hd/h.json", "add", "hd", cwd=tmp_path),
             "--db hd/h.json", "added")
     assert sorted(os.listdir(tmp_path / "hd")) == ["b.json"]
+
+
+# --- Leftovers: a refused command makes no folder ------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("command", [
+    ["run", "-b", "nope", "-w", "temp-then-delete", "-o", "deep1/x/r.json"],
+    ["run", "-b", "host-malloc", "-w", "temp-then-delete,temp-then-delete", "-o", "deep2/r.json"],
+    ["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "nd1/"],
+    ["merge", "s.json", "-o", "nd2/"],
+    ["bench", "-b", "host-malloc", "--quick", "-o", "za/bo", "--logs", "zb/lg", "--filter", "xx"],
+])
+def test_a_refused_command_leaves_no_folder_it_made(tmp_path, command):
+    """c9-run-refused-leaves-folders, c9-trailing-slash-output-makes-folder,
+    c9-bench-refused-leaves-folders: exit 2, and -o's new folders (and bench's log) were left;
+    `-o nd1/` made nd1, then refused it as a folder."""
+    (tmp_path / "s.json").write_text("{}")
+    before = sorted(os.listdir(tmp_path))
+    refused(memrel("-q", *command, cwd=tmp_path, timeout=300))
+    assert sorted(os.listdir(tmp_path)) == before
