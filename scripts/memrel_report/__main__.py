@@ -10,6 +10,7 @@ import os
 import sys
 
 from . import folder, gate_verdict, load, prepare
+from . import history as history_module
 
 import memrel_outputs.stopping
 from memrel_outputs.one_line import one_line
@@ -88,8 +89,6 @@ def main(argv=None):
             raise load.InputError("--timeline", e) from None
         history = None
         if args.history:
-            from . import history as history_module
-
             history = history_module.read(args.history)
         read = args.results + args.bench + [p for p in [args.baseline_verdict, args.history] if p]
         folder.check(args.out, read)  # the output rule: none of them inside --out
@@ -107,6 +106,9 @@ def main(argv=None):
     except load.InputError as e:
         print(f"memrel report: {one_line(e)}", file=sys.stderr)
         return EXIT_INPUT
+    except history_module.InterpreterError as e:
+        print(f"memrel report: {one_line(e)}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print("memrel report: interrupted; nothing written", file=sys.stderr)
         return 130

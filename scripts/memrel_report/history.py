@@ -72,11 +72,39 @@ def otava_python():
     return venv if os.access(venv, os.X_OK) else None
 
 
+class InterpreterError(Exception):
+    """MEMREL_HISTORY_PYTHON names no Python 3 interpreter: the machine's setting, not the
+    history's fault, exit 4 (the tenth adversarial pass: /bin/echo was "internal error:
+    JSONDecodeError", /bin/ls an exit 2 blaming the database). str() is the line to print."""
+
+
+def _interpreter_problem(python):
+    """"" when PYTHON runs as Python 3 (the question cli/python_probe.cpp asks), else what it did."""
+    try:
+        r = subprocess.run([python, "-I", "-c",
+                            "import sys; sys.stdout.write('memrel-python-%d' % sys.version_info[0])"],
+                           capture_output=True, text=True, errors="replace", timeout=60,
+                           stdin=subprocess.DEVNULL)
+    except OSError as e:
+        return f"cannot be started ({e.strerror or e})"
+    except subprocess.TimeoutExpired:
+        return "did not answer within 60 s"
+    if r.stdout == "memrel-python-3":
+        return ""
+    return f"is not a Python 3 interpreter (exit {r.returncode}, said {r.stdout[:40]!r})"
+
+
 def change_points(path):
     """(change points, note): the note says why there are none to show when Otava could not run."""
     python = otava_python()
     if python is None:
         return [], "change points not computed: Apache Otava is not installed (scripts/install-deps)"
+    problem = _interpreter_problem(python)
+    if problem and os.environ.get("MEMREL_HISTORY_PYTHON"):
+        raise InterpreterError(f"MEMREL_HISTORY_PYTHON ({python}) {problem}: set it to the Python "
+                               "that has Apache Otava, or unset it")
+    if problem:  # the Otava environment of scripts/install-deps, broken: the report goes on
+        return [], f"change points not computed: {python} {problem}; run scripts/install-deps"
     scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=scripts)
     # Ends with the report, however the report ends (its parent-death signal).

@@ -328,3 +328,18 @@ def test_a_refused_command_leaves_no_folder_it_made(tmp_path, command):
     before = sorted(os.listdir(tmp_path))
     refused(memrel("-q", *command, cwd=tmp_path, timeout=300))
     assert sorted(os.listdir(tmp_path)) == before
+
+
+@needs_memrel
+@pytest.mark.parametrize("python", ["/bin/echo", "/bin/ls", "/nonexistent/python"])
+def test_a_history_python_that_is_not_python_stops_the_report_with_exit_4(tmp_path, python):
+    """c8-report-history-python-*: MEMREL_HISTORY_PYTHON=/bin/echo was "internal error:
+    JSONDecodeError", /bin/ls an exit 2 that blamed the database."""
+    history_with_a_run(tmp_path)
+    r = memrel("-q", "report", "--out", "rep", "--history", "h.sqlite", "b.json",
+               env={"MEMREL_HISTORY_PYTHON": python}, cwd=tmp_path)
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"MEMREL_HISTORY_PYTHON ({python})" in lines[0], r.stderr
+    assert "internal error" not in lines[0]
+    assert not (tmp_path / "rep").exists()
