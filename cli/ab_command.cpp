@@ -411,11 +411,16 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
                        merged_path(a, a.candidate, b.backend.name)});
       ++compared;
     }
-    if (look == 0) {
-      for (const std::string& u : unavailable) std::cerr << "  unavailable here: " << u << "\n";
-      if (compared == 0)
-        throw std::invalid_argument("nothing to compare: every backend was unavailable here");
+    if (look == 0 && compared == 0) {
+      // One line, the reasons in it: they were lines of their own before the error (the tenth
+      // adversarial pass, c10-ab-all-unavailable-two-lines).
+      std::string why;
+      for (const std::string& u : unavailable) why += (why.empty() ? "" : "; ") + u;
+      throw std::invalid_argument("nothing to compare: every backend was unavailable here (" + why +
+                                  ")");
     }
+    if (look == 0)
+      for (const std::string& u : unavailable) std::cerr << "  unavailable here: " << u << "\n";
     CompareOptions options = a.options;
     options.interleaved = true;
     options.alpha = alphas[look];

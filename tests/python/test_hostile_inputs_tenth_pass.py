@@ -343,3 +343,15 @@ def test_a_history_python_that_is_not_python_stops_the_report_with_exit_4(tmp_pa
     assert len(lines) == 1 and f"MEMREL_HISTORY_PYTHON ({python})" in lines[0], r.stderr
     assert "internal error" not in lines[0]
     assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+def test_ab_of_backends_all_unavailable_is_one_line(tmp_path):
+    """c10-ab-all-unavailable-two-lines: exit 2 with "unavailable here: ..." on a line of its own
+    before the error, even with -q."""
+    if os.path.exists("/dev/nvidiactl"):
+        pytest.skip("a GPU is here: cuda-malloc is available")
+    line = refused(memrel("-q", "ab", "-b", "cuda-malloc", "--quick", "--rounds", "5", "--looks",
+                          "1", "--out", "abq", cwd=tmp_path, timeout=300),
+                   "nothing to compare", "cuda-malloc")
+    assert "unavailable" in line
