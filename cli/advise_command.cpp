@@ -227,10 +227,18 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   const std::string advice_text = to_json(advice).dump(1) + "\n";
   write_file_atomically(advice_path, advice_text);
   if (!a.json.empty()) write_file_atomically(a.json, advice_text);
-  // Every output that the cells make is written now; a kill before this line leaves the journal,
-  // and a --resume then runs nothing and writes them again.
+  // The page last, and the journal removed only after it: a stop while the page was drawn
+  // (exit 143, "run it again with --resume") found no journal to resume (the tenth adversarial
+  // pass, c10-advise-term-in-page-then-resume). A kill before the journal goes leaves it, and a
+  // --resume then runs nothing and writes every output again.
+  PythonResult page;
+  try {
+    page = run_python_module("memrel_advise", {advice_path, "--out", out_dir});
+  } catch (const Interrupted& e) {
+    throw Interrupted(e.signal(), std::string(e.what()) + "; every cell is in " + journal +
+                                      ": run it again with --out " + out_dir + " and --resume");
+  }
   std::remove(journal.c_str());
-  PythonResult page = run_python_module("memrel_advise", {advice_path, "--out", out_dir});
   if (page.exit_code != 0)
     std::cerr << "memrel advise: the report page was not written: " << page.error_text << "\n";
 

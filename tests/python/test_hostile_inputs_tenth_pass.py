@@ -5,7 +5,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
+import time
 
 import pytest
 
@@ -355,3 +358,36 @@ def test_ab_of_backends_all_unavailable_is_one_line(tmp_path):
                           "1", "--out", "abq", cwd=tmp_path, timeout=300),
                    "nothing to compare", "cuda-malloc")
     assert "unavailable" in line
+
+
+@needs_memrel
+def test_advise_stopped_while_it_draws_its_page_can_be_resumed(tmp_path):
+    """c10-advise-term-in-page-then-resume: SIGTERM while the page was drawn was exit 143 and
+    "run it again with --resume", but the journal was gone already: --resume was refused."""
+    trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f"#!/bin/sh\ncase \"$*\" in *memrel_advise*) touch {tmp_path}/drawing; "
+                       f"sleep 60;; esac\nexec {sys.executable} \"$@\"\n")
+    wrapper.chmod(0o755)
+    args = [MEMREL, "-q", "advise", trace, "-b", "host-malloc,host-malloc-retain", "--out", "adv"]
+    p = subprocess.Popen(args, cwd=tmp_path, env=dict(os.environ, MEMREL_PYTHON=str(wrapper)),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(1200):
+            if (tmp_path / "drawing").exists() or p.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert (tmp_path / "drawing").exists(), p.stderr.read() if p.poll() is not None else ""
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=60) == 143
+        assert "--resume" in p.stderr.read()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert (tmp_path / "adv" / "results.json.journal").exists()
+    r = subprocess.run([*args, "--resume"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "adv" / "advise.html").exists()
+    assert not (tmp_path / "adv" / "results.json.journal").exists()
