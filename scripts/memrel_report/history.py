@@ -106,10 +106,14 @@ def change_points(path):
     if problem:  # the Otava environment of scripts/install-deps, broken: the report goes on
         return [], f"change points not computed: {python} {problem}; run scripts/install-deps"
     scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=scripts)
+    # As memrel starts every Python part (cli/python_module.cpp, python_module_argv): isolated,
+    # through memrel_entry.py, never `-m`, which put the working folder first on the module path
+    # (a ./memrel_history package ran, and the user site's .pth files: the tenth adversarial
+    # pass, c3-report-history-otava-*).
+    entry = os.path.join(scripts, "memrel_entry.py")
     # Ends with the report, however the report ends (its parent-death signal).
     die = functools.partial(memrel_outputs.stopping.die_with_parent, os.getpid())
-    r = subprocess.run([python, "-m", "memrel_history", "--db", path, "--json"], env=env,
+    r = subprocess.run([python, "-I", entry, "memrel_history", "--db", path, "--json"],
                        capture_output=True, text=True, timeout=600, preexec_fn=die)
     if r.returncode == 2:
         raise load.InputError(path, (r.stderr.strip().splitlines() or ["unusable history"])[-1]

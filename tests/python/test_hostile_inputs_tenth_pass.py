@@ -391,3 +391,19 @@ def test_advise_stopped_while_it_draws_its_page_can_be_resumed(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "adv" / "advise.html").exists()
     assert not (tmp_path / "adv" / "results.json.journal").exists()
+
+
+@needs_memrel
+def test_report_history_runs_nothing_from_the_working_folder(tmp_path):
+    """c3-report-history-otava-m-cwd: the report started the history's interpreter as
+    `python -m memrel_history` in the working folder, so ./memrel_history/ ran."""
+    history_with_a_run(tmp_path)
+    work = tmp_path / "work"
+    (work / "memrel_history").mkdir(parents=True)
+    for name in ("__init__.py", "__main__.py"):
+        (work / "memrel_history" / name).write_text(f"open({str(tmp_path / 'ran')!r}, 'w')\n")
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "../rep", "--history", "../h.sqlite",
+                        "../b.json"], capture_output=True, text=True, cwd=work, timeout=300,
+                       env=dict(os.environ, MEMREL_HISTORY_PYTHON=sys.executable))
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "ran").exists()
