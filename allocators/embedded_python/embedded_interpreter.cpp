@@ -30,6 +30,9 @@ void start_interpreter(const std::string& python) {
       // entries are added below, after the interpreter's own folders.
       config.use_environment = 0;
       config.safe_path = 1;
+      // No user site at start-up either: `site` would run its .pth files, code in a user folder
+      // (the tenth adversarial pass). Its folder is put on the path below, nothing in it run.
+      config.user_site_directory = 0;
       // program_name as the interpreter that has the frameworks: Python computes its prefix from
       // it and finds a venv's pyvenv.cfg beside it, so sys.path is that Python's.
       PyStatus s = PyConfig_SetBytesString(&config, &config.program_name, python.c_str());
@@ -48,7 +51,11 @@ void start_interpreter(const std::string& python) {
               "_keep = lambda p: p and os.path.isabs(p) and os.path.realpath(p) not in _cwd\n"
               "sys.path[:] = [p for p in sys.path if _keep(p)] + [p for p in "
               "os.environ.get('PYTHONPATH', '').split(os.pathsep) if _keep(p) and p not in "
-              "sys.path]\n") != 0)
+              "sys.path]\n"
+              "_user = os.path.join(os.environ.get('HOME', ''), '.local', 'lib', "
+              "'python%d.%d' % sys.version_info[:2], 'site-packages')\n"
+              "if _keep(_user) and os.path.isdir(_user) and _user not in sys.path:\n"
+              "    sys.path.append(_user)\n") != 0)
         throw std::runtime_error(python + ": could not set the module path");
       // The GIL is taken per call (Gil), from whichever thread calls.
       PyEval_SaveThread();

@@ -48,17 +48,19 @@ using VersionsFn = const char* (*)();
 // rebuilt without the working folder: the interpreter's own folders, then PYTHONPATH's absolute
 // entries (after them: they add packages, never stand in for the standard library's), then the
 // user's site-packages under the home folder (not PYTHONUSERBASE's, which `site` reads despite
-// -I: a folder it named had its .pth files run). docs/inputs.md, "Code".
+// -I: a folder it named had its .pth files run), put on the path with nothing in it run:
+// site.addsitedir ran its .pth files during `memrel list` (the tenth adversarial pass,
+// c3-list-framework-probe-usersite-pth), as scripts/memrel_entry.py does. docs/inputs.md, "Code".
 constexpr const char* kIsolatedPath = R"(
-import os, site, sys
+import os, sys
 _cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
 _keep = lambda p: p and os.path.isabs(p) and os.path.realpath(p) not in _cwd
 sys.path[:] = [p for p in sys.path if _keep(p)] + [
     p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if _keep(p)]
-_user = os.path.join(os.path.expanduser('~'), '.local', 'lib', 'python%d.%d' % sys.version_info[:2],
-                     'site-packages')
+_user = os.path.join(os.environ.get('HOME', ''), '.local', 'lib',
+                     'python%d.%d' % sys.version_info[:2], 'site-packages')
 if _keep(_user) and os.path.isdir(_user):
-    site.addsitedir(_user)
+    sys.path.append(_user)
 )";
 
 // Runs `python -I -c code` (the path as above) and returns its first output line (stdout and

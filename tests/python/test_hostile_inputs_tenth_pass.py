@@ -407,3 +407,18 @@ def test_report_history_runs_nothing_from_the_working_folder(tmp_path):
                        env=dict(os.environ, MEMREL_HISTORY_PYTHON=sys.executable))
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / "ran").exists()
+
+
+@needs_memrel
+def test_the_frameworks_probe_runs_no_pth_file_of_the_user_site(tmp_path):
+    """c3-list-framework-probe-usersite-pth: the xla and cupy families' availability probe added
+    the user's site-packages with site.addsitedir, which ran its .pth files during `memrel list`."""
+    version = "python%d.%d" % sys.version_info[:2]
+    site = tmp_path / "home" / ".local" / "lib" / version / "site-packages"
+    site.mkdir(parents=True)
+    (site / "evil.pth").write_text(f"import os; open({str(tmp_path / 'ran')!r}, 'w')\n")
+    r = subprocess.run([MEMREL, "list"], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env=dict(os.environ, HOME=str(tmp_path / "home"),
+                                MEMREL_PYTHON=sys.executable))
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "ran").exists()
