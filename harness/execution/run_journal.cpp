@@ -48,11 +48,27 @@ JournalContent read_journal(const std::string& path) {
       throw ResultsError(where + (e.place().empty() ? "" : e.place() + ": ") + message);
     }
     if (line == 1) {
-      if (!j.is_object() || j.value("schema", "") != kJournalSchema)
+      // Each field of the header of its type: `"schema": 1` or `"context": [1]` reached the JSON
+      // library's own type error, exit 4 (the tenth adversarial pass, c5-journal-schema-int,
+      // c5-journal-ctx-context-not-object). What a resume reads of the context is checked too.
+      if (!j.is_object() || !j.contains("schema") || !j["schema"].is_string() ||
+          j["schema"] != kJournalSchema)
         throw ResultsError(where + "not a memrel journal (expected \"schema\": \"" +
                            kJournalSchema + "\")");
       if (!j.contains("run") || !j.contains("context"))
         throw ResultsError(where + "missing \"run\" or \"context\"");
+      if (!j["run"].is_object() || !j["context"].is_object())
+        throw ResultsError(where + "\"run\" and \"context\" must be objects");
+      const nlohmann::json& context = j["context"];
+      if (!context.contains("started") || !context["started"].is_string())
+        throw ResultsError(where + "context: \"started\" must be a string (a UTC time)");
+      if (context.contains("resumed")) {
+        bool strings = context["resumed"].is_array();
+        for (const auto& r : strings ? context["resumed"] : nlohmann::json::array())
+          strings = strings && r.is_string();
+        if (!strings)
+          throw ResultsError(where + "context: \"resumed\" must be a list of strings (UTC times)");
+      }
       content.run = j["run"];
       content.context = j["context"];
     } else {

@@ -13,7 +13,8 @@ import time
 import pytest
 
 from conftest import ROOT
-from test_hostile_inputs import MEMREL, RMM_LOG, memrel, needs_memrel, refused, scripts_module, shared_table
+from test_hostile_inputs import (MEMREL, RMM_LOG, _journal_lines, interrupted_run, memrel, needs_memrel,
+                                 refused, scripts_module, shared_table)
 
 BACKEND_FILE = os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")
 PLUGIN = os.path.join(os.path.dirname(MEMREL or ""), "libmemrel_pluggable_host_example.so")
@@ -422,3 +423,23 @@ def test_the_frameworks_probe_runs_no_pth_file_of_the_user_site(tmp_path):
                                 MEMREL_PYTHON=sys.executable))
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / "ran").exists()
+
+
+# --- A journal: every field of its header of its type ----------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("field, value", [("schema", 1), ("context", [1]), ("run", "x"),
+                                          ("context.started", 5), ("context.resumed", [1])])
+def test_a_journal_header_field_of_the_wrong_type_is_refused_with_exit_2(tmp_path, field, value):
+    """c5-journal-schema-int, c5-journal-ctx-context-not-object, c5-advise-journal-schema-int:
+    `"schema": 1` or `"context": [1]` reached the JSON library's type error, exit 4."""
+    args, out, journal = interrupted_run(tmp_path)
+    header, record = _journal_lines(journal)
+    if "." in field:
+        header["context"][field.split(".")[1]] = value
+    else:
+        header[field] = value
+    journal.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n")
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
+    refused(r, str(journal), "line 1")
+    assert not out.exists()
