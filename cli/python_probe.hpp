@@ -8,8 +8,11 @@
 
 namespace memrel::cli {
 
+// The oldest Python 3 whose standard library memrel's Python parts use (str.removeprefix, 3.9).
+inline constexpr int kMinimumPythonMinor = 9;
+
 // Runs `PYTHON -I -c <print its version>` (10 s at most, stdin and stderr closed). Returns "" when
-// it answered as Python 3 does, else one line saying what it is instead.
+// it answered as Python 3.9 or later does, else one line saying what it is instead.
 std::string python_interpreter_problem(const std::string& python);
 
 }  // namespace memrel::cli

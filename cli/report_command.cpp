@@ -19,7 +19,7 @@ RunSubcommand attach_report(CLI::App& sub, const GlobalOptions& global) {
     std::vector<std::string> args = python_verbosity_arguments(global.verbosity);
     for (const std::string& a : sub.remaining()) args.push_back(a);
     return run_python_command("memrel report", "memrel_report", args,
-                              "the report needs Python 3.11+ with matplotlib "
+                              "the report needs Python 3.9+ with matplotlib "
                               "(scripts/install-deps)");
   };
 }

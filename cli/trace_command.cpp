@@ -15,7 +15,8 @@ RunSubcommand attach_trace(CLI::App& sub, const GlobalOptions& global) {
   return [&sub, &global] {
     std::vector<std::string> args = python_verbosity_arguments(global.verbosity);
     for (const std::string& a : sub.remaining()) args.push_back(a);
-    return run_python_command("memrel trace", "memrel_trace", args, "the importer needs Python 3");
+    return run_python_command("memrel trace", "memrel_trace", args,
+                              "the importer needs Python 3.9+");
   };
 }
 

@@ -6,6 +6,7 @@ option, an --out that is not a report folder), nothing written; 4 internal error
 """
 
 import argparse
+import importlib.util
 import os
 import sys
 
@@ -65,6 +66,14 @@ def main(argv=None):
         p.error("--history-nights: must be a whole number from 1 to 100000")
     if not args.results and not args.history:
         p.error("give RESULTS.json, --history DB, or both")
+    # The machine's part, said before any input is read: without matplotlib the report stopped
+    # with "internal error: ModuleNotFoundError" (the tenth adversarial pass). Found, not
+    # imported: matplotlib reads its config folder once, when first imported, and that folder is
+    # chosen later (matplotlib_config_folder).
+    if importlib.util.find_spec("matplotlib") is None:
+        print(f"memrel report: matplotlib is not importable with {sys.executable}: run "
+              "scripts/install-deps, or set MEMREL_PYTHON to a Python that has it", file=sys.stderr)
+        return EXIT_INTERNAL
     try:
         # One results file given twice (by two spellings, or a link) would count its run twice.
         for i, path in enumerate(args.results):

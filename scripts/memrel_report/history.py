@@ -82,16 +82,18 @@ def _interpreter_problem(python):
     """"" when PYTHON runs as Python 3 (the question cli/python_probe.cpp asks), else what it did."""
     try:
         r = subprocess.run([python, "-I", "-c",
-                            "import sys; sys.stdout.write('memrel-python-%d' % sys.version_info[0])"],
+                            "import sys; sys.stdout.write('memrel-python-%d.%d' % sys.version_info[:2])"],
                            capture_output=True, text=True, errors="replace", timeout=60,
                            stdin=subprocess.DEVNULL)
     except OSError as e:
         return f"cannot be started ({e.strerror or e})"
     except subprocess.TimeoutExpired:
         return "did not answer within 60 s"
-    if r.stdout == "memrel-python-3":
+    version = r.stdout.removeprefix("memrel-python-").split(".")
+    if r.stdout.startswith("memrel-python-3.") and len(version) == 2 and version[1].isdigit() \
+            and int(version[1]) >= 9:
         return ""
-    return f"is not a Python 3 interpreter (exit {r.returncode}, said {r.stdout[:40]!r})"
+    return f"is not a Python 3.9 or later (exit {r.returncode}, said {r.stdout[:40]!r})"
 
 
 def change_points(path):

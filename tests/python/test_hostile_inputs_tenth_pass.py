@@ -443,3 +443,25 @@ def test_a_journal_header_field_of_the_wrong_type_is_refused_with_exit_2(tmp_pat
     r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60)
     refused(r, str(journal), "line 1")
     assert not out.exists()
+
+
+# --- An interpreter older than memrel's Python parts ---------------------------------------------
+
+OLD_PYTHONS = [p for p in (os.path.expanduser(f"~/.pyenv/versions/{v}/bin/python{v[:3]}")
+                           for v in ("3.6.15", "3.7.16", "3.8.18")) if os.access(p, os.X_OK)]
+
+
+@needs_memrel
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python 3.6-3.8 here (pyenv) to stand for an old one")
+@pytest.mark.parametrize("command", [["trace", "import", "-o", "t.memtrace", RMM_LOG],
+                                     ["report", "--out", "rep", "r.json"]])
+def test_an_old_python_is_said_in_one_line_with_exit_4(tmp_path, command):
+    """c8-memrel-python-old-traceback, c8-memrel-python-38-report-unclear: Python 3.6 or 3.7 as
+    MEMREL_PYTHON printed a traceback of 15 lines, 3.8 an AttributeError."""
+    (tmp_path / "r.json").write_text("{}")
+    for python in OLD_PYTHONS:
+        r = memrel("-q", *command, env={"MEMREL_PYTHON": python}, cwd=tmp_path)
+        assert r.returncode == 4, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "older than the 3.9" in lines[0], r.stderr
+        assert sorted(os.listdir(tmp_path)) == ["r.json"]
