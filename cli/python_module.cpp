@@ -1,5 +1,6 @@
 #include "cli/python_module.hpp"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,9 +50,15 @@ std::string missing_package(const std::string& package) {
 // interpreter is up.
 // MEMREL_PROGRAM_FILES: the files memrel runs, by identity (program_identities), so the Python
 // writers refuse them by the C++ side's one definition (docs/inputs.md, "Outputs").
+// OPENBLAS_NUM_THREADS=1: numpy's OpenBLAS reserves a buffer per thread when it loads; under a
+// memory limit it retried that for ever (`history changes` hung under `ulimit -v`) or printed its
+// own line and exit(1) (the tenth adversarial pass, c8-history-changes-ulimit-v-hang,
+// c8-import-ulimit-v-openblas). memrel's Python parts do no linear algebra worth a thread; with
+// one, numpy's import fails as a Python MemoryError, which memrel_entry.py says in one line.
 std::map<std::string, std::string> python_environment() {
   return {{"MEMREL_PYTHONPATH", python_path("", std::getenv("PYTHONPATH"))},
-          {"MEMREL_PROGRAM_FILES", program_identities()}};
+          {"MEMREL_PROGRAM_FILES", program_identities()},
+          {"OPENBLAS_NUM_THREADS", "1"}};
 }
 
 // "" when python(variable) is a Python 3 interpreter, else the line that says what it is instead,
@@ -120,12 +127,22 @@ std::vector<std::string> python_module_argv(const std::string& python, const std
   return argv;
 }
 
+// A crash under an address-space limit is most likely the limit's (numpy's libraries crash when
+// a mapping fails): said beside the signal, so that the line says what to change.
+std::string address_space_limit_note() {
+  struct rlimit limit {};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return "";
+  return " (under an address-space limit of " + std::to_string(limit.rlim_cur >> 20) +
+         " MiB, ulimit -v: likely out of memory)";
+}
+
 int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on) {
   if (WIFSIGNALED(status)) {
     // Ended by the signal we passed on: the user's request, said as memrel says one. Any other
     // signal (a crash, the OOM killer) is the Python part's failure.
     std::cerr << who << ": " << one_line_text(python) << " ended by "
-              << signal_name(WTERMSIG(status)) << "\n";
+              << signal_name(WTERMSIG(status)) << (passed_on != 0 ? "" : address_space_limit_note())
+              << "\n";
     return passed_on != 0 ? exit_code::kInterruptedBase + passed_on : exit_code::kInternalError;
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInternalError;

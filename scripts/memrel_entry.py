@@ -102,6 +102,13 @@ try:
     _code = 0
 except SystemExit as e:
     _code = e.code
+except MemoryError:
+    # The machine's limit, not a bug: under `ulimit -v` numpy's import ran out and the part died
+    # with a traceback, or "exited 1" (the tenth adversarial pass, c8-import-ulimit-v-openblas).
+    # The memory a traceback would need is what ran out: say it plainly.
+    sys.stderr.write("memrel: the Python part ran out of memory (an address-space limit, "
+                     "ulimit -v, or the machine's memory)\n")
+    _code = 4
 except OSError:
     if _stdout_error() is None:
         raise

@@ -8,7 +8,9 @@ option, an --out that is not a report folder), nothing written; 4 internal error
 import argparse
 import importlib.util
 import os
+import resource
 import sys
+from concurrent.futures.process import BrokenProcessPool
 
 from . import folder, gate_verdict, load, prepare
 from . import history as history_module
@@ -52,6 +54,14 @@ def parser():
     p.add_argument("--jobs", type=memrel_help.whole_number, default=None, metavar="N",
                    help=f"processes drawing plots, 1 to {MAX_JOBS} (default: the cores available, at most 8)")
     return p
+
+
+def _address_space_limit_note():
+    """Beside a crash or a MemoryError: the limit most likely behind it, when one is set."""
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY:
+        return ""
+    return f" under an address-space limit of {limit >> 20} MiB (ulimit -v: likely out of memory)"
 
 
 def main(argv=None):
@@ -124,6 +134,13 @@ def main(argv=None):
     except memrel_outputs.stopping.Stopped as e:
         print(f"memrel report: stopped by {e.name}; nothing written", file=sys.stderr)
         return 128 + e.signal_number
+    except (MemoryError, BrokenProcessPool) as e:
+        # The machine's limit, not a bug (the tenth adversarial pass, c8-report-ulimit-v-*): a
+        # plotting process that died under `ulimit -v` was "internal error: BrokenProcessPool".
+        what = ("ran out of memory" if isinstance(e, MemoryError)
+                else "lost a process drawing the charts (it died)")
+        print(f"memrel report: {what}{_address_space_limit_note()}; nothing written", file=sys.stderr)
+        return EXIT_INTERNAL
     except Exception as e:  # a bug here, not bad input: say so in one line, keep the exit code apart
         print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_INTERNAL

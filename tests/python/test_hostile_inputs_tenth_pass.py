@@ -465,3 +465,31 @@ def test_an_old_python_is_said_in_one_line_with_exit_4(tmp_path, command):
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and "older than the 3.9" in lines[0], r.stderr
         assert sorted(os.listdir(tmp_path)) == ["r.json"]
+
+
+# --- A memory limit is the machine's, said in one line ---------------------------------------------
+
+def under_ulimit_v(kib, args, cwd, timeout=60):
+    return subprocess.run(["sh", "-c", f'ulimit -v {kib} && exec "$@"', "sh", MEMREL, *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+@needs_memrel
+@pytest.mark.parametrize("kib, command", [
+    (100000, ["-q", "trace", "import", "-o", "u.memtrace", RMM_LOG]),
+    (200000, ["-q", "report", "--out", "rep", "b.json"]),
+    (100000, ["-q", "history", "--db", "h.sqlite", "changes"]),
+])
+def test_a_memory_limit_is_one_line_with_exit_4_and_no_hang(tmp_path, kib, command):
+    """c8-history-changes-ulimit-v-hang, c8-import-ulimit-v-openblas, c8-report-ulimit-v-brokenpool:
+    under `ulimit -v`, numpy's OpenBLAS retried its buffers for ever (`history changes` hung) or
+    printed its own line beside memrel's "exited 1" or "internal error: BrokenProcessPool"."""
+    history_with_a_run(tmp_path)
+    r = under_ulimit_v(kib, command, tmp_path)
+    if r.returncode == 0:
+        pytest.skip(f"{command[1]} fits in {kib} KiB here")
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "memory" in lines[0] or "Otava" in lines[0], lines[0]
+    assert "internal error" not in lines[0]
