@@ -34,6 +34,7 @@ from . import OP_ALLOC, OP_FREE
 
 RECORD_BYTES = 16  # op u8, 3 zero bytes, block id u32, size u64; little-endian
 MAX_BLOCKS = 1 << 32
+MAX_U64 = (1 << 64) - 1  # the largest byte count a trace header holds (harness/workload/trace_file.cpp)
 # The recorded reserved curve is kept as at most this many points: each the highest value of its
 # stretch of events, so the curve's peak survives subsampling exactly.
 CURVE_POINTS = 512
@@ -98,6 +99,12 @@ class TraceBuilder:
             return prologue + place + bisect.bisect_left(late_places, (place, order))
 
         records, peak, peak_event = columns(events, sizes)
+        # What the loader reads back as unsigned 64-bit figures: a trace past them was written,
+        # exit 0, and then refused by every run (the tenth adversarial pass,
+        # c7-*-peak-over-2e64-loader-refuses).
+        if peak > MAX_U64:
+            raise OverflowError(f"{peak} bytes live at once at event {peak_event}, more than "
+                                "2^64 - 1, which a trace counts at most")
         marks = [dict(event=event_of(p, o), **m) for p, o, m in self._marks]
         facts = {
             "counts": {"events": len(events), "allocs": n, "frees": len(events) - n, "blocks": n,
@@ -124,6 +131,9 @@ class TraceBuilder:
         # so they were held when it began.
         initial = max(-lowest, (final_reserved or 0) - running)
         points = [(0, initial)] + [(e, initial + r) for e, r in points] + [(events, initial + running)]
+        if max(b for _, b in points) > MAX_U64:
+            raise OverflowError(f"the recorded reserved bytes reach {max(b for _, b in points)}, "
+                                "more than 2^64 - 1, which a trace counts at most")
         return {"initial_bytes": initial, "final_bytes": initial + running,
                 "peak_bytes": max(b for _, b in points), "points": _envelope(points)}
 

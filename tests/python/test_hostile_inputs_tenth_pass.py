@@ -493,3 +493,25 @@ def test_a_memory_limit_is_one_line_with_exit_4_and_no_hang(tmp_path, kib, comma
     assert len(lines) == 1, r.stderr
     assert "memory" in lines[0] or "Otava" in lines[0], lines[0]
     assert "internal error" not in lines[0]
+
+
+# --- The importer writes no trace the loader refuses ---------------------------------------------
+
+@needs_memrel
+def test_a_trace_whose_live_bytes_pass_2_to_the_64_is_not_written(tmp_path):
+    """c7-rmm-peak-over-2e64-loader-refuses: 65537 live blocks of 2^48 bytes, each in range, made
+    a header peak past 2^64 - 1: written, exit 0, then refused by validate and every run."""
+    rows = ["Thread,Time,Action,Pointer,Size,Stream"]
+    rows += [f"1,10:00:00.000001,allocate,0x{0x1000 + i * 0x10:x},{2 ** 48},0x0" for i in range(65537)]
+    (tmp_path / "log.csv").write_text("\n".join(rows) + "\n")
+    refused(memrel("-q", "trace", "import", "-o", "t.memtrace", "log.csv", cwd=tmp_path, timeout=300),
+            "log.csv", "2^64")
+    assert not (tmp_path / "t.memtrace").exists()
+
+
+def test_a_recorded_reserved_curve_past_2_to_the_64_is_refused():
+    """c7-pk-reserved-over-2e64-loader-refuses: the recording allocator's reserved curve past
+    2^64 - 1 was written as it was."""
+    builder = scripts_module("memrel_trace.builder").TraceBuilder()
+    with pytest.raises(OverflowError, match="2\\^64"):
+        builder.finish([], final_reserved=1 << 64)
