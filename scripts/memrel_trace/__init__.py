@@ -21,3 +21,5 @@ OP_ALLOC = 1
 OP_FREE = 2
 # The workload format's limit (harness/workload/workload.hpp kMaxRequestBytes): larger is a unit mistake.
 MAX_REQUEST_BYTES = 1 << 48
+# What the loader accepts of a header (harness/workload/trace_file.hpp kMaxHeaderBytes).
+MAX_HEADER_BYTES = 16 << 20

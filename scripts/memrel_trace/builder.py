@@ -30,10 +30,11 @@ try:
 except ImportError:  # the pure-Python path is used
     numpy = None
 
-from . import OP_ALLOC, OP_FREE
+from . import MAX_HEADER_BYTES, OP_ALLOC, OP_FREE
 
 RECORD_BYTES = 16  # op u8, 3 zero bytes, block id u32, size u64; little-endian
 MAX_BLOCKS = 1 << 32
+MAX_MARKS = MAX_HEADER_BYTES // 25
 MAX_U64 = (1 << 64) - 1  # the largest byte count a trace header holds (harness/workload/trace_file.cpp)
 # The recorded reserved curve is kept as at most this many points: each the highest value of its
 # stretch of events, so the curve's peak survives subsampling exactly.
@@ -69,6 +70,15 @@ class TraceBuilder:
         self._late.append((place, order, block))
 
     def mark(self, label, order, **detail):
+        # Counted as they come, not once the header is made: a snapshot repeating one `oom`
+        # entry by reference (2 bytes of pickle each) held 650 bytes of memory per mark until
+        # the header's cap was checked at the end, 4 GB for a 12 MB pickle (the tenth
+        # adversarial pass, c7-pk-repeated-oom-marks-memory). A mark takes 25 bytes of header at
+        # least ({"event":0,"label":"x"}), so more than this many cannot fit in one.
+        if len(self._marks) >= MAX_MARKS:
+            raise OverflowError(f"more than {MAX_MARKS} marks (OOMs, snapshots, failed "
+                                f"allocations), more than a trace header of {MAX_HEADER_BYTES >> 20} "
+                                "MiB holds")
         self._marks.append((len(self.events), order, dict(label=label, **detail)))
 
     def reserved_change(self, delta, order):

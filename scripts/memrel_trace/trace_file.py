@@ -19,13 +19,12 @@ import tempfile
 
 import memrel_outputs
 
-from . import MAGIC, SCHEMA
+from . import MAGIC, MAX_HEADER_BYTES, SCHEMA
 from .builder import RECORD_BYTES
 
 PREFIX = struct.Struct("<8sII")
 # What the loader accepts (harness/workload/trace_file.{hpp,cpp}): a file the importer writes is
 # always one `memrel run` reads, or it is not written.
-MAX_HEADER_BYTES = 16 << 20     # kMaxHeaderBytes
 MAX_FILE_BYTES = 2 << 30        # kMaxTraceFileBytes
 
 

@@ -515,3 +515,20 @@ def test_a_recorded_reserved_curve_past_2_to_the_64_is_refused():
     builder = scripts_module("memrel_trace.builder").TraceBuilder()
     with pytest.raises(OverflowError, match="2\\^64"):
         builder.finish([], final_reserved=1 << 64)
+
+
+@needs_memrel
+def test_marks_repeated_by_reference_are_capped_as_they_come(tmp_path):
+    """c7-pk-repeated-oom-marks-memory: a snapshot repeating one `oom` entry by reference held
+    650 bytes per mark until the header's cap was checked at the end: 12 MB of pickle took 4 GB,
+    exit 4 under a memory limit. Refused as the marks pass what a header holds, in bounded memory."""
+    import pickle
+
+    oom = {"action": "oom", "addr": 0, "size": 512, "stream": 0, "device_free": 100}
+    alloc = {"action": "alloc", "addr": 4096, "size": 512, "stream": 0}
+    (tmp_path / "s.pickle").write_bytes(pickle.dumps(
+        {"device_traces": [[alloc] + [oom] * 3_000_000], "segments": []}, protocol=4))
+    r = under_ulimit_v(1_200_000, ["-q", "trace", "import", "-o", "t.memtrace", "s.pickle"], tmp_path,
+                       timeout=120)
+    refused(r, "s.pickle", "marks")
+    assert not (tmp_path / "t.memtrace").exists()
