@@ -10,6 +10,7 @@
 
 #include "harness/results/cell_status.hpp"
 #include "platform/input_rules.hpp"
+#include "platform/name_characters.hpp"
 
 namespace memrel {
 namespace {
@@ -392,6 +393,22 @@ void expect_known_status(const CellResult& cell) {
   bad("status", nlohmann::json(cell.status).dump() + " is none of " + list);
 }
 
+// A backend's name is a backend file's name (letters, digits, '-', '_', '.') with its settings
+// (`:KEY=VALUE,...`, docs/backends.md): never a '/', which splits a cell's subject
+// (`backend/workload`), nor a '#' or a space, which the report's "backend #N" labels use. A
+// results file holding one was read: `host-malloc/x` on `y` and `host-malloc` on `x/y` were one
+// cell to compare and one series to the history, and a backend `host-malloc #2` shared the report
+// page of a second run's host-malloc (the tenth adversarial pass, c6-subject-key-ambiguous-slash,
+// c6-report-relabel-collides-with-crafted-name).
+void expect_backend_name(const CellResult& cell) {
+  for (char c : std::string("/# "))
+    if (cell.backend.find(c) != std::string::npos)
+      bad("backend", nlohmann::json(cell.backend).dump() + " holds '" + std::string(1, c) +
+                         "', which no backend's name holds");
+  if (std::string c = forbidden_name_character(cell.backend); !c.empty())
+    bad("backend", "holds " + c + ", a control or text-direction character");
+}
+
 }  // namespace
 
 nlohmann::json to_json(const CellResult& cell) {
@@ -406,6 +423,7 @@ CellResult cell_from_json(const nlohmann::json& j) {
   try {
     read_value(j, cell, "");
     expect_known_status(cell);
+    expect_backend_name(cell);
   } catch (const ResultsError& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());
   }

@@ -169,6 +169,12 @@ def _check_cell(cell, where):
                          "steps": "list", "releases": "list", "metrics": "obj"})
     if cell["status"] not in STATUSES:
         raise _Bad(f'{where}.status: "{cell["status"]}" is none of {", ".join(STATUSES)}')
+    # As harness/results/results.cpp reads it: a '/' splits the subject backend/workload, a '#'
+    # or a space makes a "backend #N" label of collect_cells (the tenth adversarial pass).
+    for c in "/# ":
+        if c in cell["backend"]:
+            raise _Bad(f"{where}.backend: {json.dumps(cell['backend'])} holds {c!r}, which no "
+                       "backend's name holds")
     _check(cell["setup"], f"{where}.setup", _SETUP)
     _check(cell["setup"]["environment"], f"{where}.setup.environment",
            {name: "str" for name in cell["setup"]["environment"]})

@@ -532,3 +532,26 @@ def test_marks_repeated_by_reference_are_capped_as_they_come(tmp_path):
                        timeout=120)
     refused(r, "s.pickle", "marks")
     assert not (tmp_path / "t.memtrace").exists()
+
+
+# --- Duplicates: a backend's name splits no subject and makes no label ---------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("backend", ["host-malloc/x", "host-malloc #2"])
+@pytest.mark.parametrize("reader", ["compare", "history", "report"])
+def test_a_results_backend_name_holding_a_separator_is_refused(tmp_path, backend, reader):
+    """c6-subject-key-ambiguous-slash, c6-report-relabel-collides-with-crafted-name: backend
+    `host-malloc/x` on `y` was the cell `host-malloc` on `x/y` to compare and the history; a
+    backend named `host-malloc #2` shared a second run's host-malloc page in the report."""
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "b.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((tmp_path / "b.json").read_text())
+    for cell in results["cells"]:
+        cell["backend"] = backend
+    (tmp_path / "x.json").write_text(json.dumps(results))
+    args = {"compare": ["compare", "b.json", "x.json"],
+            "history": ["history", "--db", "h.sqlite", "add", "x.json"],
+            "report": ["report", "--out", "rep", "--jobs", "1", "b.json", "x.json"]}[reader]
+    refused(memrel("-q", *args, cwd=tmp_path), "x.json", "backend")
+    assert sorted(os.listdir(tmp_path)) == ["b.json", "x.json"]
