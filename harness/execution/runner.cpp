@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "allocators/allocator_environment.hpp"
 #include "allocators/backend_families.hpp"
 #include "allocators/backend_table.hpp"
 #include "harness/execution/cell_exit.hpp"
@@ -599,6 +600,11 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
       run["backend_files"].push_back(
           {{"file", path_for_json(f)}, {"digest", content_digest_text(f)}});
   }
+  // And the environment variables that change what an allocator does (MALLOC_ARENA_MAX,
+  // PYTORCH_CUDA_ALLOC_CONF, ...): each cell records them, and a --resume under others put cells
+  // of two settings into one results file (the tenth adversarial pass,
+  // c5-resume-allocator-env-changed).
+  run["allocator_environment"] = allocator_environment();
   // The whole matrix once, as cell keys: a shard's cells are chosen from it, and its results
   // record it so that `memrel merge` can check its files are the shards of one matrix.
   std::vector<std::string> backend_names, workload_names;

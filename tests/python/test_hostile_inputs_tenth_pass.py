@@ -555,3 +555,15 @@ def test_a_results_backend_name_holding_a_separator_is_refused(tmp_path, backend
             "report": ["report", "--out", "rep", "--jobs", "1", "b.json", "x.json"]}[reader]
     refused(memrel("-q", *args, cwd=tmp_path), "x.json", "backend")
     assert sorted(os.listdir(tmp_path)) == ["b.json", "x.json"]
+
+
+@needs_memrel
+def test_a_resume_under_another_allocator_environment_is_refused(tmp_path):
+    """c5-resume-allocator-env-changed: a --resume under another MALLOC_ARENA_MAX went on, exit 0,
+    and one results file held cells run under two settings."""
+    args, out, journal = interrupted_run(tmp_path)
+    before = journal.read_bytes()
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, MALLOC_ARENA_MAX="1"))
+    refused(r, str(journal), "allocator_environment")
+    assert journal.read_bytes() == before and not out.exists()
