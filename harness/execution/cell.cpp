@@ -1,6 +1,7 @@
 #include "harness/execution/cell.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -78,6 +79,7 @@ class CellRun : public ProgramContext {
       result_.status = "error";
       result_.reason = e.what();
     }
+    blame_an_address_space_limit();
     // After the workload: the record lives in the heap a host backend's probes count, and its
     // size must not depend on the environment (a cell pinned to a GPU by CUDA_VISIBLE_DEVICES
     // measures the same bytes as one that is not).
@@ -97,6 +99,21 @@ class CellRun : public ProgramContext {
   }
 
  private:
+  // A host allocator that runs out under an address-space limit (`ulimit -v`) ran out of the
+  // machine's limit, not of what it does: recorded as its "oom", exit 0, with no word of the
+  // limit, the cell stood for an allocator's result in a nightly and in every --resume (the
+  // tenth adversarial pass, c8-run-ulimit-v-recorded-as-oom). An error of the cell instead
+  // (exit 3), saying the limit. A device allocator's memory is not the process's address space.
+  void blame_an_address_space_limit() {
+    if (result_.status != "oom" || backend_.space != MemorySpace::kHost) return;
+    struct rlimit limit {};
+    if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+    result_.status = "error";
+    result_.reason += "; under an address-space limit of " + std::to_string(limit.rlim_cur >> 20) +
+                      " MiB (ulimit -v): the machine's limit, not the allocator's; raise or lift "
+                      "it";
+  }
+
   void set_up() {
     CellSetup& s = result_.setup;
     if (backend_.space == MemorySpace::kDevice) {

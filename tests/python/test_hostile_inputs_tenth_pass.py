@@ -567,3 +567,16 @@ def test_a_resume_under_another_allocator_environment_is_refused(tmp_path):
                        env=dict(os.environ, MALLOC_ARENA_MAX="1"))
     refused(r, str(journal), "allocator_environment")
     assert journal.read_bytes() == before and not out.exists()
+
+
+@needs_memrel
+def test_a_host_oom_under_an_address_space_limit_is_the_machines(tmp_path):
+    """c8-run-ulimit-v-recorded-as-oom: under `ulimit -v`, host-malloc's failed malloc was
+    recorded as the allocator's "oom", exit 0, with no word of the limit."""
+    r = under_ulimit_v(250000, ["-q", "run", "-b", "host-malloc", "-w", "paired-large", "-o",
+                                "r.json"], tmp_path, timeout=120)
+    cell = json.loads((tmp_path / "r.json").read_text())["cells"][0]
+    if cell["status"] == "ok":
+        pytest.skip("paired-large fits in 250000 KiB here")
+    assert r.returncode == 3, r.stderr
+    assert cell["status"] == "error" and "address-space limit" in cell["reason"], cell["reason"]
