@@ -35,6 +35,11 @@ void lock_or_refuse(int fd, const std::string& path) {
 
 DurableAppendFile DurableAppendFile::create_new(const std::string& path) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  // Made by another process between its caller's look and this open: two runs of one -o started
+  // together, and the second said "internal error: cannot create (File exists)", exit 4 (the
+  // tenth adversarial pass, c5-two-runs-same-out-at-once). That other process writes it.
+  if (fd < 0 && errno == EEXIST)
+    throw FileInUse(path + ": made just now by another process, which writes it");
   if (fd < 0) throw failure(path, "cannot create");
   lock_or_refuse(fd, path);
   std::string folder = std::filesystem::path(path).parent_path().string();

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <fstream>
 
+#include "platform/durable_append.hpp"
 #include "test_support.hpp"
 
 namespace memrel {
@@ -99,6 +101,16 @@ TEST(RunJournal, AnExistingJournalIsNeverStartedOver) {
   RunJournal::start(path, kRun, kContext).record(0, cell("a"));
   EXPECT_THROW(RunJournal::start(path, kRun, kContext), ResultsError);
   EXPECT_EQ(read_journal(path).cells.size(), 1u);
+}
+
+// The tenth adversarial pass, c5-two-runs-same-out-at-once: a journal made by another process
+// between the look for one and the exclusive create was "cannot create (File exists)", which the
+// command line took for a failure of the machine (exit 4). It is another writer's: FileInUse.
+TEST(DurableAppendFile, AFileMadeByAnotherProcessJustNowIsInUse) {
+  testing::TempDir dir;
+  const std::string path = dir.file("j.json.journal");
+  { std::ofstream(path) << ""; }
+  EXPECT_THROW(DurableAppendFile::create_new(path), FileInUse);
 }
 
 TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
