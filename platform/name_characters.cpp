@@ -17,7 +17,10 @@ bool forbidden_in_a_name(unsigned code) {
   const bool bidi_control = code == 0x061C || code == 0x200E || code == 0x200F ||
                             (code >= 0x202A && code <= 0x202E) ||
                             (code >= 0x2066 && code <= 0x2069);
-  return control || bidi_control;
+  // The line and paragraph separators: a name holding one printed as two lines wherever it was
+  // not escaped (`history list`: the tenth adversarial pass, c9-u2028-name-history-list).
+  const bool line_separator = code == 0x2028 || code == 0x2029;
+  return control || bidi_control || line_separator;
 }
 
 std::string forbidden_name_character(std::string_view name) {

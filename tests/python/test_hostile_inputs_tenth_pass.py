@@ -580,3 +580,14 @@ def test_a_host_oom_under_an_address_space_limit_is_the_machines(tmp_path):
         pytest.skip("paired-large fits in 250000 KiB here")
     assert r.returncode == 3, r.stderr
     assert cell["status"] == "error" and "address-space limit" in cell["reason"], cell["reason"]
+
+
+@needs_memrel
+def test_a_name_holding_a_line_separator_is_refused(tmp_path):
+    """c9-u2028-name-history-list: a workload named with U+2028 ran, and `history list` printed
+    its name on two lines (tests/data/name_characters.json holds the rule's other rows)."""
+    workload = json.loads(open(WORKLOAD, encoding="utf-8").read())
+    workload["name"] = "ls\u2028sep"
+    (tmp_path / "w.json").write_text(json.dumps(workload))
+    refused(memrel("-q", "run", "-b", "host-malloc", "-w", "./w.json", "-o", "r.json", cwd=tmp_path),
+            "w.json", "\\u2028")
