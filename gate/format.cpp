@@ -68,6 +68,19 @@ std::string ratio(const std::optional<double>& r) {
   return r ? printf_string("%.4f", *r) : "undefined";
 }
 
+const char* markup_entity(char ch) {
+  switch (ch) {
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '&':
+      return "&amp;";
+    default:
+      return nullptr;
+  }
+}
+
 namespace {
 bool ascii_word_character(char ch) {
   return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
@@ -83,17 +96,12 @@ std::string markdown_cell(const std::string& raw) {
   std::string out;
   for (std::size_t k = 0; k < s.size(); ++k) {
     const char ch = s[k];
+    // Raw HTML from a name would render; a character reference shows as typed.
+    if (const char* entity = markup_entity(ch)) {
+      out += entity;
+      continue;
+    }
     switch (ch) {
-      // Raw HTML from a name would render; a character reference shows as typed.
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
       // The backslash first of all: `a\|b` escaped only at its '|' was an escaped backslash
       // and a raw cell boundary, which split the row (the tenth adversarial pass). Then
       // emphasis, strikethrough, links and images, code spans and the cell boundary.

@@ -32,4 +32,8 @@ std::string ratio(const std::optional<double>& r);
 // The twin of scripts/memrel_outputs/markdown_text.py: both meet tests/data/markdown_texts.json.
 std::string markdown_cell(const std::string& s);
 
+// The entity that stands for '<', '>' or '&' in HTML, XML and Markdown text; nullptr for any other
+// character.
+const char* markup_entity(char ch);
+
 }  // namespace memrel::format

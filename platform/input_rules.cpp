@@ -10,20 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "platform/file_kind.hpp"
+
 namespace memrel {
 namespace {
 
 std::string place_prefix(const std::string& file, const std::string& place) {
   return file + ": " + (place.empty() ? "" : place + ": ");
-}
-
-const char* file_type_name(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a file of an unknown kind";
 }
 
 // Where the parser is, as a JSON pointer: one frame per open object or array. The parser
@@ -119,7 +112,7 @@ InputFd::InputFd(const std::string& path, std::uint64_t max_bytes, const std::st
   if (!S_ISREG(st.st_mode)) {
     ::close(fd_);
     throw InputError(path, "",
-                     std::string(file_type_name(st.st_mode)) + ", not a regular file: a " + what +
+                     std::string(file_kind_name(st.st_mode)) + ", not a regular file: a " + what +
                          " must be a regular file");
   }
   size_ = static_cast<std::uint64_t>(st.st_size);

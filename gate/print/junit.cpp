@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "gate/format.hpp"
 #include "gate/print/change_column.hpp"
 
 namespace memrel {
@@ -12,16 +13,11 @@ namespace {
 std::string xml(const std::string& s) {
   std::string out;
   for (unsigned char ch : s) {
+    if (const char* entity = format::markup_entity(static_cast<char>(ch))) {
+      out += entity;
+      continue;
+    }
     switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
       case '"':
         out += "&quot;";
         break;

@@ -13,6 +13,7 @@ import os
 import re
 import stat
 
+import memrel_outputs
 from memrel_outputs.one_line import visible
 
 
@@ -33,9 +34,6 @@ MAX_JSON_BYTES = 128 << 20      # results and Google Benchmark files (kMaxResult
 MAX_VERDICT_BYTES = 16 << 20    # the Markdown of memrel compare
 MAX_EXACT_INTEGER = 1 << 53
 
-_FILE_TYPES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-               (stat.S_ISSOCK, "a socket"))
 
 
 def read_bytes(path, cap):
@@ -48,7 +46,7 @@ def read_bytes(path, cap):
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _FILE_TYPES if test(st.st_mode)), "a file of an unknown kind")
+            kind = memrel_outputs.kind_name(st.st_mode)
             raise InputError(path, f"{kind}, not a regular file: an input must be a regular file")
         if st.st_size > cap:
             raise InputError(path, f"{st.st_size} bytes, more than the {cap >> 20} MiB an input "

@@ -51,7 +51,7 @@ TEST(InputRules, DevicesAndDirectoriesAreRefusedBeforeAByteIsRead) {
   TempDir dir;
   EXPECT_NE(error_of([&] {
               read_input_text(dir.path().string(), 1 << 20, "trace");
-            }).find("a directory, not a regular file"),
+            }).find("a folder, not a regular file"),
             std::string::npos);
 }
 

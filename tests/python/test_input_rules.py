@@ -42,7 +42,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
 @pytest.mark.parametrize("loader", [load.load_results, load.load_bench, gate_verdict.load_verdict])
 def test_devices_and_folders_are_refused(tmp_path, loader):
     assert "a character device, not a regular file" in _error(loader, "/dev/zero")
-    assert "a directory, not a regular file" in _error(loader, str(tmp_path))
+    assert "a folder, not a regular file" in _error(loader, str(tmp_path))
 
 
 def test_a_file_over_its_cap_is_refused_by_its_size(tmp_path):
