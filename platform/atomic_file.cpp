@@ -49,9 +49,14 @@ void write_all(int fd, const std::string& content, const std::string& path) {
 // An existing file directly in FOLDER that is OUT (by identity): a hard link of a file in an input
 // folder is that input, whatever its name or place (the fourth pass: `compare b c --summary
 // sum.md` with sum.md a hard link of c/run.json was taken).
+// Whether `out` is one of the files a folder input stands for: a *.json directly in it (compare and
+// history add read those). Any other file there is none of its inputs: `compare b c --summary
+// c/s.md` was taken once and refused the next time, as was `history --db d/h.sqlite add d` (the
+// eleventh adversarial pass, c1-*-second-time, c1-history-add-folder-holding-db).
 bool is_a_file_of(const std::string& folder, const struct stat& out) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (entry.path().extension() != ".json") continue;
     struct stat st {};
     if (stat(entry.path().c_str(), &st) == 0 && same_file(st, out)) return true;
   }
@@ -168,6 +173,11 @@ std::string folder_holding_output(const std::string& path,
 }
 
 bool same_output_path(const std::string& a, const std::string& b) {
+  // Two names of one existing file (a hard link): one output would replace the other, and the
+  // link between them was lost (the eleventh adversarial pass, c1-compare-json-summary-hardlink).
+  struct stat sa {
+  }, sb{};
+  if (stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && same_file(sa, sb)) return true;
   std::error_code e1, e2;
   const fs::path pa = fs::weakly_canonical(fs::absolute(a, e1), e1);
   const fs::path pb = fs::weakly_canonical(fs::absolute(b, e2), e2);
@@ -210,6 +220,21 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
         prefix(option, path) + "names a folder (it ends in /); " +
         (option.empty() ? std::string("a file is wanted") : option + " takes a file"));
   check_output_name_lengths(path, option);
+  // In memrel's own code whether or not a file is there yet: `run -o scripts/json.py` went
+  // through, and the file then shadowed the standard `json` of every Python part (the eleventh
+  // adversarial pass, c1-mkcopy-*-new-*).
+  for (const auto& program : program_inputs()) {
+    struct stat in {};
+    if (stat(program.c_str(), &in) != 0 || !S_ISDIR(in.st_mode)) continue;
+    std::error_code ec;
+    for (fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec); !ec; p = p.parent_path()) {
+      struct stat st {};
+      if (stat(p.c_str(), &st) == 0 && same_file(st, in))
+        throw OutputError(prefix(option, path) + "is in " + program +
+                          ", memrel's own code; write the output elsewhere");
+      if (p == p.parent_path()) break;
+    }
+  }
   struct stat out {};
   if (lstat(path.c_str(), &out) != 0) return;  // absent: nothing to lose
   if (!S_ISREG(out.st_mode))
@@ -231,17 +256,6 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
     if (same_file(in, out))
       throw OutputError(prefix(option, path) + "is " + program +
                         ", a file memrel runs; write the output elsewhere");
-    if (S_ISDIR(in.st_mode)) {
-      std::error_code ec;
-      for (fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec); !ec;
-           p = p.parent_path()) {
-        struct stat st {};
-        if (stat(p.c_str(), &st) == 0 && same_file(st, in))
-          throw OutputError(prefix(option, path) + "is in " + program +
-                            ", memrel's own code; write the output elsewhere");
-        if (p == p.parent_path()) break;
-      }
-    }
   }
   for (const auto& program : program_files())
     if (program.dev == out.st_dev && program.ino == out.st_ino)

@@ -44,8 +44,8 @@ inline constexpr std::size_t kOutputSuffixBytes = 16;
 
 // Throws OutputError unless PATH is absent or a regular file (lstat: a symbolic link is refused,
 // not followed), and is not one of INPUTS by identity. An input that is a folder (compare's
-// folder of results) holds inputs: an existing regular file directly inside it is refused too.
-// `option` ("-o", "--markdown") starts the message when given.
+// folder of results) holds inputs: an existing *.json directly inside it (or a hard link of one) is
+// refused too. `option` ("-o", "--markdown") starts the message when given.
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs = {},
                        const std::string& option = "");
 

@@ -144,11 +144,22 @@ def _check_name_lengths(path):
                                         "temporary beside it)")
 
 
+def _refuse_in_program(path):
+    for program in _program():
+        if _in(path, program):
+            raise OutputRuleError(path, f"is {program} or in it, which memrel runs; write the "
+                                        "output elsewhere")
+
+
 def check_file(path, inputs=()):
     """Raises OutputRuleError unless path is absent or a regular file that is none of inputs."""
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the file to write")
     _check_name_lengths(path)
+    # Whether or not a file is there yet: a new output in memrel's own Python folder went through
+    # (`trace import -o scripts/json.py` then shadowed the standard `json`: the eleventh
+    # adversarial pass, c1-mkcopy-*-new-*).
+    _refuse_in_program(path)
     try:
         out = os.lstat(path)
     except OSError:
@@ -157,10 +168,6 @@ def check_file(path, inputs=()):
         raise OutputRuleError(path, f"is {kind_name(out.st_mode)}, not a regular file; refusing to "
                                     "write over it")
     _refuse_mount_point(path, "a file is written beside it and renamed over it")
-    for program in _program():
-        if _in(path, program):
-            raise OutputRuleError(path, f"is {program} or in it, which memrel runs; write the "
-                                        "output elsewhere")
     program = _program_files().get((out.st_dev, out.st_ino))
     if program is not None:
         raise OutputRuleError(path, f"is {program} (the same file), which memrel runs; write the "
@@ -228,6 +235,7 @@ def check_folder(path, inputs=(), option="--out"):
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the folder to write")
     _check_name_lengths(path)
+    _refuse_in_program(path)
     try:
         out = os.lstat(path)
     except OSError:

@@ -591,3 +591,64 @@ def test_a_name_holding_a_line_separator_is_refused(tmp_path):
     (tmp_path / "w.json").write_text(json.dumps(workload))
     refused(memrel("-q", "run", "-b", "host-malloc", "-w", "./w.json", "-o", "r.json", cwd=tmp_path),
             "w.json", "\\u2028")
+
+
+# --- Found by the eleventh adversarial pass --------------------------------------------------------
+
+@needs_memrel
+def test_two_outputs_that_are_hard_links_of_one_file_are_refused(tmp_path):
+    """c1-compare-json-summary-hardlink-alias: `--json a --summary b` with b a hard link of a was
+    taken, exit 0 (the same pair spelled `x` and `./x` was refused)."""
+    (tmp_path / "a").write_text("")
+    os.link(tmp_path / "a", tmp_path / "b")
+    r = memrel("compare", str(os.path.join(ROOT, "results", "baselines", "host")),
+               str(os.path.join(ROOT, "results", "baselines", "host")), "--json", "a",
+               "--summary", "b", cwd=tmp_path)
+    refused(r, "--json a", "the same file as --summary")
+    assert os.stat(tmp_path / "a").st_ino == os.stat(tmp_path / "b").st_ino
+
+
+@needs_memrel
+def test_an_output_beside_a_folders_inputs_is_taken_every_time_alike(tmp_path):
+    """c1-compare-folder-output-refused-only-second-time, c1-history-add-folder-holding-db:
+    `compare b c --summary c/s.md` and `history --db d/h.sqlite add d` were taken once and refused
+    the next time, as "a file of the input folder": a folder stands for its *.json only."""
+    for folder in ("b", "c"):
+        (tmp_path / folder).mkdir()
+        r = memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o",
+                   f"{folder}/run.json", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    for _ in range(2):
+        r = memrel("compare", "b", "c", "--summary", "c/s.md", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        r = memrel("-q", "history", "--db", "c/h.sqlite", "add", "c", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["run", "-q", "-b", "null", "-w", "temp-then-delete", "-o",
+                                      "{scripts}/json.py"],
+                                     ["trace", "import", RMM_LOG, "-o", "{scripts}/csv.py"],
+                                     ["report", "--out", "{scripts}/rep", "{results}"]])
+def test_no_new_output_goes_into_memrels_own_code(tmp_path, command):
+    """c1-mkcopy-*-new-*: `run -o scripts/json.py` (a file not there yet) was taken, exit 0, and
+    from then on every Python part imported it for the standard `json`, with a traceback. A
+    private copy of memrel stands for the installed one."""
+    copy = tmp_path / "copy"
+    (copy / "build" / "ci").mkdir(parents=True)
+    shutil.copytree(os.path.join(ROOT, "scripts"), copy / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(ROOT, "benchmarks"), copy / "benchmarks")
+    shutil.copy(MEMREL, copy / "build" / "ci" / "memrel")
+    (copy / "build" / "ci" / "memrel-build-tree").write_text(str(copy))
+    results = os.path.join(ROOT, "results", "baselines", "host", "suite.json")
+    args = [a.format(scripts=copy / "scripts", results=results) for a in command]
+    def listing():
+        return sorted(n for n in os.listdir(copy / "scripts") if n != "__pycache__")
+
+    before = listing()
+    r = subprocess.run([str(copy / "build" / "ci" / "memrel"), *args], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300)
+    line = refused(r, str(copy / "scripts"))
+    assert "memrel's own code" in line or "which memrel runs" in line, line
+    assert listing() == before
