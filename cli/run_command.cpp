@@ -166,6 +166,11 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
       if (b.name != "null" || a.include_null) a.backends.push_back(b.name);
     }
     for (const auto& b : folder_backends(global.backends_dir)) a.backends.push_back(b.name);
+  } else if (a.include_null &&
+             std::find(a.backends.begin(), a.backends.end(), "null") == a.backends.end()) {
+    // With -b too: it did nothing, exit 0, without a word (the eleventh adversarial pass,
+    // c5-include-null-with-b-ignored).
+    a.backends.push_back("null");
   }
   // Reject unknown names and bad files before any cell.
   std::vector<BackendInfo> backends;
@@ -304,7 +309,7 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
                "Start each cell once the one before it has exited, not while it exits "
                "(docs/design.md, \"A cell's exit beside the next cell's start\")");
   app.add_flag("--include-null", a->include_null,
-               "Also run the null backend (measures memrel itself)");
+               "Also run the null backend (measures memrel itself), with -b or without");
   return [a, &global] { return run_run(*a, global); };
 }
 

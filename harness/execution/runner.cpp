@@ -1,6 +1,7 @@
 #include "harness/execution/runner.hpp"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -605,6 +606,14 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   // of two settings into one results file (the tenth adversarial pass,
   // c5-resume-allocator-env-changed).
   run["allocator_environment"] = allocator_environment();
+  // And the address-space limit: a host cell out of memory under one is an error of the machine
+  // (cell.cpp), which a --resume after the limit was lifted kept (the eleventh adversarial pass,
+  // c8-resume-keeps-ulimit-v-errors). Under another limit it is another run.
+  struct rlimit address_space {};
+  run["address_space_limit_bytes"] =
+      getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY
+          ? nlohmann::json(static_cast<std::uint64_t>(address_space.rlim_cur))
+          : nlohmann::json(nullptr);
   // The whole matrix once, as cell keys: a shard's cells are chosen from it, and its results
   // record it so that `memrel merge` can check its files are the shards of one matrix.
   std::vector<std::string> backend_names, workload_names;

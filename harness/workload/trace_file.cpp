@@ -103,8 +103,11 @@ class Loader {
     // A workload's name rule (workload.cpp): a trace is one workload among the others of a run.
     if (t.name.find_first_of("[]") != std::string::npos)
       fail("header.name", "may not contain '[' or ']' (used for group members)");
-    if (!h.contains("device") || !h["device"].is_number_integer())
-      fail("header.device", "must be an integer");
+    // A CUDA device index, as the importer writes it (0 to 1023): 2^63 read back wrapped, and the
+    // cell crashed as if the allocator had (the eleventh adversarial pass, c7-import-device-*).
+    if (!h.contains("device") || !h["device"].is_number_unsigned() ||
+        h["device"].get<std::uint64_t>() > 1023)
+      fail("header.device", "must be a whole number from 0 to 1023");
     t.device = h["device"].get<std::int64_t>();
     if (h.contains("provenance")) t.provenance = h["provenance"];
     if (h.contains("source") && h["source"].is_object()) {

@@ -19,6 +19,8 @@ from memrel_outputs.file_name_text import as_text  # the C++ tools' path_for_jso
 from memrel_outputs.one_line import one_line
 
 from . import SCHEMA, rmm_log, torch_snapshot, trace_file
+
+MAX_DEVICE = 1023  # CUDA device indices; no machine has more
 from .builder import TraceBuilder
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, TraceInputError
 from .name_characters import forbidden_name_character
@@ -82,8 +84,12 @@ def import_trace(args):
     else:
         raise TraceInputError(args.file, "", "neither a PyTorch snapshot pickle nor an RMM log "
                                              f"(a CSV whose header is {rmm_log.HEADER})")
-    if args.device < 0:
-        raise TraceInputError(args.file, "--device", f"{args.device}: must be 0 or more")
+    # A CUDA device index: the loader reads it as a small integer, and 2^53 or more was written,
+    # then refused by every run or read back wrapped (the eleventh adversarial pass,
+    # c7-import-device-*).
+    if not 0 <= args.device <= MAX_DEVICE:
+        raise TraceInputError(args.file, "--device", f"{args.device}: must be a whole number from 0 "
+                                                     f"to {MAX_DEVICE}")
     try:  # the output rule (docs/inputs.md, "Outputs"): not a link or device, not FILE itself
         memrel_outputs.check_file(args.out, [args.file])
     except memrel_outputs.OutputRuleError as e:

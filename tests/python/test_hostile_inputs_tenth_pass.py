@@ -652,3 +652,47 @@ def test_no_new_output_goes_into_memrels_own_code(tmp_path, command):
     line = refused(r, str(copy / "scripts"))
     assert "memrel's own code" in line or "which memrel runs" in line, line
     assert listing() == before
+
+
+@needs_memrel
+@pytest.mark.parametrize("device", ["1024", str(2 ** 53 + 1), str(2 ** 64)])
+def test_a_trace_device_past_any_cuda_index_is_refused(tmp_path, device):
+    """c7-import-device-*: `trace import --device 2^64` wrote a trace every run refused; 2^53+1 to
+    2^63 were read back (wrapped) and the cell crashed as if the allocator had."""
+    refused(memrel("-q", "trace", "import", RMM_LOG, "-o", "t.memtrace", "--device", device,
+                   cwd=tmp_path), "--device", "0 to 1023")
+    assert not (tmp_path / "t.memtrace").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("variable, value", [("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=0"),
+                                             ("MALLOC_TRIM_THRESHOLD_", "0"),
+                                             ("MALLOC_MMAP_THRESHOLD_", "4096")])
+def test_a_resume_under_other_glibc_malloc_settings_is_refused(tmp_path, variable, value):
+    """c5-resume-changed-env-*: glibc's tunables and MALLOC_*_ variables (release effectiveness
+    0.03 against 0.95 on host-malloc) were neither recorded nor compared by --resume."""
+    args, out, journal = interrupted_run(tmp_path)
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, **{variable: value}))
+    refused(r, str(journal), "allocator_environment")
+
+
+@needs_memrel
+def test_a_resume_under_another_address_space_limit_is_refused(tmp_path):
+    """c8-resume-keeps-ulimit-v-errors: cells that failed for `ulimit -v` were kept by a --resume
+    once the limit was lifted, exit 3."""
+    args, out, journal = interrupted_run(tmp_path)
+    r = subprocess.run(["sh", "-c", 'ulimit -v 4000000 && exec "$@"', "sh", *args, "--resume"],
+                       capture_output=True, text=True, timeout=60)
+    refused(r, str(journal), "address_space_limit_bytes")
+
+
+@needs_memrel
+def test_include_null_with_b_runs_null_too(tmp_path):
+    """c5-include-null-with-b-ignored: `run -b host-malloc --include-null` ran no null cell, exit 0,
+    without a word."""
+    r = memrel("-q", "run", "-b", "host-malloc", "--include-null", "-w", "temp-then-delete", "-o",
+               "r.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    cells = json.loads((tmp_path / "r.json").read_text())["cells"]
+    assert sorted(c["backend"] for c in cells) == ["host-malloc", "null"]
