@@ -1,6 +1,5 @@
 #include "cli/python_module.hpp"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/python_probe.hpp"
+#include "platform/address_space_limit.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/install_layout.hpp"
@@ -130,9 +130,9 @@ std::vector<std::string> python_module_argv(const std::string& python, const std
 // A crash under an address-space limit is most likely the limit's (numpy's libraries crash when
 // a mapping fails): said beside the signal, so that the line says what to change.
 std::string address_space_limit_note() {
-  struct rlimit limit {};
-  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return "";
-  return " (under an address-space limit of " + std::to_string(limit.rlim_cur >> 20) +
+  const std::optional<std::uint64_t> limit = address_space_limit_bytes();
+  if (!limit) return "";
+  return " (under an address-space limit of " + std::to_string(*limit >> 20) +
          " MiB, ulimit -v: likely out of memory)";
 }
 

@@ -1,7 +1,6 @@
 #include "harness/execution/cell.hpp"
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,6 +18,7 @@
 #include "harness/results/metrics.hpp"
 #include "harness/workload/trace_file.hpp"
 #include "harness/workload/trace_plan.hpp"
+#include "platform/address_space_limit.hpp"
 #include "platform/device_probe.hpp"
 #include "platform/host_probe.hpp"
 #include "platform/path_for_json.hpp"
@@ -106,10 +106,10 @@ class CellRun : public ProgramContext {
   // (exit 3), saying the limit. A device allocator's memory is not the process's address space.
   void blame_an_address_space_limit() {
     if (result_.status != "oom" || backend_.space != MemorySpace::kHost) return;
-    struct rlimit limit {};
-    if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+    const std::optional<std::uint64_t> limit = address_space_limit_bytes();
+    if (!limit) return;
     result_.status = "error";
-    result_.reason += "; under an address-space limit of " + std::to_string(limit.rlim_cur >> 20) +
+    result_.reason += "; under an address-space limit of " + std::to_string(*limit >> 20) +
                       " MiB (ulimit -v): the machine's limit, not the allocator's; raise or lift "
                       "it";
   }

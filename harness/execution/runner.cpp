@@ -1,7 +1,6 @@
 #include "harness/execution/runner.hpp"
 
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 #include "harness/execution/shard.hpp"
 #include "harness/workload/trace_plan.hpp"
 #include "harness/workload/workload.hpp"
+#include "platform/address_space_limit.hpp"
 #include "platform/child_process.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/owned_fd.hpp"
@@ -609,11 +609,9 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   // And the address-space limit: a host cell out of memory under one is an error of the machine
   // (cell.cpp), which a --resume after the limit was lifted kept (the eleventh adversarial pass,
   // c8-resume-keeps-ulimit-v-errors). Under another limit it is another run.
-  struct rlimit address_space {};
+  const std::optional<std::uint64_t> address_space = address_space_limit_bytes();
   run["address_space_limit_bytes"] =
-      getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY
-          ? nlohmann::json(static_cast<std::uint64_t>(address_space.rlim_cur))
-          : nlohmann::json(nullptr);
+      address_space ? nlohmann::json(*address_space) : nlohmann::json(nullptr);
   // The whole matrix once, as cell keys: a shard's cells are chosen from it, and its results
   // record it so that `memrel merge` can check its files are the shards of one matrix.
   std::vector<std::string> backend_names, workload_names;

@@ -82,6 +82,10 @@ def results():
     crashed["status"], crashed["reason"] = "crashed", "signal 11"
     twice["cells"].append(crashed)
     _put(d, "bad-same-cell-twice.json", json.dumps(twice))
+    # A backend's name that splits the subject backend/workload (the tenth adversarial pass).
+    slash = copy.deepcopy(doc)
+    slash["cells"][0]["backend"] = "host-malloc/x"
+    _put(d, "bad-backend-slash.json", json.dumps(slash))
     for value, name in ((2**64, "beyond-64-bits"), (2**63 + 1, "beyond-int64"), (-4096, "negative")):
         bad = copy.deepcopy(doc)
         bad["cells"][0]["metrics"]["peak_reserved"] = value
@@ -110,7 +114,7 @@ def benchmark_json():
     _put(d, "bad-byte-counters.json", json.dumps(big))
 
 
-def _trace(records, marks=(), name="t"):
+def _trace(records, marks=(), name="t", device=0):
     allocs = live = peak = peak_event = 0
     for i, (op, _, size) in enumerate(records):
         if op == 1:
@@ -120,7 +124,7 @@ def _trace(records, marks=(), name="t"):
                 peak, peak_event = live, i + 1
         else:
             live -= size
-    header = {"schema": "memrel.trace/1", "name": name, "device": 0, "record_bytes": 16,
+    header = {"schema": "memrel.trace/1", "name": name, "device": device, "record_bytes": 16,
               "source": {"format": "rmm-log", "file": name + ".csv"},
               "counts": {"events": len(records), "allocs": allocs, "frees": len(records) - allocs,
                          "blocks": allocs},
@@ -143,6 +147,8 @@ def traces():
     _put(d, "bad-double-free.memtrace", _trace([(1, 0, 8), (2, 0, 8), (2, 0, 8)]))
     _put(d, "bad-truncated.memtrace", _trace(good)[:-5])
     _put(d, "bad-magic.memtrace", b"NOTTRACE" + _trace(good)[8:])
+    # A device index past any CUDA device's (the eleventh adversarial pass: 2^63 read back wrapped).
+    _put(d, "bad-device-2-to-63.memtrace", _trace(good, device=2**63))
     _put(d, "bad-duplicate-key.memtrace", _trace(good).replace(b'"device": 0', b'"device": 0, "device": 1'))
     # A real one, recorded on the H200 (the smallest of benchmarks/workloads/trace-*.memtrace).
     name = "trace-convnet-varying-batch-and-size.memtrace"
