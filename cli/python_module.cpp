@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "cli/exit_codes.hpp"
@@ -19,6 +20,7 @@
 #include "platform/address_space_limit.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
+#include "platform/child_stderr_relay.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/one_line_text.hpp"
@@ -136,22 +138,82 @@ std::string address_space_limit_note() {
          " MiB, ulimit -v: likely out of memory)";
 }
 
-int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on) {
-  if (WIFSIGNALED(status)) {
-    // Ended by the signal we passed on: the user's request, said as memrel says one. Any other
-    // signal (a crash, the OOM killer) is the Python part's failure.
-    std::cerr << who << ": " << one_line_text(python) << " ended by "
-              << signal_name(WTERMSIG(status)) << (passed_on != 0 ? "" : address_space_limit_note())
-              << "\n";
-    return passed_on != 0 ? exit_code::kInterruptedBase + passed_on : exit_code::kInternalError;
+namespace {
+
+// The lines that begin what a Python interpreter or the libraries it loads write when they fail
+// on their own: from the first of them on, the part's stderr is held (ChildStderrRelay).
+std::vector<std::string> python_foreign_report_starts() {
+  return {"Traceback (most recent call last):",  // an exception nothing caught
+          "Fatal Python error",                  // the interpreter's own end (start-up, a crash)
+          "Exception ignored",                   // one raised where nothing could catch it
+          "Error in sys.excepthook",
+          "Python runtime state",
+          "OpenBLAS",  // numpy's BLAS giving up on a memory limit
+          "Segmentation fault",
+          "Current thread 0x",  // faulthandler's dump
+          "Thread 0x"};
+}
+
+bool is_memrel_exit_code(int code) {
+  return code == exit_code::kSuccess || code == exit_code::kUnusableInput ||
+         code == exit_code::kInternalError || code >= exit_code::kInterruptedBase;
+}
+
+// How the part ended when that was not by one of memrel's exit codes: "exited 1", "ended by
+// SIGSEGV".
+std::string foreign_end(int status) {
+  if (WIFSIGNALED(status)) return "ended by " + signal_name(WTERMSIG(status));
+  return "exited " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+// What the part left held (ChildStderrRelay) says it ran out of memory: a MemoryError raised
+// while one was being said, OpenBLAS giving up on its buffers.
+bool says_out_of_memory(const std::string& held) {
+  return held.find("MemoryError") != std::string::npos ||
+         held.find("OpenBLAS") != std::string::npos ||
+         held.find("out of memory") != std::string::npos ||
+         held.find("Cannot allocate memory") != std::string::npos;
+}
+
+}  // namespace
+
+int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
+                     const std::string& held) {
+  const bool own_code = WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status));
+  if (passed_on != 0) {
+    // The user's request: what the part wrote after it (a KeyboardInterrupt's traceback from
+    // inside the interpreter's start-up, "Exception ignored" at its exit) is the request's echo,
+    // not news. The part's own exit code says how far it got.
+    if (own_code) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == passed_on)
+      std::cerr << who << ": " << one_line_text(python) << " ended by " << signal_name(passed_on)
+                << "\n";
+    else
+      std::cerr << who << ": stopped by " << signal_name(passed_on) << "; " << one_line_text(python)
+                << " " << foreign_end(status)
+                << " before memrel's code could clean up (it was still starting)\n";
+    return exit_code::kInterruptedBase + passed_on;
   }
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInternalError;
-  if (code == exit_code::kSuccess || code == exit_code::kUnusableInput ||
-      code == exit_code::kInternalError || code >= exit_code::kInterruptedBase)
-    return code;
-  // 1 is "regression" here; an uncaught exception or an interpreter that gave up says 1 too.
-  std::cerr << who << ": " << one_line_text(python) << " exited " << code
-            << ", which is none of memrel's exit codes (the Python part failed)\n";
+  if (own_code) {
+    std::cerr << held;
+    return WEXITSTATUS(status);
+  }
+  const std::optional<std::uint64_t> limit = address_space_limit_bytes();
+  if (limit && (WIFSIGNALED(status) || says_out_of_memory(held))) {
+    // The machine's limit, not a bug: the traceback of a MemoryError raised while the part was
+    // saying one (CI under ulimit -v 100000) or OpenBLAS's own line help no one.
+    std::cerr << who << ": " << one_line_text(python) << " ran out of memory under an "
+              << "address-space limit of " << (*limit >> 20) << " MiB (ulimit -v; it "
+              << foreign_end(status) << "): raise the limit\n";
+    return exit_code::kInternalError;
+  }
+  // 1 is "regression" here; an uncaught exception or an interpreter that gave up says 1 too. A
+  // bug's traceback stays: someone must read it.
+  std::cerr << held << who << ": " << one_line_text(python) << " " << foreign_end(status);
+  if (WIFEXITED(status))
+    std::cerr << ", which is none of memrel's exit codes (the Python part failed)\n";
+  else
+    std::cerr << address_space_limit_note() << "\n";
   return exit_code::kInternalError;
 }
 
@@ -173,7 +235,6 @@ int run_python_command(const std::string& who, const std::string& package,
   spec.args = command(package, args, python_variable);
   spec.search_path = true;
   spec.stdout_fd = STDOUT_FILENO;
-  spec.stderr_fd = STDERR_FILENO;
   spec.environment = python_environment();
   // A group of its own: a signal the terminal or anyone gives us is passed on once, below, and
   // the kernel's parent-death signal ends it if we are killed outright.
@@ -185,8 +246,12 @@ int run_python_command(const std::string& who, const std::string& package,
   std::cout.flush();
   std::cerr.flush();
   pid_t pid = -1;
+  std::optional<ChildStderrRelay> relay;
   try {
+    relay.emplace(python_foreign_report_starts());
+    spec.stderr_fd = relay->child_end();
     pid = start_child(spec);
+    relay->child_started();
   } catch (const std::runtime_error& e) {
     std::cerr << who << ": cannot run " << one_line_text(spec.args[0]) << " (" << e.what()
               << "): " << needs << "\n";
@@ -195,6 +260,7 @@ int run_python_command(const std::string& who, const std::string& package,
   int passed_on = 0;
   bool killed = false;
   const int status = wait_child_or_stop(pid, spec.own_process_group, &passed_on, &killed);
+  const std::string held = relay->finish();
   if (killed) {
     // Busy in C code (an unpickler hashing a shared tuple), it never saw the request.
     std::cerr << who << ": stopped by " << signal_name(passed_on) << "; "
@@ -207,7 +273,7 @@ int run_python_command(const std::string& who, const std::string& package,
               << " (not found or not executable): " << needs << "\n";
     return exit_code::kInternalError;
   }
-  return python_exit_code(who, spec.args[0], status, passed_on);
+  return python_exit_code(who, spec.args[0], status, passed_on, held);
 }
 
 PythonResult run_python_module(const std::string& package, const std::vector<std::string>& args) {

@@ -27,7 +27,8 @@ std::string python_path(const std::string& scripts, const char* existing);
 std::vector<std::string> python_verbosity_arguments(int verbosity);
 
 // Runs `python -I memrel_entry.py package args...` as a child in a group of its own, with our
-// stdout and stderr, and waits for it: a SIGINT, SIGTERM or SIGHUP we receive is passed on to it
+// stdout, its stderr copied to ours up to a foreign report (platform/child_stderr_relay), and
+// waits for it: a SIGINT, SIGTERM or SIGHUP we receive is passed on to it
 // once (the Python part cleans up and says so), and it ends with us if we are killed. Returns its
 // exit code when that is one of memrel's (0, 2, 4, 128 + signal); anything else (1, which here
 // means "regression"; a crash) becomes 4 with one line. Before it starts: one line starting with
@@ -41,8 +42,11 @@ int run_python_command(const std::string& who, const std::string& package,
 
 // The exit code memrel gives for a Python part's wait status (see run_python_command); says why
 // on stderr when it is not the part's own. `passed_on`: the signal memrel passed on to it, or 0:
-// ended by that one, it is 128 + signal; by any other, 4.
-int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on);
+// then it is 128 + signal whatever the part did. `held`: what the part wrote from its first
+// foreign line on (ChildStderrRelay): written out after a failure of its own code or a bug, left
+// out after the user's request or where an address-space limit ran out (one line says so).
+int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
+                     const std::string& held = "");
 
 struct PythonResult {
   int exit_code = 0;       // the module's, or 4 when it could not run or died of a signal

@@ -1,6 +1,7 @@
 #include "platform/interrupt.hpp"
 
 #include <signal.h>
+#include <string.h>  // sigabbrev_np
 
 namespace memrel {
 namespace {
@@ -39,6 +40,10 @@ std::string signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
   if (signal == SIGHUP) return "SIGHUP";
+  // Any other by the C library's abbreviation (SIGSEGV: what a crash under `ulimit -v` reads as),
+  // else its number.
+  if (const char* abbreviation = sigabbrev_np(signal); abbreviation != nullptr)
+    return std::string("SIG") + abbreviation;
   return "signal " + std::to_string(signal);
 }
 

@@ -32,7 +32,7 @@ class InterruptRequests {
   static int received();
 };
 
-// "SIGINT", "SIGTERM", "SIGHUP", else "signal N".
+// "SIGINT", "SIGTERM", "SIGHUP", any other by its abbreviation ("SIGSEGV"), else "signal N".
 std::string signal_name(int signal);
 
 }  // namespace memrel

@@ -95,6 +95,9 @@ def _stdout_error():
     return _Stdout.error
 
 
+_OUT_OF_MEMORY = (b"memrel: the Python part ran out of memory (an address-space limit, ulimit -v, "
+                  b"or the machine's memory)\n")
+
 # What was printed reached stdout, or one line and exit 4, as memrel's own subcommands say it:
 # `trace show > /dev/full` was a traceback and "Exception ignored" (the fourth pass, f14).
 try:
@@ -105,10 +108,14 @@ except SystemExit as e:
 except MemoryError:
     # The machine's limit, not a bug: under `ulimit -v` numpy's import ran out and the part died
     # with a traceback, or "exited 1" (the tenth adversarial pass, c8-import-ulimit-v-openblas).
-    # The memory a traceback would need is what ran out: say it plainly.
-    sys.stderr.write("memrel: the Python part ran out of memory (an address-space limit, "
-                     "ulimit -v, or the machine's memory)\n")
-    _code = 4
+    # The memory a traceback would need is what ran out: say it plainly, with bytes made at
+    # start-up and a bare write, and end at once: sys.stderr.write itself raised MemoryError
+    # there, and its traceback followed the line (CI, ulimit -v 100000).
+    try:
+        os.write(2, _OUT_OF_MEMORY)
+    except BaseException:  # noqa: B036  (nothing is left to say it with)
+        pass
+    os._exit(4)
 except OSError:
     if _stdout_error() is None:
         raise

@@ -1,0 +1,104 @@
+#include "platform/child_stderr_relay.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <stdexcept>
+
+namespace memrel {
+namespace {
+
+// All of `text` to our standard error; nothing when it cannot take it (closed, full): the child's
+// words are not worth memrel's life, and the thread has SIGPIPE blocked, so a closed pipe is an
+// EPIPE here, not memrel's death.
+void write_all_to_stderr(const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(STDERR_FILENO, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// How long finish() waits for more once the child has ended: what it wrote before it ended is in
+// the pipe already; only a grandchild that kept the pipe open (and would keep it for ever) writes
+// after it.
+constexpr int kDrainIdleMilliseconds = 50;
+
+}  // namespace
+
+ChildStderrRelay::ChildStderrRelay(std::vector<std::string> foreign_starts)
+    : foreign_starts_(std::move(foreign_starts)) {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot make a pipe (") + std::strerror(errno) + ")");
+  read_end_ = OwnedFd(ends[0]);
+  write_end_ = OwnedFd(ends[1]);
+}
+
+ChildStderrRelay::~ChildStderrRelay() {
+  child_ended_ = true;
+  if (copier_.joinable()) copier_.join();
+}
+
+void ChildStderrRelay::child_started() {
+  write_end_ = OwnedFd();
+  copier_ = std::thread([this] { copy_lines(); });
+}
+
+std::string ChildStderrRelay::finish() {
+  child_ended_ = true;
+  if (copier_.joinable()) copier_.join();
+  if (!partial_.empty()) line(partial_);
+  partial_.clear();
+  return held_;
+}
+
+void ChildStderrRelay::copy_lines() {
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+  char buffer[65536];
+  while (true) {
+    const bool ended = child_ended_;
+    pollfd readable{read_end_.get(), POLLIN, 0};
+    const int ready = poll(&readable, 1, ended ? kDrainIdleMilliseconds : 100);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      if (ended) return;  // drained: nothing more came within the idle time
+      continue;
+    }
+    const ssize_t n = read(read_end_.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // every writer has closed its end
+    take(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+void ChildStderrRelay::take(const char* data, std::size_t size) {
+  partial_.append(data, size);
+  std::size_t start = 0;
+  for (std::size_t end; (end = partial_.find('\n', start)) != std::string::npos; start = end + 1)
+    line(partial_.substr(start, end + 1 - start));
+  partial_.erase(0, start);
+}
+
+void ChildStderrRelay::line(const std::string& text) {
+  if (!holding_) {
+    for (const std::string& start : foreign_starts_)
+      if (text.compare(0, start.size(), start) == 0) holding_ = true;
+  }
+  if (holding_)
+    held_ += text;
+  else
+    write_all_to_stderr(text);
+}
+
+}  // namespace memrel

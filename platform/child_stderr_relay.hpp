@@ -1,0 +1,53 @@
+// A child's standard error, copied to ours line by line as it comes, up to the first line that
+// begins a report the child's own code did not write: an interpreter's traceback, "Fatal Python
+// error", a library's complaint before it exits. From that line on it is held, and the caller,
+// who knows how the child ended, decides: shown (a failure someone must look into) or replaced by
+// one line that says what happened (the user's Ctrl-C landed while the interpreter was starting;
+// an address-space limit ran out). Without it the user read Python's 50-line traceback of a
+// KeyboardInterrupt inside `site`, or of a MemoryError raised while a MemoryError was being said
+// (the eleventh adversarial pass, c9-sigINT-during-trace-import; CI, ulimit -v 100000).
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "platform/owned_fd.hpp"
+
+namespace memrel {
+
+class ChildStderrRelay {
+ public:
+  // `foreign_starts`: the beginnings of the lines from which on the rest is held.
+  explicit ChildStderrRelay(std::vector<std::string> foreign_starts);
+  ~ChildStderrRelay();
+  ChildStderrRelay(const ChildStderrRelay&) = delete;
+  ChildStderrRelay& operator=(const ChildStderrRelay&) = delete;
+
+  // The end the child writes to (ChildSpec::stderr_fd); close-on-exec, so that only the child
+  // started with it holds a copy once child_started() closes ours.
+  int child_end() const { return write_end_.get(); }
+  // Closes our copy of the child's end and starts copying.
+  void child_started();
+  // Once the child has ended: copies what it wrote before it ended (the rest of the pipe; a
+  // grandchild that keeps the pipe open is not waited for) and returns what was held, "" when
+  // nothing was.
+  std::string finish();
+
+ private:
+  void copy_lines();
+  void take(const char* data, std::size_t size);
+  void line(const std::string& text);
+
+  std::vector<std::string> foreign_starts_;
+  OwnedFd read_end_;
+  OwnedFd write_end_;
+  std::thread copier_;
+  std::atomic<bool> child_ended_{false};
+  std::string partial_;
+  std::string held_;
+  bool holding_ = false;
+};
+
+}  // namespace memrel

@@ -1,0 +1,94 @@
+// A child's standard error reaches ours line by line until a foreign report begins; from there on
+// it is held for the caller, whole, and nothing the child wrote before it ended is lost.
+#include "platform/child_stderr_relay.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "platform/child_process.hpp"
+
+namespace memrel {
+namespace {
+
+// Our fd 2 goes to an anonymous file while one lives; text() is what reached it.
+class CapturedStderr {
+ public:
+  CapturedStderr() : file_(anonymous_file()), saved_(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 10)) {
+    dup2(file_, STDERR_FILENO);
+  }
+  ~CapturedStderr() {
+    dup2(saved_, STDERR_FILENO);
+    close(saved_);
+    close(file_);
+  }
+  std::string text() const { return read_whole_fd(file_); }
+
+ private:
+  int file_;
+  int saved_;
+};
+
+struct Outcome {
+  std::string shown;
+  std::string held;
+};
+
+Outcome run_shell(const std::string& script) {
+  CapturedStderr captured;
+  ChildStderrRelay relay({"Traceback (most recent call last):", "Fatal Python error"});
+  ChildSpec spec;
+  spec.args = {"/bin/sh", "-c", script};
+  spec.stderr_fd = relay.child_end();
+  const pid_t pid = start_child(spec);
+  relay.child_started();
+  wait_child(pid);
+  Outcome outcome;
+  outcome.held = relay.finish();
+  outcome.shown = captured.text();
+  kill(-pid, SIGKILL);  // what it left behind (a grandchild) ends with the test
+  return outcome;
+}
+
+TEST(ChildStderrRelay, CopiesEveryLineWhenNoForeignReportBegins) {
+  const Outcome o = run_shell("printf 'memrel x: one\\nusage: two\\nlast without newline' >&2");
+  EXPECT_EQ(o.shown, "memrel x: one\nusage: two\nlast without newline");
+  EXPECT_EQ(o.held, "");
+}
+
+TEST(ChildStderrRelay, HoldsEverythingFromTheFirstForeignLineOn) {
+  const Outcome o = run_shell(
+      "printf 'memrel x: said\\nFatal Python error: init_import_site\\nmemrel x: after\\n' >&2");
+  EXPECT_EQ(o.shown, "memrel x: said\n");
+  EXPECT_EQ(o.held, "Fatal Python error: init_import_site\nmemrel x: after\n");
+}
+
+TEST(ChildStderrRelay, AStartInsideALineIsNotAReport) {
+  const Outcome o =
+      run_shell("printf 'memrel x: the Traceback (most recent call last): word\\n' >&2");
+  EXPECT_EQ(o.shown, "memrel x: the Traceback (most recent call last): word\n");
+  EXPECT_EQ(o.held, "");
+}
+
+TEST(ChildStderrRelay, LosesNothingOfALongOutputWrittenJustBeforeTheEnd) {
+  // 200,000 lines: more than a pipe holds, so the child blocks unless the relay keeps reading.
+  const Outcome o = run_shell("seq 1 200000 >&2; echo 'Traceback (most recent call last):' >&2");
+  EXPECT_EQ(std::count(o.shown.begin(), o.shown.end(), '\n'), 200000);
+  EXPECT_EQ(o.held, "Traceback (most recent call last):\n");
+}
+
+TEST(ChildStderrRelay, DoesNotWaitForAGrandchildThatKeepsThePipeOpen) {
+  // The child ends at once; what it started sleeps with the pipe open for 30 s.
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = run_shell("echo 'memrel x: bye' >&2; (sleep 30 &) ; exit 0");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(o.shown, "memrel x: bye\n");
+}
+
+}  // namespace
+}  // namespace memrel
