@@ -175,6 +175,31 @@ bool says_out_of_memory(const std::string& held) {
          held.find("Cannot allocate memory") != std::string::npos;
 }
 
+// For a part that failed (not by one of memrel's exit codes) under an address-space limit, with
+// a signal or a held report of running out: the line that says so, else "". The machine's limit,
+// not a bug: the traceback of a MemoryError raised while the part was saying one (CI under
+// ulimit -v 100000) or OpenBLAS's own line help no one.
+std::string out_of_memory_line(const std::string& python, int status, const std::string& held) {
+  const std::optional<std::uint64_t> limit = address_space_limit_bytes();
+  if (!limit || !(WIFSIGNALED(status) || says_out_of_memory(held))) return "";
+  return one_line_text(python) + " ran out of memory under an address-space limit of " +
+         std::to_string(*limit >> 20) + " MiB (ulimit -v; it " + foreign_end(status) +
+         "): raise the limit";
+}
+
+// `text` (a part's whole stderr) cut where the first foreign report begins: what the part's code
+// said, and the report, as ChildStderrRelay would have shown and held them.
+std::string foreign_report_in(const std::string& text) {
+  for (std::size_t start = 0; start < text.size();) {
+    for (const std::string& report : python_foreign_report_starts())
+      if (text.compare(start, report.size(), report) == 0) return text.substr(start);
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return "";
+}
+
 }  // namespace
 
 int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
@@ -198,13 +223,8 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     std::cerr << held;
     return WEXITSTATUS(status);
   }
-  const std::optional<std::uint64_t> limit = address_space_limit_bytes();
-  if (limit && (WIFSIGNALED(status) || says_out_of_memory(held))) {
-    // The machine's limit, not a bug: the traceback of a MemoryError raised while the part was
-    // saying one (CI under ulimit -v 100000) or OpenBLAS's own line help no one.
-    std::cerr << who << ": " << one_line_text(python) << " ran out of memory under an "
-              << "address-space limit of " << (*limit >> 20) << " MiB (ulimit -v; it "
-              << foreign_end(status) << "): raise the limit\n";
+  if (std::string line = out_of_memory_line(python, status, held); !line.empty()) {
+    std::cerr << who << ": " << line << "\n";
     return exit_code::kInternalError;
   }
   // 1 is "regression" here; an uncaught exception or an interpreter that gave up says 1 too. A
@@ -328,9 +348,18 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.exit_code = exit_code::kInternalError;
     result.error_text = "cannot run " + spec.args[0] + " (not found or not executable)";
   }
+  const bool own_code = WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status));
+  if (std::string line =
+          own_code ? ""
+                   : out_of_memory_line(spec.args[0], status, foreign_report_in(result.error_text));
+      !line.empty()) {
+    result.exit_code = exit_code::kInternalError;
+    result.error_text = line;
+    return result;
+  }
   if (WIFSIGNALED(status))
-    result.error_text += (result.error_text.empty() ? "" : "; ") +
-                         std::string("killed by signal ") + std::to_string(WTERMSIG(status));
+    result.error_text += (result.error_text.empty() ? "" : "; ") + std::string("killed by ") +
+                         signal_name(WTERMSIG(status));
   return result;
 }
 

@@ -122,8 +122,9 @@ std::string ImportedTraces::prepare(const std::string& path) {
   if (r.exit_code == exit_code::kSuccess) return trace;
   // The importer's line is "memrel trace: FILE: where: what"; memrel's dispatcher adds its own.
   std::string line = r.error_text.substr(r.error_text.rfind('\n') + 1);
-  const std::string prefix = "memrel trace: ";
-  if (line.compare(0, prefix.size(), prefix) == 0) line = line.substr(prefix.size());
+  // memrel_entry.py's own lines (running out of memory) start "memrel: ".
+  for (const std::string prefix : {"memrel trace: ", "memrel: "})
+    if (line.compare(0, prefix.size(), prefix) == 0) line = line.substr(prefix.size());
   if (r.exit_code == exit_code::kUnusableInput) throw std::invalid_argument(line);
   throw std::runtime_error("importing " + path + ": " + (line.empty() ? "no message" : line));
 }

@@ -93,18 +93,21 @@ def test_a_ctrl_c_at_any_moment_of_a_real_import_is_one_line(tmp_path):
 
 @needs_memrel
 @pytest.mark.parametrize("kib", [70000, 80000, 90000, 100000, 105000])
-def test_a_memory_limit_that_runs_out_anywhere_in_start_up_is_one_line(tmp_path, kib):
+@pytest.mark.parametrize("command", [["trace", "import", "-o", "u.memtrace", RMM_LOG],
+                                     ["run", "-b", "host-malloc", "-w", RMM_LOG, "-o", "o/r.json"]])
+def test_a_memory_limit_that_runs_out_anywhere_in_start_up_is_one_line(tmp_path, kib, command):
     """Under `ulimit -v` the Python part ran out in numpy's import in several ways by the limit
     (OpenBLAS's own line and exit 1, SIGSEGV, a MemoryError raised while one was being said with
-    its 56-line traceback: CI): each is one line, exit 4, nothing written."""
-    r = subprocess.run(["sh", "-c", f'ulimit -v {kib} && exec "$@"', "sh", MEMREL, "-q", "trace",
-                        "import", "-o", "u.memtrace", RMM_LOG],
+    its 56-line traceback: CI): each is one line, exit 4, nothing written. `run -w LOG` imports
+    the log the same way, its stderr read back whole."""
+    r = subprocess.run(["sh", "-c", f'ulimit -v {kib} && exec "$@"', "sh", MEMREL, "-q", *command],
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     if r.returncode == 0:
         pytest.skip(f"the import fits in {kib} KiB here")
     assert r.returncode == 4, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "memory" in lines[0], r.stderr
+    assert "memrel: memrel" not in lines[0] and ": memrel: " not in lines[0], lines[0]
     assert os.listdir(tmp_path) == []
 
 
