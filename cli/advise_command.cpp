@@ -53,6 +53,24 @@ struct AdviseArgs {
 
 std::string default_grid() { return install_layout().data_dir + "/advise/grid.json"; }
 
+// --out is a folder advise wrote (its advise.json, or the journal of a sweep it began), or one
+// where advise would replace nothing: a user's folder holding a results.json or an advise.html
+// of its own had them written over (the twelfth adversarial pass,
+// c1-advise-out-existing-user-folder), where report refuses a folder without its marker.
+void refuse_folder_advise_did_not_write(const std::string& out_dir) {
+  struct stat st {};
+  auto exists = [&](const char* name) {
+    return lstat((fs::path(out_dir) / name).c_str(), &st) == 0;
+  };
+  if (exists("advise.json") || exists("results.json.journal")) return;
+  for (const char* name :
+       {"results.json", "advise.html", "advise-frontier.png", "advise-frontier.svg"})
+    if (exists(name))
+      throw std::invalid_argument("--out " + out_dir + ": holds a " + name +
+                                  " but no advise.json: not a folder advise wrote, and advise "
+                                  "would write over it; choose another --out");
+}
+
 int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   InterruptRequests interrupts;
   const auto start = std::chrono::steady_clock::now();
@@ -113,6 +131,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   for (const BackendInfo& b : given)
     inputs.insert(inputs.end(), b.input_files.begin(), b.input_files.end());
   check_output_folder(out_dir, inputs, "--out");
+  refuse_folder_advise_did_not_write(out_dir);
   // Both outputs' folders take a file, before the sweep: a missing --json folder or a read-only
   // --out was said only after every cell had run, exit 4 (the sixth pass: n-advjs-nodir,
   // n-advjs-sys, n-advo-sys).

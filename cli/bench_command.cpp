@@ -3,6 +3,7 @@
 // file per backend named after the backend (bench-<name>.json). The one way the scripts run
 // them (scripts/suite, nightly, gpu-check). Every name and option is checked before the first
 // process starts.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -89,12 +90,20 @@ void print_outcome(const BenchJob& job, const BenchOutcome& o, bool quiet) {
   if (!quiet)
     std::cout << "bench " << job.name << ": " << seconds_text(o.seconds) << " s" << gpu
               << std::endl;
-  const std::string log = job.log_path.empty() ? "" : " (" + job.log_path + ")";
+  // The file of an earlier run stays where this one wrote none (run_bench_jobs): said, so that
+  // it is not read as this run's.
+  struct stat earlier {};
+  const std::string log = (job.log_path.empty() ? "" : " (" + job.log_path + ")") +
+                          (!o.file_written && stat(job.json_path.c_str(), &earlier) == 0
+                               ? "; the " + fs::path(job.json_path).filename().string() +
+                                     " there is an earlier run's, left as it was"
+                               : "");
   switch (o.status) {
     case BenchStatus::kOk:
       break;
     case BenchStatus::kUnavailable:
-      std::cerr << "bench " << job.name << ": unavailable here: " << o.last_line << std::endl;
+      std::cerr << "bench " << job.name << ": unavailable here: " << o.last_line << log
+                << std::endl;
       break;
     case BenchStatus::kNoneMatched:  // said in the summary, or as the error when it is every one
       break;
@@ -218,14 +227,16 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   }
   if (ok == 0 && failed == 0 && none_matched > 0) {
     // A filter that selects nothing anywhere is a bad option (a typo), not an empty result.
-    // "Nothing written": the logs of this refused run go too, then the folders made for it.
-    for (const BenchJob& job : jobs)
-      if (!job.log_path.empty()) fs::remove(job.log_path, exists_ec);
+    // "Nothing written": the logs of this refused run are dropped (the last run's stay), then
+    // the folders made for it go.
+    for (const BenchJob& job : jobs) drop_pending_log(job);
     made.undo();
     throw std::invalid_argument(
         (a.filter.empty() ? std::string("no filter") : "--filter '" + a.filter + "'") +
         ": matches no benchmark of any backend given; nothing written");
   }
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (outcomes[i].log_pending) keep_pending_log(jobs[i]);
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (outcomes[i].status == BenchStatus::kNoneMatched)
       std::cerr << "bench " << jobs[i].name << ": no benchmark of it matches the filter; no file\n";

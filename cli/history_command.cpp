@@ -177,13 +177,18 @@ std::string user_cache_folder() {
 }
 
 // Otava lives in its own virtual environment (scripts/install-deps: its pinned numpy and scipy
-// stay out of the system's Python); $MEMREL_HISTORY_PYTHON chooses another interpreter.
-std::string changes_python() {
-  if (const char* p = std::getenv("MEMREL_HISTORY_PYTHON"); p != nullptr && *p != '\0') return p;
+// stay out of the system's Python); $MEMREL_HISTORY_PYTHON chooses another interpreter. Without
+// either, MEMREL_PYTHON's (python3), whose error says Otava is missing. Errors name
+// MEMREL_HISTORY_PYTHON, not MEMREL_PYTHON (the eighth pass, c8-history-python-named), and the
+// Otava environment where it chose (the twelfth, c8-otava-venv-broken-blames-unset-variable).
+PythonInterpreter changes_python() {
+  if (const char* p = std::getenv("MEMREL_HISTORY_PYTHON"); p != nullptr && *p != '\0')
+    return {"MEMREL_HISTORY_PYTHON", "", ""};
   const std::string cache = user_cache_folder();
-  if (cache.empty()) return "";
-  std::string venv = cache + "/memrel/otava/bin/python";
-  return access(venv.c_str(), X_OK) == 0 ? venv : "";
+  const std::string venv = cache.empty() ? "" : cache + "/memrel/otava/bin/python";
+  if (!venv.empty() && access(venv.c_str(), X_OK) == 0)
+    return {"MEMREL_HISTORY_PYTHON", venv, "the Otava environment scripts/install-deps made"};
+  return {};
 }
 
 }  // namespace
@@ -218,15 +223,9 @@ RunSubcommand attach_history(CLI::App& sub, const GlobalOptions& global) {
     std::vector<std::string> words = python_verbosity_arguments(global.verbosity);
     words.insert(words.end(), {"--db", args->db});
     for (const std::string& w : changes->remaining()) words.push_back(w);
-    // Errors name MEMREL_HISTORY_PYTHON where it (or the Otava environment in its stead)
-    // chooses the interpreter, not MEMREL_PYTHON (the eighth pass, c8-history-python-named).
-    std::string variable = "MEMREL_PYTHON";
-    if (std::string python = changes_python(); !python.empty()) {
-      setenv("MEMREL_HISTORY_PYTHON", python.c_str(), 1);
-      variable = "MEMREL_HISTORY_PYTHON";
-    }
     return run_python_command("memrel history changes", "memrel_history", words,
-                              "change points need Apache Otava (scripts/install-deps)", variable);
+                              "change points need Apache Otava (scripts/install-deps)",
+                              changes_python());
   };
 }
 

@@ -26,6 +26,15 @@ std::string python_path(const std::string& scripts, const char* existing);
 // (scripts/memrel_help.py gives every script both): {"-q"} for -1, {"-v"} for 1, none for 0.
 std::vector<std::string> python_verbosity_arguments(int verbosity);
 
+// Which interpreter runs a Python part: the one the environment variable `variable` names, else
+// `otherwise` (python3; for `history changes`, the Otava environment's), which `otherwise_is`
+// names in an error about it.
+struct PythonInterpreter {
+  std::string variable = "MEMREL_PYTHON";
+  std::string otherwise = "python3";
+  std::string otherwise_is;
+};
+
 // Runs `python -I memrel_entry.py package args...` as a child in a group of its own, with our
 // stdout, its stderr copied to ours up to a foreign report (platform/child_stderr_relay), and
 // waits for it: a SIGINT, SIGTERM or SIGHUP we receive is passed on to it
@@ -34,11 +43,10 @@ std::vector<std::string> python_verbosity_arguments(int verbosity);
 // means "regression"; a crash) becomes 4 with one line. Before it starts: one line starting with
 // `who`
 // ("memrel report") and ending with `needs`, 4, where TMPDIR cannot take a file or the
-// interpreter is not Python 3. The interpreter is the one the environment variable
-// `python_variable` names, else python3; errors name that variable.
+// interpreter is not Python 3. The interpreter is `interpreter`'s; errors name what chose it.
 int run_python_command(const std::string& who, const std::string& package,
                        const std::vector<std::string>& args, const std::string& needs,
-                       const std::string& python_variable = "MEMREL_PYTHON");
+                       const PythonInterpreter& interpreter = {});
 
 // The exit code memrel gives for a Python part's wait status (see run_python_command); says why
 // on stderr when it is not the part's own. `passed_on`: the signal memrel passed on to it, or 0:

@@ -18,6 +18,7 @@
 #include "platform/install_layout.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/mount_points.hpp"
+#include "platform/path_spelling.hpp"
 
 namespace fs = std::filesystem;
 
@@ -219,6 +220,8 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
     throw OutputError(
         prefix(option, path) + "names a folder (it ends in /); " +
         (option.empty() ? std::string("a file is wanted") : option + " takes a file"));
+  if (std::string problem = path_spelling_problem(path); !problem.empty())
+    throw OutputError(prefix(option, path) + problem);
   check_output_name_lengths(path, option);
   // In memrel's own code whether or not a file is there yet: `run -o scripts/json.py` went
   // through, and the file then shadowed the standard `json` of every Python part (the eleventh
@@ -305,6 +308,8 @@ void check_output_folder_writable(const std::string& folder, const std::string& 
 void check_output_folder(const std::string& folder, const std::vector<std::string>& inputs,
                          const std::string& option) {
   if (folder.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");
+  if (std::string problem = path_spelling_problem(folder); !problem.empty())
+    throw OutputError(prefix(option, folder) + problem);
   check_output_name_lengths(folder, option);
   struct stat out {};
   if (lstat(folder.c_str(), &out) != 0) return;

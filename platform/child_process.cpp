@@ -74,9 +74,26 @@ pid_t start_child(const ChildSpec& spec) {
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   const pid_t parent = getpid();
+  // Where the child says why its exec failed (its errno); above 9, out of the way of the dup2s
+  // to 0..3 below, even with one of them closed in the parent.
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  for (int& end : report) {
+    const int high = fcntl(end, F_DUPFD_CLOEXEC, 10);
+    if (high >= 0) {
+      close(end);
+      end = high;
+    }
+  }
 
   pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid < 0) {
+    const int err = errno;
+    close(report[0]);
+    close(report[1]);
+    throw std::runtime_error(std::string("fork failed: ") + std::strerror(err));
+  }
   if (pid == 0) {
     if (spec.own_process_group) setpgid(0, 0);
     // The parent may have died between fork and prctl: then nothing would ever signal us.
@@ -101,10 +118,24 @@ pid_t start_child(const ChildSpec& spec) {
     if (err >= 0) dup2(err, STDERR_FILENO);
     if (fd3 >= 0) dup2(fd3, 3);  // dup2 clears close-on-exec on the copy
     if (!program.empty()) execve(program.c_str(), argv.data(), envp.data());
+    const int why = program.empty() ? ENOENT : errno;
+    if (write(report[1], &why, sizeof why) < 0) _exit(127);
     _exit(127);
   }
   // Also from the parent's side, so that a kill of the group right after fork cannot miss it.
   if (spec.own_process_group) setpgid(pid, pid);
+  close(report[1]);
+  int err = 0;
+  ssize_t n = 0;
+  while ((n = read(report[0], &err, sizeof err)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (n == static_cast<ssize_t>(sizeof err)) {
+    wait_child(pid);
+    throw ChildStartError("cannot start " + (spec.args.empty() ? std::string("?") : spec.args[0]) +
+                          ": " + std::strerror(err) +
+                          (spec.search_path && program.empty() ? " (not on PATH)" : ""));
+  }
   return pid;
 }
 

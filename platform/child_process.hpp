@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/machine_state_error.hpp"
+
 namespace memrel {
 
 struct ChildSpec {
@@ -45,8 +47,20 @@ struct ChildSpec {
 // request (the fourth adversarial pass, s12: memrel waited for it for ever).
 inline constexpr int kStopGraceSeconds = 5;
 
+// The child could not become the program: its exec failed (the program was moved or removed
+// while memrel ran, is not executable, or is not on PATH). The machine's state, never the
+// child's own failure: a memrel upgraded in place mid-run had its next cells recorded as the
+// allocator's crash, "exited with code 127" (the twelfth adversarial pass,
+// c8-binary-removed-mid-run). "cannot start PROGRAM: REASON".
+class ChildStartError : public MachineStateError {
+ public:
+  using MachineStateError::MachineStateError;
+};
+
 // Starts the child and returns its pid, which is also its process group id (own_process_group).
-// Throws std::runtime_error when fork fails. An exec that fails ends the child with code 127.
+// Throws std::runtime_error when fork fails, ChildStartError (the child reaped) when its exec
+// does: the child tells it through a close-on-exec pipe, which an exec that succeeds closes
+// unwritten.
 pid_t start_child(const ChildSpec& spec);
 
 // Waits for the child to end (retrying on EINTR) and returns its wait status.

@@ -147,11 +147,14 @@ class Parser {
   // A value with '/' is a path, relative to the description's folder; a bare name is looked for
   // next to the running executable, then in the build folder beside memrel (where the build
   // writes the examples: memrel_bench runs from build/benchmarks/), else left to dlopen's search.
+  // Joined, never normalised: `link/../lib.so` is what the system finds going up from the link's
+  // target, and a lexical reading looked beside the link (the twelfth adversarial pass,
+  // c10-backend-library-symlink-dotdot-lexical).
   std::string library_path(const std::string& library) const {
     if (library.find('/') != std::string::npos) {
       fs::path p(library);
       if (p.is_relative()) p = fs::absolute(fs::path(file_).parent_path()) / p;
-      return p.lexically_normal().string();
+      return p.string();
     }
     for (const std::string& dir : memrel_dirs()) {
       if (is_file(fs::path(dir) / library)) return (fs::path(dir) / library).string();

@@ -128,18 +128,28 @@ long long finish_file(const BenchJob& job) {
   return st.st_size;
 }
 
-// NAME.tmp-PID files beside the job's output whose memrel is gone: a launch killed outright
+// bench-*.tmp-PID files beside the job's output whose memrel is gone: a launch killed outright
 // (SIGKILL runs no cleanup) left them; the next launch into the same folder removes them. A PID
 // that lives (reused or not) keeps its file: it is never removed from under a live writer.
+// Every backend's, not only the job's: a bench killed while it ran one backend left its files,
+// and a later bench of other backends into the folder kept them for good (the twelfth
+// adversarial pass, c9-sigKILL-bench). Only bench's own names: bench-*.json.tmp-PID and
+// bench-*.log.tmp-PID.
 void remove_stale_temporary_files(const std::string& path) {
   const std::filesystem::path out(path);
-  const std::string stem = out.filename().string() + ".tmp-";
   std::error_code ec;
   const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(stem, 0) != 0 || name.size() == stem.size() || name.size() > stem.size() + 9)
+    if (name.rfind("bench-", 0) != 0) continue;
+    std::size_t at = name.rfind(".tmp-");
+    if (at == std::string::npos) continue;
+    const std::string kept = name.substr(0, at);
+    if (kept.size() < 5 || (kept.compare(kept.size() - 5, 5, ".json") != 0 &&
+                            kept.compare(kept.size() - 4, 4, ".log") != 0))
       continue;
+    const std::string stem = kept + ".tmp-";
+    if (name.size() == stem.size() || name.size() > stem.size() + 9) continue;
     const std::string digits = name.substr(stem.size());
     if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = static_cast<pid_t>(std::stol(digits));
@@ -166,6 +176,7 @@ BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status,
   } else {
     const long long size = finish_file(job);
     o.exit_code = WEXITSTATUS(status);
+    o.file_written = size > 0;
     o.status = o.exit_code != 0 ? BenchStatus::kFailed
                : size < 0       ? BenchStatus::kUnavailable
                : size == 0      ? BenchStatus::kNoneMatched
@@ -175,14 +186,22 @@ BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status,
   return o;
 }
 
-// outcome_of_ended with the log put in place first; the temporary JSON never kept.
+// outcome_of_ended with the log put in place after it; the temporary JSON never kept. The log of
+// a backend that measured nothing (unavailable here, no benchmark matched) waits, pending
+// (keep_pending_log, drop_pending_log): a bench refused at the end because the filter matched
+// nothing anywhere wrote its logs over the last run's (the twelfth adversarial pass,
+// c10-bench-logs-failure-deletes-previous-log).
 BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool timed_out,
                         std::uint64_t timeout_s) {
   try {
-    finish_log(job);
-    return outcome_of_ended(job, r, status, timed_out, timeout_s);
+    BenchOutcome o = outcome_of_ended(job, r, status, timed_out, timeout_s);
+    o.log_pending = !job.log_path.empty() && (o.status == BenchStatus::kUnavailable ||
+                                              o.status == BenchStatus::kNoneMatched);
+    if (!o.log_pending) finish_log(job);
+    return o;
   } catch (...) {
     std::remove(bench_temporary_path(job).c_str());
+    if (!job.log_path.empty()) std::remove(log_temporary_path(job).c_str());
     throw;
   }
 }
@@ -207,7 +226,10 @@ std::vector<BenchOutcome> schedule(
     for (std::size_t slot = 0; slot < slots; ++slot) {
       if (running[slot] || next >= jobs.size()) continue;
       const BenchJob& job = jobs[next];
-      std::remove(job.json_path.c_str());  // a file left from before would read as this run's
+      // A file left from before stays until this run's replaces it whole: a backend that fails,
+      // times out or is stopped leaves the last run's figures as they were (the twelfth
+      // adversarial pass, c10-bench-timeout-deletes-previous); the line that says it failed says
+      // so (bench_command).
       std::remove(bench_temporary_path(job).c_str());
       remove_stale_temporary_files(job.json_path);
       if (!job.log_path.empty()) remove_stale_temporary_files(job.log_path);
@@ -388,15 +410,28 @@ std::vector<BenchOutcome> run_bench_jobs(
       if (!r) continue;
       kill_child_group(r->pid);
       std::remove(bench_temporary_path(jobs[r->index]).c_str());
-      if (!jobs[r->index].log_path.empty()) std::remove(log_temporary_path(jobs[r->index]).c_str());
       r.reset();
     }
+    // The running ones' logs and the pending ones' of those that ended: the last run's stay.
+    for (const BenchJob& job : jobs) drop_pending_log(job);
     throw;
   }
 }
 
+void keep_pending_log(const BenchJob& job) {
+  struct stat st {};
+  if (!job.log_path.empty() && lstat(log_temporary_path(job).c_str(), &st) == 0) finish_log(job);
+}
+
+void drop_pending_log(const BenchJob& job) {
+  if (!job.log_path.empty()) std::remove(log_temporary_path(job).c_str());
+}
+
 BenchOutcome run_bench_job(const BenchCommand& command, const BenchJob& job) {
-  return run_bench_jobs(command, {job}, {}, nullptr).front();
+  BenchOutcome o = run_bench_jobs(command, {job}, {}, nullptr).front();
+  if (o.log_pending) keep_pending_log(job);
+  o.log_pending = false;
+  return o;
 }
 
 }  // namespace memrel

@@ -64,6 +64,11 @@ struct BenchOutcome {
   std::string last_line;        // the last line of its output: why, when it did not run or failed
   double seconds = 0;           // wall time
   std::optional<unsigned> gpu;  // the GPU index it was pinned to
+  // Its log is written but not yet in place (kUnavailable, kNoneMatched with a log_path): the
+  // caller keeps it (keep_pending_log) once the bench stands, or drops it (drop_pending_log) when
+  // the bench is refused, so that the last run's log stays.
+  bool log_pending = false;
+  bool file_written = false;  // its JSON file is this run's (kOk, or kFailed with figures)
 };
 
 // "bench-<name>.json": the file of a backend's benchmarks, named from the backend's name (never
@@ -107,14 +112,21 @@ std::vector<std::string> bench_arguments(const BenchCommand& command, const Benc
 // JSON file cut off (not whole JSON: a full disk, a file size limit) or a process killed by
 // SIGXFSZ throws std::runtime_error (the machine's state, exit 4), nothing of it kept;
 // SIGINT, SIGTERM or SIGHUP (while an InterruptRequests exists) ends them, removes their
-// temporary files and throws Interrupted.
+// temporary files (and the pending logs of those that ended) and throws Interrupted. A backend's
+// file from an earlier run is replaced only by a whole new one: one that fails, measures nothing
+// or is stopped leaves it as it was.
 // Returns the outcomes in the jobs' order.
 std::vector<BenchOutcome> run_bench_jobs(
     const BenchCommand& command, const std::vector<BenchJob>& jobs,
     const std::vector<GpuSlot>& gpus,
     const std::function<void(const BenchJob&, const BenchOutcome&)>& on_done);
 
-// One job, as run_bench_jobs runs it without GPUs.
+// One job, as run_bench_jobs runs it without GPUs; its log put in place whatever the outcome.
 BenchOutcome run_bench_job(const BenchCommand& command, const BenchJob& job);
+
+// A pending log (BenchOutcome::log_pending) put in place by the output rule, or removed; either
+// is a no-op for a job without a log_path or with no log pending.
+void keep_pending_log(const BenchJob& job);
+void drop_pending_log(const BenchJob& job);
 
 }  // namespace memrel

@@ -128,6 +128,13 @@ class Loader {
                                 std::to_string(t.allocs) + ", frees " + std::to_string(t.frees) +
                                 ": more than the " + std::to_string(events) + " events");
     t.peak_requested_bytes = count(h, "peak_requested_bytes", "header");
+    // What a result holds exactly (JSON's exact integers, docs/results-schema.md): a trace past it
+    // ran, and every cell of it crashed as its result was refused (the twelfth adversarial pass,
+    // c7-snap-at-start-block-sum).
+    if (t.peak_requested_bytes > kMaxTraceBytes)
+      fail("header.peak_requested_bytes", std::to_string(t.peak_requested_bytes) +
+                                              " bytes: more than 2^53 (8 PiB), which a trace "
+                                              "counts at most");
     t.peak_requested_event = count(h, "peak_requested_event", "header");
     if (!h.contains("marks") || !h["marks"].is_array()) fail("header.marks", "must be an array");
     std::uint64_t previous = 0;
@@ -160,8 +167,10 @@ class Loader {
     for (std::size_t i = 0; i < j["points"].size(); ++i) {
       const json& p = j["points"][i];
       if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() ||
-          !p[1].is_number_unsigned() || p[0].get<std::uint64_t>() > events)
-        fail(where + "[" + std::to_string(i) + "]", "must be [event <= counts.events, bytes]");
+          !p[1].is_number_unsigned() || p[0].get<std::uint64_t>() > events ||
+          p[1].get<std::uint64_t>() > kMaxTraceBytes)
+        fail(where + "[" + std::to_string(i) + "]",
+             "must be [event <= counts.events, bytes <= 2^53]");
       curve.event.push_back(p[0].get<std::uint64_t>());
       curve.bytes.push_back(p[1].get<std::uint64_t>());
     }

@@ -19,6 +19,9 @@ constexpr const char* kTraceExtension = ".memtrace";
 // The cap on a trace file (docs/inputs.md): 128 million events. A trace is read whole into
 // memory (16 bytes an event), and a real training step's trace is about a million events.
 constexpr std::uint64_t kMaxTraceFileBytes = std::uint64_t{2} << 30;
+// The largest byte figure a trace holds (its peak, its recorded reserved curve): what a result
+// holds exactly, JSON's exact integers (docs/results-schema.md).
+constexpr std::uint64_t kMaxTraceBytes = std::uint64_t{1} << 53;
 
 enum class TraceOp : std::uint8_t { kAlloc = 1, kFree = 2 };
 

@@ -56,13 +56,23 @@ def parse_args(argv):
     return args
 
 
+# The ranges of compare's and ab's --alpha and --latency-min-change (cli/threshold_options.hpp),
+# for the same reason: a p-value threshold of 5e-324 or a smallest change of 1e300 keeps no change
+# point at all, the analysis switched off without a word (the twelfth adversarial pass,
+# c4-hist-pvalue-denormal, c4-hist-mag-huge). To see no change points, do not ask for them.
+MIN_PVALUE, MAX_PVALUE = 1e-9, 0.5
+MAX_MAGNITUDE = 10.0
+
+
 def check_ranges(args):
     """Every threshold in its range (docs/inputs.md, "Numbers"): nan, inf or a negative number
     would switch the analysis off, and window 0 is no window at all."""
-    if not (math.isfinite(args.max_pvalue) and 0 < args.max_pvalue <= 1):
-        raise UsageError(f"--max-pvalue: {args.max_pvalue}: must be a number above 0 and at most 1")
-    if not (math.isfinite(args.min_magnitude) and args.min_magnitude >= 0):
-        raise UsageError(f"--min-magnitude: {args.min_magnitude}: must be a finite number, 0 or more")
+    if not (math.isfinite(args.max_pvalue) and MIN_PVALUE <= args.max_pvalue <= MAX_PVALUE):
+        raise UsageError(f"--max-pvalue: {args.max_pvalue}: must be a number from {MIN_PVALUE:g} "
+                         f"to {MAX_PVALUE:g}")
+    if not (math.isfinite(args.min_magnitude) and 0 <= args.min_magnitude <= MAX_MAGNITUDE):
+        raise UsageError(f"--min-magnitude: {args.min_magnitude}: must be a finite number from 0 "
+                         f"to {MAX_MAGNITUDE:g} (a relative change: 10 is 1000 %)")
     if not 2 <= args.window <= 1_000_000:
         raise UsageError(f"--window: {args.window}: must be a whole number from 2 to 1000000")
     if not 1 <= args.min_runs <= 1_000_000:

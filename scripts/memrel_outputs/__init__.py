@@ -18,6 +18,8 @@ import re
 import stat
 import sys
 
+from .path_spelling import spelling_problem
+
 __all__ = ["OutputRuleError", "check_file", "check_folder", "kind_name", "MACHINE_STATE_ERRNOS"]
 
 # A write that fails for these is the machine's state (a full disk, a file size limit, a quota,
@@ -144,6 +146,12 @@ def _check_name_lengths(path):
                                         "temporary beside it)")
 
 
+def _check_spelling(path):
+    problem = spelling_problem(path)
+    if problem:
+        raise OutputRuleError(path, problem)
+
+
 def _refuse_in_program(path):
     for program in _program():
         if _in(path, program):
@@ -155,6 +163,7 @@ def check_file(path, inputs=()):
     """Raises OutputRuleError unless path is absent or a regular file that is none of inputs."""
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the file to write")
+    _check_spelling(path)
     _check_name_lengths(path)
     # Whether or not a file is there yet: a new output in memrel's own Python folder went through
     # (`trace import -o scripts/json.py` then shadowed the standard `json`: the eleventh
@@ -168,6 +177,12 @@ def check_file(path, inputs=()):
         raise OutputRuleError(path, f"is {kind_name(out.st_mode)}, not a regular file; refusing to "
                                     "write over it")
     _refuse_mount_point(path, "a file is written beside it and renamed over it")
+    # A run's journal holds the cells an interrupted run finished, as the C++ writers refuse it
+    # (check_output_file): `trace import -o r.json.journal` replaced one, and a live run then
+    # removed the trace as its journal (the twelfth adversarial pass, c5-output-onto-*-journal).
+    if path.endswith(".journal"):
+        raise OutputRuleError(path, "is a run's journal (the cells of an interrupted run); "
+                                    "refusing to write over it")
     program = _program_files().get((out.st_dev, out.st_ino))
     if program is not None:
         raise OutputRuleError(path, f"is {program} (the same file), which memrel runs; write the "
@@ -234,6 +249,7 @@ def check_folder(path, inputs=(), option="--out"):
     `option` names what wants a folder when path is a file."""
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the folder to write")
+    _check_spelling(path)
     _check_name_lengths(path)
     _refuse_in_program(path)
     try:

@@ -8,6 +8,7 @@ is empty or an earlier report (it holds MARKER): `--out ~` must not delete a hom
 """
 
 import atexit
+import contextlib
 import gc
 import os
 import re
@@ -19,6 +20,7 @@ from .input_rules import InputError
 
 MARKER = ".memrel-report"
 PARTIAL = ".memrel-report-partial"  # in DIR.tmp-PID from its first moment: a folder of ours
+REPLACED = ".memrel-report-replaced"  # in DIR as it becomes DIR.old-PID: a folder being replaced
 
 
 def check(out_dir, inputs=()):
@@ -28,6 +30,20 @@ def check(out_dir, inputs=()):
         memrel_outputs.check_folder(out_dir, inputs)
     except memrel_outputs.OutputRuleError as e:
         raise InputError(e.path, e.message) from None
+    # The report replaces its folder whole: the working folder (`--out .`) or one holding it
+    # cannot be renamed away from under memrel's own feet (`--out .` failed after all the work,
+    # "Device or resource busy", exit 4: the twelfth adversarial pass, c2-report-out-dot-empty-cwd).
+    try:
+        out_st, cwd = os.stat(out_dir), os.path.realpath(os.getcwd())
+        while True:
+            if (os.stat(cwd).st_dev, os.stat(cwd).st_ino) == (out_st.st_dev, out_st.st_ino):
+                raise InputError(out_dir, "is the working folder or holds it; the report replaces "
+                                          "its folder whole: choose another --out")
+            if os.path.dirname(cwd) == cwd:
+                break
+            cwd = os.path.dirname(cwd)
+    except OSError:
+        pass
     if os.path.lexists(out_dir):
         if not os.path.isdir(out_dir) or os.path.islink(out_dir):
             raise InputError(out_dir, "exists and is not a folder; refusing to replace it")
@@ -59,7 +75,7 @@ def remove_stale(out_dir):
     """Removes the DIR.tmp-PID folders beside out_dir that a report killed outright left (SIGKILL
     runs no cleanup), when no process PID lives any more and it holds PARTIAL (a user's folder of
     such a name, `rep.tmp-2024`, is never ours); DIR.old-PID (the previous report, kept during the
-    swap, marked MARKER) only once DIR itself is back in place."""
+    swap, marked REPLACED as it moved aside) only once DIR itself is back in place."""
     parent = os.path.dirname(os.path.abspath(out_dir))
     base = re.escape(os.path.basename(os.path.normpath(out_dir)))
     try:
@@ -73,7 +89,7 @@ def remove_stale(out_dir):
         if m.group(1) == "old" and not os.path.isdir(out_dir):
             continue
         path = os.path.join(parent, name)
-        mark = PARTIAL if m.group(1) == "tmp" else MARKER
+        mark = PARTIAL if m.group(1) == "tmp" else REPLACED
         if os.path.isdir(path) and not os.path.islink(path) and \
                 os.path.isfile(os.path.join(path, mark)):
             shutil.rmtree(path, ignore_errors=True)
@@ -100,11 +116,19 @@ def write_atomically(out_dir, fill, inputs=()):
         with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
             f.write("written by memrel report; the next report replaces this folder whole\n")
         if os.path.isdir(out_dir):
+            # Said inside the folder before it moves aside: a DIR.old-PID without it is the
+            # user's (`mv rep rep.old-2024` kept yesterday's report and its notes, and the next
+            # report removed it as stale: the twelfth adversarial pass,
+            # c1-report-deletes-users-kept-old-report).
+            with open(os.path.join(out_dir, REPLACED), "w", encoding="utf-8") as f:
+                f.write("memrel report is replacing this folder; a stale copy is removed\n")
             os.rename(out_dir, old)
             try:
                 os.rename(tmp, out_dir)
             except BaseException:
                 os.rename(old, out_dir)
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(out_dir, REPLACED))
                 raise
             shutil.rmtree(old, ignore_errors=True)
         else:

@@ -35,7 +35,11 @@ from . import MAX_HEADER_BYTES, OP_ALLOC, OP_FREE
 RECORD_BYTES = 16  # op u8, 3 zero bytes, block id u32, size u64; little-endian
 MAX_BLOCKS = 1 << 32
 MAX_MARKS = MAX_HEADER_BYTES // 25
-MAX_U64 = (1 << 64) - 1  # the largest byte count a trace header holds (harness/workload/trace_file.cpp)
+# The largest byte figure a trace holds (harness/workload/trace_file.cpp): what a result holds
+# exactly, JSON's exact integers (docs/results-schema.md). A trace past it was written, exit 0,
+# and then every cell of it crashed as its result was refused (the twelfth adversarial pass,
+# c7-snap-*-over-2p53, c7-snap-at-start-block-sum).
+MAX_BYTES = 1 << 53
 # The recorded reserved curve is kept as at most this many points: each the highest value of its
 # stretch of events, so the curve's peak survives subsampling exactly.
 CURVE_POINTS = 512
@@ -109,12 +113,11 @@ class TraceBuilder:
             return prologue + place + bisect.bisect_left(late_places, (place, order))
 
         records, peak, peak_event = columns(events, sizes)
-        # What the loader reads back as unsigned 64-bit figures: a trace past them was written,
-        # exit 0, and then refused by every run (the tenth adversarial pass,
-        # c7-*-peak-over-2e64-loader-refuses).
-        if peak > MAX_U64:
+        # What the loader reads back: a trace past it was written, exit 0, and then refused by
+        # every run (the tenth adversarial pass, c7-*-peak-over-2e64-loader-refuses).
+        if peak > MAX_BYTES:
             raise OverflowError(f"{peak} bytes live at once at event {peak_event}, more than "
-                                "2^64 - 1, which a trace counts at most")
+                                "2^53 (8 PiB), which a trace counts at most")
         marks = [dict(event=event_of(p, o), **m) for p, o, m in self._marks]
         facts = {
             "counts": {"events": len(events), "allocs": n, "frees": len(events) - n, "blocks": n,
@@ -141,9 +144,9 @@ class TraceBuilder:
         # so they were held when it began.
         initial = max(-lowest, (final_reserved or 0) - running)
         points = [(0, initial)] + [(e, initial + r) for e, r in points] + [(events, initial + running)]
-        if max(b for _, b in points) > MAX_U64:
+        if max(b for _, b in points) > MAX_BYTES:
             raise OverflowError(f"the recorded reserved bytes reach {max(b for _, b in points)}, "
-                                "more than 2^64 - 1, which a trace counts at most")
+                                "more than 2^53 (8 PiB), which a trace counts at most")
         return {"initial_bytes": initial, "final_bytes": initial + running,
                 "peak_bytes": max(b for _, b in points), "points": _envelope(points)}
 

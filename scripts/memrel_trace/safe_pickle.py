@@ -19,7 +19,7 @@ a pickle that builds a tuple, a set or a frozenset at all (pickle_scan, a scan o
 before the load; a real snapshot holds none) is loaded by the pure-Python unpickler, with the
 opcodes that hash (SETITEM, SETITEMS, DICT, ADDITEMS, FROZENSET) counting what each hash walks (a
 tuple's size with every shared part counted as often as it is referenced, each distinct tuple
-sized once) and refusing the pickle past HASH_STEPS_PER_BYTE times its size (at least
+sized once; an integer's digits, as no int caches its hash either) and refusing the pickle past HASH_STEPS_PER_BYTE times its size (at least
 MIN_HASH_STEPS); every other one by the C unpickler, whose hashes are then linear in the bytes.
 The pure-Python one is 4 to 7 times slower, the C one has no hook between building a key and
 hashing it.
@@ -42,6 +42,8 @@ MIN_MEMORY_BYTES = 2 << 30
 # are strings (one each, at least a byte of pickle each), so 16 per byte is far above any.
 HASH_STEPS_PER_BYTE = 16
 MIN_HASH_STEPS = 10_000_000
+# Scanned before the rest is read: a file whose first bytes are no pickle is refused at once.
+HEAD_BYTES = 1 << 20
 
 
 class _Refused(Exception):
@@ -53,6 +55,11 @@ class _TooMuchHashing(Exception):
     pass
 
 
+def _int_hash_steps(value):
+    """An int's hash walks its 30-bit digits, every time (no int caches its hash)."""
+    return 1 + value.bit_length() // 30
+
+
 def _hash_steps(value, sizes):
     """What hashing `value` walks: 1, or for a tuple 1 + each element's, expanded (a part
     referenced twice counts twice, as tuplehash walks it twice). `sizes` caches each distinct
@@ -60,6 +67,8 @@ def _hash_steps(value, sizes):
     the distinct tuples. A frozenset caches its own hash: 1 + its length, once."""
     if type(value) is frozenset:
         return 1 + len(value)
+    if type(value) is int:
+        return _int_hash_steps(value)
     if type(value) is not tuple:
         return 1
     todo = [(value, False)]
@@ -73,7 +82,7 @@ def _hash_steps(value, sizes):
             continue
         total = 1
         for e in t:
-            total += sizes[id(e)][1] if type(e) is tuple else (1 + len(e) if type(e) is frozenset else 1)
+            total += sizes[id(e)][1] if type(e) is tuple else _hash_steps(e, sizes)
         sizes[id(t)] = (t, total)
     return sizes[id(value)][1]
 
@@ -168,7 +177,10 @@ def _load_quietly(f, max_hash_steps):
     failure kept off stderr: a bytearray opcode that ran out of memory mid-read printed
     "SystemError: deallocated bytearray object has exported buffers" before memrel's one line
     (the second adversarial pass). The failure itself still raises here."""
-    data = f.read()
+    head = f.read(HEAD_BYTES)
+    if pickle_scan.first_bytes_malformed(head):
+        raise pickle.UnpicklingError("a byte in its first bytes is no pickle opcode")
+    data = head + f.read()
     with contextlib.redirect_stderr(io.StringIO()):
         if pickle_scan.hashes_something(data) is False:
             unpickler = _FastPlainDataUnpickler(io.BytesIO(data))

@@ -59,6 +59,18 @@ def _show(value):
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _utf8(text):
+    """text as UTF-8 can hold it: a lone surrogate (a pickle's str may hold one) as its escape,
+    `\\ud800`. Kept as it was, it went into the header as JSON's `\ud800`, which no UTF-8 reader
+    takes: the trace was written, exit 0, and every reader refused it (the twelfth adversarial
+    pass, c7-snap-settings-lone-surrogate, c7-snap-settings-key-surrogate)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class _SettingsError(Exception):
     pass
 
@@ -77,10 +89,12 @@ def _plain(value, budget=None, path=()):
             raise _SettingsError(f"nested more than {MAX_SETTINGS_DEPTH} deep")
         inner = path + (id(value),)
         if isinstance(value, dict):
-            return {_show(k) if not isinstance(k, str) else k: _plain(v, budget, inner)
+            return {_show(k) if not isinstance(k, str) else _utf8(k): _plain(v, budget, inner)
                     for k, v in value.items()}
         return [_plain(v, budget, inner) for v in value]
-    if value is None or isinstance(value, (str, bool)) or \
+    if isinstance(value, str):
+        return _utf8(value)
+    if value is None or isinstance(value, bool) or \
             (isinstance(value, int) and WORD[0] <= value <= WORD[1]) or \
             (isinstance(value, float) and math.isfinite(value)):
         return value

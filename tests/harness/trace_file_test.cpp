@@ -117,6 +117,23 @@ INSTANTIATE_TEST_SUITE_P(
                  });
                },
                "header.marks[0].event: 7 is out of order or past the last event (6)"},
+        // Past what a result holds exactly: every cell of it crashed as its result was refused.
+        Defect{"PeakPastTwoToThe53",
+               [] {
+                 return with_header([](nlohmann::json& h) {
+                   h["peak_requested_bytes"] = (std::uint64_t{1} << 53) + 1;
+                 });
+               },
+               "header.peak_requested_bytes: 9007199254740993 bytes: more than 2^53"},
+        Defect{"RecordedReservedPastTwoToThe53",
+               [] {
+                 return with_header([](nlohmann::json& h) {
+                   h["recorded_reserved"] = {
+                       {"points", {{0, 1024}, {6, (std::uint64_t{1} << 53) + 1}}}};
+                 });
+               },
+               "header.recorded_reserved.points[1]: must be [event <= counts.events, bytes <= "
+               "2^53]"},
         Defect{"UnknownOp", [] { return with_records([](auto& r) { r[1].op = 9; }); },
                "records[1]: unknown op 9 (1 alloc, 2 free)"},
         Defect{"IdOutOfRange", [] { return with_records([](auto& r) { r[3].block = 7; }); },

@@ -505,7 +505,7 @@ def test_a_trace_whose_live_bytes_pass_2_to_the_64_is_not_written(tmp_path):
     rows += [f"1,10:00:00.000001,allocate,0x{0x1000 + i * 0x10:x},{2 ** 48},0x0" for i in range(65537)]
     (tmp_path / "log.csv").write_text("\n".join(rows) + "\n")
     refused(memrel("-q", "trace", "import", "-o", "t.memtrace", "log.csv", cwd=tmp_path, timeout=300),
-            "log.csv", "2^64")
+            "log.csv", "2^53")
     assert not (tmp_path / "t.memtrace").exists()
 
 
@@ -513,7 +513,7 @@ def test_a_recorded_reserved_curve_past_2_to_the_64_is_refused():
     """c7-pk-reserved-over-2e64-loader-refuses: the recording allocator's reserved curve past
     2^64 - 1 was written as it was."""
     builder = scripts_module("memrel_trace.builder").TraceBuilder()
-    with pytest.raises(OverflowError, match="2\\^64"):
+    with pytest.raises(OverflowError, match="2\\^53"):
         builder.finish([], final_reserved=1 << 64)
 
 

@@ -1,0 +1,54 @@
+#include "platform/path_spelling.hpp"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <vector>
+
+namespace memrel {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool same_folder(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+}  // namespace
+
+std::string path_spelling_problem(const std::string& path) {
+  std::string stripped = path;
+  while (stripped.size() > 1 && stripped.back() == '/') stripped.pop_back();
+  struct stat st {};
+  if (stripped.size() < path.size() && lstat(stripped.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return "is a symbolic link (the trailing / follows it); refusing to write through it";
+  // Each ".." checked where it stands: what the system reaches through the spelling so far, and
+  // where a lexical reading of the same spelling lands, must be one existing folder.
+  std::string so_far = path.size() && path[0] == '/' ? "/" : "";
+  std::size_t start = 0;
+  while (start < stripped.size()) {
+    std::size_t end = stripped.find('/', start);
+    if (end == std::string::npos) end = stripped.size();
+    const std::string part = stripped.substr(start, end - start);
+    start = end + 1;
+    if (part.empty()) continue;
+    const std::string before = so_far.empty() ? "." : so_far;
+    so_far += (so_far.empty() || so_far.back() == '/' ? "" : "/") + part;
+    if (part != "..") continue;
+    struct stat system {
+    }, lexical{};
+    std::error_code ec;
+    const fs::path lexical_path = fs::absolute(so_far, ec).lexically_normal();
+    if (stat(so_far.c_str(), &system) != 0)
+      return "goes up (..) out of " + before +
+             ", which does not exist: the system and memrel would read two different folders; "
+             "spell the path without ..";
+    if (ec || stat(lexical_path.c_str(), &lexical) != 0 || !same_folder(system, lexical))
+      return "goes up (..) out of " + before +
+             ", which is reached through a symbolic link: the system goes up from the link's "
+             "target; spell the path without ..";
+  }
+  return "";
+}
+
+}  // namespace memrel
