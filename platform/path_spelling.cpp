@@ -17,11 +17,20 @@ bool same_folder(const struct stat& a, const struct stat& b) {
 }  // namespace
 
 std::string path_spelling_problem(const std::string& path) {
+  // Trailing "/" and "/." follow a link the spelling without them names (`link/.` is the link's
+  // target, and a lexical reading renamed the link itself: c2-report-out-symlink-dot).
   std::string stripped = path;
-  while (stripped.size() > 1 && stripped.back() == '/') stripped.pop_back();
+  while (true) {
+    if (stripped.size() > 1 && stripped.back() == '/')
+      stripped.pop_back();
+    else if (stripped.size() > 2 && stripped.compare(stripped.size() - 2, 2, "/.") == 0)
+      stripped.resize(stripped.size() - 2);
+    else
+      break;
+  }
   struct stat st {};
   if (stripped.size() < path.size() && lstat(stripped.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
-    return "is a symbolic link (the trailing / follows it); refusing to write through it";
+    return "is a symbolic link (a trailing / or /. follows it); refusing to write through it";
   // Each ".." checked where it stands: what the system reaches through the spelling so far, and
   // where a lexical reading of the same spelling lands, must be one existing folder.
   std::string so_far = path.size() && path[0] == '/' ? "/" : "";

@@ -14,7 +14,7 @@ namespace memrel {
 
 // Why PATH is refused as an output's spelling, or "" when it is not: a ".." that goes up out of
 // a folder that does not exist or is reached through a symbolic link (the system's parent and the
-// lexical one differ), or a trailing "/" after a symbolic link.
+// lexical one differ), or a trailing "/" or "/." after a symbolic link.
 std::string path_spelling_problem(const std::string& path);
 
 }  // namespace memrel

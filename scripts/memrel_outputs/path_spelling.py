@@ -10,12 +10,18 @@ import stat
 def spelling_problem(path):
     """Why path is refused as an output's spelling, or "" when it is not."""
     stripped = path
-    while len(stripped) > 1 and stripped.endswith("/"):
-        stripped = stripped[:-1]
+    while True:  # trailing "/" and "/." follow a link (`link/.` is its target)
+        if len(stripped) > 1 and stripped.endswith("/"):
+            stripped = stripped[:-1]
+        elif len(stripped) > 2 and stripped.endswith("/."):
+            stripped = stripped[:-2]
+        else:
+            break
     if len(stripped) < len(path):
         try:
             if stat.S_ISLNK(os.lstat(stripped).st_mode):
-                return "is a symbolic link (the trailing / follows it); refusing to write through it"
+                return ("is a symbolic link (a trailing / or /. follows it); refusing to write "
+                        "through it")
         except (OSError, ValueError):
             pass
     so_far = "/" if path.startswith("/") else ""

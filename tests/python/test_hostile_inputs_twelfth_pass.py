@@ -31,7 +31,7 @@ def tree(folder):
 # --- An output's spelling is read one way by every step --------------------------------------------
 
 @needs_memrel
-@pytest.mark.parametrize("spelling", ["rep/missing/..", "link/../rep", "link/"])
+@pytest.mark.parametrize("spelling", ["rep/missing/..", "link/../rep", "link/", "link/.", "link/./"])
 def test_a_report_out_the_system_and_a_lexical_reading_take_apart_is_refused(tmp_path, spelling):
     """c1-report-out-missing-dotdot-*, c1-report-out-symlink-dotdot-*, c2-report-out-symlink-
     trailing-slash: `--out rep/missing/..` was checked as absent and then replaced ./rep, a user's
@@ -39,7 +39,7 @@ def test_a_report_out_the_system_and_a_lexical_reading_take_apart_is_refused(tmp
     (tmp_path / "rep").mkdir()
     (tmp_path / "rep" / "keep.txt").write_text("mine")
     (tmp_path / "deep" / "sub").mkdir(parents=True)
-    os.symlink("deep/sub" if spelling.startswith("link/..") else "rep", tmp_path / "link")
+    os.symlink("deep/sub" if spelling.startswith("link/..") else "deep", tmp_path / "link")
     before = tree(tmp_path)
     r = memrel("-q", "report", "--out", spelling, HOST_RUN, cwd=tmp_path)
     line = refused(r, spelling)
