@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -41,7 +42,14 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
     throw std::invalid_argument(option + ": '" + text +
                                 "' is not a positive size (e.g. 4096, 512MiB, 1GiB)");
   }
-  return static_cast<std::uint64_t>(std::llround(value * static_cast<double>(scale)));
+  // A size is whole bytes: "1.5" or "0.1KiB" (102.4) were rounded without a word (the twelfth
+  // adversarial pass, c4-setting-fractional-bytes). A binary unit times a decimal that makes
+  // whole bytes (1.5KiB, 0.25GiB) is exact in a double, so the test is exact too.
+  const double bytes = value * static_cast<double>(scale);
+  if (std::floor(bytes) != bytes)
+    throw std::invalid_argument(option + ": '" + text + "' is not a whole number of bytes (" +
+                                number + " times " + std::to_string(scale) + ")");
+  return static_cast<std::uint64_t>(bytes);
 }
 
 }  // namespace memrel

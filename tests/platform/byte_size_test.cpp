@@ -18,6 +18,22 @@ TEST(ByteSize, BinaryUnitsUpToTheLimit) {
   }
 }
 
+// The twelfth adversarial pass, c4-setting-fractional-bytes: "1.5" ran as 2 bytes and "0.1KiB"
+// as 102, without a word.
+TEST(ByteSize, AFractionOfAByteIsRefused) {
+  EXPECT_EQ(parse_byte_size("0.25GiB", "--x", 1ull << 48), 268435456u);
+  EXPECT_EQ(parse_byte_size("1.0", "--x", 1ull << 48), 1u);
+  for (const char* bad : {"1.5", "1.000001", "0.1KiB", "1.1GiB", "2.5B"}) {
+    try {
+      parse_byte_size(bad, "trim_threshold", 1ull << 48);
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("not a whole number of bytes"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(ByteSize, TheErrorNamesTheOptionAndTheText) {
   try {
     parse_byte_size("lots", "--host-capacity", 1ull << 30);
