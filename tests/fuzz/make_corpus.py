@@ -114,7 +114,7 @@ def benchmark_json():
     _put(d, "bad-byte-counters.json", json.dumps(big))
 
 
-def _trace(records, marks=(), name="t", device=0):
+def _trace(records, marks=(), name="t", device=0, reserved=2 << 20):
     allocs = live = peak = peak_event = 0
     for i, (op, _, size) in enumerate(records):
         if op == 1:
@@ -130,7 +130,7 @@ def _trace(records, marks=(), name="t", device=0):
                          "blocks": allocs},
               "peak_requested_bytes": peak, "peak_requested_event": peak_event,
               "marks": [{"event": e, "label": l} for e, l in marks],
-              "recorded_reserved": {"points": [[0, 0], [len(records), 2 << 20]]}}
+              "recorded_reserved": {"points": [[0, 0], [len(records), reserved]]}}
     body = json.dumps(header)
     body += " " * ((8 - (16 + len(body)) % 8) % 8)
     out = b"MEMTRACE" + struct.pack("<II", len(body), 16) + body.encode()
@@ -150,6 +150,11 @@ def traces():
     # A device index past any CUDA device's (the eleventh adversarial pass: 2^63 read back wrapped).
     _put(d, "bad-device-2-to-63.memtrace", _trace(good, device=2**63))
     _put(d, "bad-duplicate-key.memtrace", _trace(good).replace(b'"device": 0', b'"device": 0, "device": 1'))
+    # Byte figures past what a result holds exactly (the twelfth adversarial pass: every cell of
+    # such a trace crashed as its result was refused).
+    _put(d, "bad-reserved-past-2-to-53.memtrace", _trace(good, reserved=2**53 + 1))
+    _put(d, "bad-peak-past-2-to-53.memtrace",
+         _trace([(1, i, 1 << 48) for i in range(33)] + [(2, i, 1 << 48) for i in range(33)]))
     # A real one, recorded on the H200 (the smallest of benchmarks/workloads/trace-*.memtrace).
     name = "trace-convnet-varying-batch-and-size.memtrace"
     with open(os.path.join(ROOT, "benchmarks", "workloads", name), "rb") as f:
