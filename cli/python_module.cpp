@@ -24,6 +24,7 @@
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/one_line_text.hpp"
+#include "platform/owned_fd.hpp"
 #include "platform/temporary_folder.hpp"
 
 namespace memrel::cli {
@@ -57,9 +58,12 @@ std::string missing_package(const std::string& package) {
 // own line and exit(1) (the tenth adversarial pass, c8-history-changes-ulimit-v-hang,
 // c8-import-ulimit-v-openblas). memrel's Python parts do no linear algebra worth a thread; with
 // one, numpy's import fails as a Python MemoryError, which memrel_entry.py says in one line.
+// MEMREL_ENTRY_FD: where memrel_entry.py says it runs (entry_ran_mark), so that an interpreter
+// that answers the version probe and then runs nothing of memrel's is told from one that did.
 std::map<std::string, std::string> python_environment() {
   return {{"MEMREL_PYTHONPATH", python_path("", std::getenv("PYTHONPATH"))},
           {"MEMREL_PROGRAM_FILES", program_identities()},
+          {"MEMREL_ENTRY_FD", "3"},
           {"OPENBLAS_NUM_THREADS", "1"}};
 }
 
@@ -157,6 +161,11 @@ std::vector<std::string> python_foreign_report_starts() {
           "Thread 0x"};
 }
 
+// What memrel_entry.py writes on MEMREL_ENTRY_FD as it starts.
+constexpr const char* kEntryRanMark = "memrel_entry.py ran\n";
+
+bool entry_ran(int fd) { return read_whole_fd(fd).rfind(kEntryRanMark, 0) == 0; }
+
 bool is_memrel_exit_code(int code) {
   return code == exit_code::kSuccess || code == exit_code::kUnusableInput ||
          code == exit_code::kInternalError || code >= exit_code::kInterruptedBase;
@@ -206,7 +215,7 @@ std::string foreign_report_in(const std::string& text) {
 }  // namespace
 
 int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
-                     const std::string& held) {
+                     const std::string& held, bool entry_ran) {
   const bool own_code = WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status));
   if (passed_on != 0) {
     // The user's request: what the part wrote after it (a KeyboardInterrupt's traceback from
@@ -221,6 +230,15 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
                 << " " << foreign_end(status)
                 << " before memrel's code could clean up (it was still starting)\n";
     return exit_code::kInterruptedBase + passed_on;
+  }
+  if (own_code && !entry_ran) {
+    // It answered the version probe as Python does and then ran none of memrel's code: exit 0
+    // with nothing written read as success (the thirteenth adversarial pass,
+    // c8-fakepy-exit0-*).
+    std::cerr << held << who << ": " << one_line_text(python) << " exited " << WEXITSTATUS(status)
+              << " without running memrel's code (scripts/memrel_entry.py); is it a Python "
+                 "interpreter?\n";
+    return exit_code::kInternalError;
   }
   if (own_code) {
     std::cerr << held;
@@ -270,7 +288,10 @@ int run_python_command(const std::string& who, const std::string& package,
   std::cerr.flush();
   pid_t pid = -1;
   std::optional<ChildStderrRelay> relay;
+  OwnedFd entry_mark;
   try {
+    entry_mark = OwnedFd(anonymous_file());
+    spec.fd3 = entry_mark.get();
     relay.emplace(python_foreign_report_starts());
     spec.stderr_fd = relay->child_end();
     pid = start_child(spec);
@@ -304,7 +325,7 @@ int run_python_command(const std::string& who, const std::string& package,
               << " (not found or not executable): " << needs << "\n";
     return exit_code::kInternalError;
   }
-  return python_exit_code(who, spec.args[0], status, passed_on, held);
+  return python_exit_code(who, spec.args[0], status, passed_on, held, entry_ran(entry_mark.get()));
 }
 
 PythonResult run_python_module(const std::string& package, const std::vector<std::string>& args) {
@@ -327,11 +348,14 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   spec.own_process_group = true;
   spec.environment = python_environment();
   int status = 0;
+  OwnedFd entry_mark;
   try {
     std::cout.flush();
     std::cerr.flush();
     int err = anonymous_file();
     spec.stderr_fd = err;
+    entry_mark = OwnedFd(anonymous_file());
+    spec.fd3 = entry_mark.get();
     int stopped_by = 0;
     bool killed = false;
     const pid_t pid = start_child(spec);
@@ -367,6 +391,13 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.error_text = "cannot run " + spec.args[0] + " (not found or not executable)";
   }
   const bool own_code = WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status));
+  if (own_code && !entry_ran(entry_mark.get())) {
+    result.exit_code = exit_code::kInternalError;
+    result.error_text = spec.args[0] + " exited " + std::to_string(WEXITSTATUS(status)) +
+                        " without running memrel's code (scripts/memrel_entry.py); is it a "
+                        "Python interpreter?";
+    return result;
+  }
   if (std::string line =
           own_code ? ""
                    : out_of_memory_line(spec.args[0], status, foreign_report_in(result.error_text));

@@ -53,8 +53,9 @@ int run_python_command(const std::string& who, const std::string& package,
 // then it is 128 + signal whatever the part did. `held`: what the part wrote from its first
 // foreign line on (ChildStderrRelay): written out after a failure of its own code or a bug, left
 // out after the user's request or where an address-space limit ran out (one line says so).
+// `entry_ran`: memrel_entry.py said it ran; an exit of memrel's without it is 4, said.
 int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
-                     const std::string& held = "");
+                     const std::string& held = "", bool entry_ran = true);
 
 struct PythonResult {
   int exit_code = 0;       // the module's, or 4 when it could not run or died of a signal

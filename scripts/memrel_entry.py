@@ -36,6 +36,17 @@ sys.path[:] = [_here] + _own + [p for p in _user if os.path.isabs(p) and p != _h
 # Only under a HOME that is an absolute path: HOME=. made the working folder's
 # .local/lib/pythonX.Y/site-packages the user's, and its .pth files ran (the eighth adversarial
 # pass, c3-home-dot-pth-*).
+# Said to memrel first of all (MEMREL_ENTRY_FD, cli/python_module.cpp): an interpreter that
+# answers the version probe as Python does and then runs nothing of this file exited 0 with
+# nothing written, and memrel took it for success (the thirteenth adversarial pass,
+# c8-fakepy-exit0-*). Closed at once: nothing the package starts inherits it.
+try:
+    _entry_fd = int(os.environ.pop("MEMREL_ENTRY_FD", ""))
+    os.write(_entry_fd, b"memrel_entry.py ran\n")
+    os.close(_entry_fd)
+except (ValueError, OSError):
+    pass
+
 _home = os.path.expanduser("~")
 _user_site = os.path.join(_home, ".local", "lib", "python%d.%d" % sys.version_info[:2],
                           "site-packages")
@@ -53,6 +64,49 @@ for _name, _module in list(sys.modules.items()):
         print(f"memrel: {_file}: the module {_name} was loaded from the working folder at "
               "start-up (PYTHONPATH names it); run from another folder", file=sys.stderr)
         sys.exit(2)
+
+
+import importlib.machinery  # noqa: E402  (the path is fixed: the interpreter's own)
+
+
+class _OtherPlatformsModules:
+    """Refuses the modules the standard library imports only to learn it is not running on
+    Jython, Windows or macOS (pickle's `from org.python.core import PyStringMap`, subprocess's
+    `msvcrt` and `_winapi`): none is this interpreter's, so a PYTHONPATH folder or the user's
+    site-packages, which may add packages, supplied them, and their code ran in `trace import`,
+    `report` and `advise` (the thirteenth adversarial pass, c3-pythonpath-org-*,
+    c3-usersite-winapi-report). First on the meta path: the import fails as on any Linux."""
+
+    NAMES = frozenset({"org", "java", "msvcrt", "_winapi", "winreg", "_winreg", "nt", "_overlapped",
+                       "_scproxy", "vms_lib"})
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.partition(".")[0] in cls.NAMES and name not in sys.builtin_module_names:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+
+
+class _OwnFoldersFirst:
+    """A top-level name the interpreter's own folders hold in any form is taken from them, never
+    from a PYTHONPATH folder or the user's site-packages after them. The path's order does that
+    for modules and regular packages, not for a namespace package: a later folder's regular
+    package of the same name wins over every portion, so a PYTHONPATH folder's
+    `mpl_toolkits/__init__.py` ran in place of matplotlib's (the thirteenth adversarial pass,
+    c3-pythonpath-winapi-report)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is not None:
+            return None  # a submodule: its package's own path decides
+        return importlib.machinery.PathFinder.find_spec(name, _own_folders, target)
+
+
+_own_folders = [_here] + _own
+sys.meta_path.insert(0, _OwnFoldersFirst)
+sys.meta_path.insert(0, _OtherPlatformsModules)
 
 if len(sys.argv) < 2:
     print("usage: memrel_entry.py PACKAGE [ARGS...]", file=sys.stderr)
