@@ -20,6 +20,7 @@
 
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
+#include "cli/bench_file_claims.hpp"
 #include "cli/bench_probe.hpp"
 #include "cli/comparison_outputs.hpp"
 #include "cli/exit_codes.hpp"
@@ -161,6 +162,20 @@ void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_n
     }
   }
   check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, inputs, global);
+  // Not in a folder ab fills: `--json OUT/reference/bench-NAME.json` replaced the benchmarks the
+  // comparison is of (the thirteenth adversarial pass, c1-ab-*-onto-own-out-file).
+  const std::pair<const std::string*, const char*> outputs[] = {{&a.markdown, "--markdown"},
+                                                                {&a.junit, "--junit"},
+                                                                {&a.summary, "--summary"},
+                                                                {&a.json, "--json"}};
+  for (const auto& [path, option] : outputs) {
+    if (path->empty()) continue;
+    const std::string folder = fs::path(*path).parent_path().string();
+    for (const char* sub : {"rounds", "reference", "candidate"})
+      if (same_output_path(folder.empty() ? "." : folder, a.out + "/" + sub))
+        throw OutputError(std::string(option) + " " + *path + ": is in " + a.out + "/" + sub +
+                          ", a folder ab fills with its own files; write it elsewhere");
+  }
 }
 
 // What one side runs: its memrel_bench with the options both sides share.
@@ -325,7 +340,11 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   // Every backend resolved before the first round, so that a typo costs nothing; the files are
   // named after the backends' names, never their paths.
   std::vector<GivenBackend> backends;
-  for (const std::string& given : a.backends) backends.push_back(resolved(given, global));
+  BenchFileClaims claims;
+  for (const std::string& given : a.backends) {
+    backends.push_back(resolved(given, global));
+    claims.claim(given, backends.back().name);
+  }
   std::optional<GivenBackend> candidate_backend;
   if (!a.candidate.backend.empty()) candidate_backend = resolved(a.candidate.backend, global);
   // Parsed before anything is written: a bad list is bad input (exit 2).

@@ -17,6 +17,7 @@
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
 #include "cli/backend_listing.hpp"
+#include "cli/bench_file_claims.hpp"
 #include "cli/bench_probe.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/read_folders.hpp"
@@ -163,8 +164,8 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   if (!a.logs.empty()) check_output_folder(a.logs, {}, "--logs");
   std::vector<BenchJob> jobs;
   std::vector<BackendInfo> backends;
-  std::vector<std::string> inputs;                // the backend files and libraries -b names
-  std::map<std::string, std::string> file_owner;  // file name -> the backend given for it
+  std::vector<std::string> inputs;  // the backend files and libraries -b names
+  BenchFileClaims claims;           // one file per backend, none two differing only by case
   // The memrel_bench it runs is an input too: `--bench L/bench-NAME.log --logs L` wrote the log
   // over the program (the ninth adversarial pass, c1-bench-logs-holding-bench-binary).
   inputs.push_back(command.bench);
@@ -177,10 +178,7 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     const std::string& given = a.backends[i];
     const BackendInfo& backend = backends[i];
     const std::string file = bench_file_name(backend.name);
-    auto [it, fresh] = file_owner.emplace(file, given);
-    if (!fresh)
-      throw std::invalid_argument("-b " + given + ": backend " + backend.name +
-                                  " is already given (as " + it->second + ")");
+    claims.claim(given, backend.name);
     BenchJob job;
     job.backend = given;
     job.name = backend.name;

@@ -27,6 +27,7 @@
 #include "gate/read/input_file.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/install_layout.hpp"
+#include "platform/one_line_text.hpp"
 
 namespace memrel::cli {
 namespace {
@@ -89,12 +90,15 @@ int run_add(const std::string& db_path, const std::vector<std::string>& given,
   if (!parent.empty()) fs::create_directories(parent, ec);
   HistoryDb db(db_path, true);
   for (const HistoryAdded& a : db.add(files, contents)) {
+    // A file found in a folder is named as its name reads on a terminal: raw, an ESC in it set
+    // the terminal's title (the thirteenth adversarial pass, c9-ctrl-history-add-folder-filename).
     if (a.run_id == 0)
-      std::cout << a.path << ": already in the history\n";
+      std::cout << one_line_text(a.path) << ": already in the history\n";
     else
-      std::cout << a.path << ": run " << a.run_id << ", " << a.figures << " figures\n";
+      std::cout << one_line_text(a.path) << ": run " << a.run_id << ", " << a.figures
+                << " figures\n";
   }
-  std::cout << "history: " << db_path << "\n";
+  std::cout << "history: " << one_line_text(db_path) << "\n";
   return exit_code::kSuccess;
 }
 

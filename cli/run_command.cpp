@@ -123,7 +123,7 @@ void refuse_duplicates(const std::vector<std::string>& names,
     const auto [j, i] = *pair;
     throw std::invalid_argument(what + " names '" + names[j] + "' (" + source(j) + ") and '" +
                                 names[i] + "' (" + source(i) + ") would share one report page (" +
-                                report_page_name(names[i]) + "); rename one");
+                                report_page_name(names[i]) + ", letters' case aside); rename one");
   }
 }
 

@@ -1,5 +1,6 @@
 #include "harness/results/report_page_name.hpp"
 
+#include <cctype>
 #include <map>
 
 #include "platform/sha256.hpp"
@@ -39,9 +40,13 @@ std::string report_page_name(const std::string& name) {
 
 std::optional<std::pair<std::size_t, std::size_t>> names_sharing_a_page(
     const std::vector<std::string>& names) {
+  // Pages that differ only by case are one on a case-insensitive file system, or in a zip of
+  // the report (the thirteenth adversarial pass, c6-report-case-only-*): the page name is ASCII.
   std::map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    auto [at, added] = seen.emplace(report_page_name(names[i]), i);
+    std::string page = report_page_name(names[i]);
+    for (char& c : page) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto [at, added] = seen.emplace(page, i);
     if (!added && names[at->second] != names[i]) return std::make_pair(at->second, i);
   }
   return std::nullopt;

@@ -24,7 +24,8 @@ inline constexpr std::size_t kMaxReportPageNameChars = 80;
 // length and gets the hash too.
 std::string report_page_name(const std::string& name);
 
-// The first two distinct names (in order) that share a page, or none.
+// The first two distinct names (in order) that share a page, or whose pages differ only by case
+// (one page on a case-insensitive file system), or none.
 std::optional<std::pair<std::size_t, std::size_t>> names_sharing_a_page(
     const std::vector<std::string>& names);
 

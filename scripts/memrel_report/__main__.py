@@ -101,7 +101,8 @@ def main(argv=None):
             pair = prepare.colliding_names(names)
             if pair:  # names are made unique; only one crafted to equal another's form is left
                 raise load.InputError(args.results[0], f"{kind} {pair[0]!r} and {pair[1]!r} would "
-                                      f"share one report page ({prepare.slug(pair[1])}): rename one")
+                                      f"share one report page ({prepare.slug(pair[1])}, letters' "
+                                      "case aside): rename one")
         try:
             prepare.select_timelines(cells, args.timeline)
         except ValueError as e:

@@ -80,10 +80,13 @@ def joined_slug(*names):
 
 def colliding_names(names):
     """The first two distinct names that still share a slug (a name crafted to equal another's
-    slug with its hash), or None."""
+    slug with its hash), or whose slugs differ only by case (`a_b`, `A_b`: their pages collide on
+    a case-insensitive file system or in a zip of the report, the thirteenth adversarial pass,
+    c6-report-case-only-*), or None. The twin of names_sharing_a_page
+    (harness/results/report_page_name.cpp)."""
     seen = {}
     for name in names:
-        other = seen.setdefault(slug(name), name)
+        other = seen.setdefault(slug(name).lower(), name)
         if other != name:
             return other, name
     return None
