@@ -52,17 +52,36 @@ std::string log_temporary_path(const BenchJob& job) {
   return job.log_path + ".tmp-" + std::to_string(getpid());
 }
 
-// A fresh temporary file for the job's log, else an anonymous one. Close-on-exec: the child gets
-// it as its stdout and stderr only.
-OwnedFd open_output(const BenchJob& job) {
-  if (job.log_path.empty()) return OwnedFd(anonymous_file());
+// An anonymous file for the child's stdout and stderr (close-on-exec: the child gets it as
+// those only). memrel writes the log from it itself (write_log_temporary): the child's own writes
+// fail without a word, and on a full disk a bench wrote an empty log and said "ok" (the
+// thirteenth adversarial pass, c8-disk-full-bench-logs).
+OwnedFd open_output() { return OwnedFd(anonymous_file()); }
+
+// The job's log, what its process wrote (`output`), in its temporary file beside log_path;
+// MachineStateError (the temporary removed) where it cannot be written whole.
+void write_log_temporary(const BenchJob& job, int output) {
+  if (job.log_path.empty()) return;
   const std::string tmp = log_temporary_path(job);
   std::remove(tmp.c_str());  // this process's name: a leftover of an earlier job of ours
-  int fd = open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::invalid_argument(job.log_path + ": cannot write the log of " + job.name + " (" +
-                                std::strerror(errno) + ")");
-  return OwnedFd(fd);
+  const std::string content = read_whole_fd(output);
+  OwnedFd fd(open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  std::size_t done = 0;
+  int err = fd.get() < 0 ? errno : 0;
+  while (err == 0 && done < content.size()) {
+    const ssize_t n = write(fd.get(), content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      err = n < 0 ? errno : EIO;
+    else
+      done += static_cast<std::size_t>(n);
+  }
+  if (err == 0 && fsync(fd.get()) != 0) err = errno;
+  if (err != 0) {
+    std::remove(tmp.c_str());
+    throw MachineStateError(job.log_path + ": cannot write the log of " + job.name + " (" +
+                            std::strerror(err) + "); not kept");
+  }
 }
 
 // The log put in place once its process has ended, by the output rule checked again at the
@@ -195,6 +214,7 @@ BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool 
                         std::uint64_t timeout_s) {
   try {
     BenchOutcome o = outcome_of_ended(job, r, status, timed_out, timeout_s);
+    write_log_temporary(job, r.output.get());
     o.log_pending = !job.log_path.empty() && (o.status == BenchStatus::kUnavailable ||
                                               o.status == BenchStatus::kNoneMatched);
     if (!o.log_pending) finish_log(job);
@@ -235,7 +255,7 @@ std::vector<BenchOutcome> schedule(
       if (!job.log_path.empty()) remove_stale_temporary_files(job.log_path);
       Running r;
       r.index = next++;
-      r.output = open_output(job);
+      r.output = open_output();
       ChildSpec spec;
       spec.args = bench_arguments(command, job);
       spec.environment = job.environment;

@@ -123,6 +123,16 @@ def main(argv=None):
             # Where --out cannot be made (a read-only or missing place): the user's to fix, not a
             # bug (the second adversarial pass: `--out /sys/rep` was an internal error).
             raise load.InputError("--out", f"{args.out}: cannot be written ({e.strerror})") from None
+        except OSError as e:
+            if e.errno not in memrel_outputs.MACHINE_STATE_ERRNOS:
+                raise
+            # A full disk or a file size limit: the machine's state, said with the place, as every
+            # other writer says it; it was "internal error: OSError: [Errno 28]" without one (the
+            # thirteenth adversarial pass, c8-disk-full-report-out).
+            print("memrel report: " + one_line(f"cannot write the report {args.out} "
+                                               f"({e.filename or 'a file in it'}: {e.strerror})")
+                  + "; nothing written", file=sys.stderr)
+            return EXIT_INTERNAL
     except load.InputError as e:
         print(f"memrel report: {one_line(e)}", file=sys.stderr)
         return EXIT_INPUT

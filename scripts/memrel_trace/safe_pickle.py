@@ -182,14 +182,22 @@ def _load_quietly(f, max_hash_steps):
         raise pickle.UnpicklingError("a byte in its first bytes is no pickle opcode")
     data = head + f.read()
     with contextlib.redirect_stderr(io.StringIO()):
+        stream = io.BytesIO(data)
         if pickle_scan.hashes_something(data) is False:
-            unpickler = _FastPlainDataUnpickler(io.BytesIO(data))
+            unpickler = _FastPlainDataUnpickler(stream)
         else:  # a tuple, a set or a frozenset, or a pickle the scan cannot follow
-            unpickler = _PlainDataUnpickler(io.BytesIO(data), max_hash_steps)
+            unpickler = _PlainDataUnpickler(stream, max_hash_steps)
         try:
-            return unpickler.load()
+            loaded = unpickler.load()
         finally:
             del unpickler
+        # Bytes after the pickle's end are none of a snapshot's (a file cut and pasted together,
+        # or two dumps in one): refused, not ignored (the thirteenth adversarial pass,
+        # c7-pkl-trailing).
+        if stream.tell() != len(data):
+            raise pickle.UnpicklingError(f"{len(data) - stream.tell()} bytes after the pickle's "
+                                         "end (STOP)")
+        return loaded
 
 
 def load_plain(path):
