@@ -235,7 +235,9 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     // It answered the version probe as Python does and then ran none of memrel's code: exit 0
     // with nothing written read as success (the thirteenth adversarial pass,
     // c8-fakepy-exit0-*).
-    std::cerr << held << who << ": " << one_line_text(python) << " exited " << WEXITSTATUS(status)
+    // What it wrote is not memrel's to show: one line (the fourteenth adversarial pass,
+    // c8-fakepy-traceback-relayed).
+    std::cerr << who << ": " << one_line_text(python) << " exited " << WEXITSTATUS(status)
               << " without running memrel's code (scripts/memrel_entry.py); is it a Python "
                  "interpreter?\n";
     return exit_code::kInternalError;

@@ -187,6 +187,12 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   check_sqlite_companions(path);  // before a new database is linked into place beside them
   struct stat st {};
   bool exists = stat(path.c_str(), &st) == 0;
+  // A device, a FIFO or a folder is no database: `history --db /dev/null show` was SQLite's
+  // "disk I/O error", exit 4, and left a `-journal` beside the device (the fourteenth
+  // adversarial pass, c2-history-*-chardev-journal).
+  if (exists && !S_ISREG(st.st_mode))
+    throw ResultsError(path + ": " + file_kind_name(st.st_mode) +
+                       ", not a regular file: not a history database");
   if (!exists && !create)
     throw ResultsError(path + ": no history database here (memrel history add creates one)");
   if (!exists) create_whole(path);
