@@ -191,12 +191,18 @@ bool says_out_of_memory(const std::string& held) {
 // a signal or a held report of running out: the line that says so, else "". The machine's limit,
 // not a bug: the traceback of a MemoryError raised while the part was saying one (CI under
 // ulimit -v 100000) or OpenBLAS's own line help no one.
+// Any other failure there is most likely the limit's too, and said so: numpy's C code that ran
+// out mid-import raised "SystemError: error return without exception set" (CI under ulimit -v
+// 100000, a 26-line traceback).
 std::string out_of_memory_line(const std::string& python, int status, const std::string& held) {
   const std::optional<std::uint64_t> limit = address_space_limit_bytes();
-  if (!limit || !(WIFSIGNALED(status) || says_out_of_memory(held))) return "";
-  return one_line_text(python) + " ran out of memory under an address-space limit of " +
-         std::to_string(*limit >> 20) + " MiB (ulimit -v; it " + foreign_end(status) +
-         "): raise the limit";
+  if (!limit) return "";
+  const std::string where = " an address-space limit of " + std::to_string(*limit >> 20) +
+                            " MiB (ulimit -v; it " + foreign_end(status) + ")";
+  if (WIFSIGNALED(status) || says_out_of_memory(held))
+    return one_line_text(python) + " ran out of memory under" + where + ": raise the limit";
+  return one_line_text(python) + " failed under" + where +
+         ", most likely out of memory: raise the limit";
 }
 
 // `text` (a part's whole stderr) cut where the first foreign report begins: what the part's code
