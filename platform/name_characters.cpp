@@ -20,7 +20,11 @@ bool forbidden_in_a_name(unsigned code) {
   // The line and paragraph separators: a name holding one printed as two lines wherever it was
   // not escaped (`history list`: the tenth adversarial pass, c9-u2028-name-history-list).
   const bool line_separator = code == 0x2028 || code == 0x2029;
-  return control || bidi_control || line_separator;
+  // The noncharacters (U+FDD0-FDEF and the last two of every plane): U+FFFE and U+FFFF are not
+  // characters XML may hold, so a name holding one made `compare --junit` and the report's SVGs
+  // files no XML reader opens (the fourteenth adversarial pass, c9-junit-noncharacter-ufffe).
+  const bool noncharacter = (code >= 0xFDD0 && code <= 0xFDEF) || (code & 0xFFFE) == 0xFFFE;
+  return control || bidi_control || line_separator || noncharacter;
 }
 
 std::string forbidden_name_character(std::string_view name) {

@@ -11,8 +11,9 @@ namespace memrel {
 
 // `text` with newline, carriage return and tab as \n \r \t; any other control character below
 // U+0080 as \xHH; a byte that starts no well-formed UTF-8 sequence as \xHH (as path_for_json
-// writes it); a C1 control, a bidirectional control (platform/name_characters) or a line or
-// paragraph separator (U+2028, U+2029: line breaks to some readers) as \uXXXX. The rest unchanged.
+// writes it); a C1 control, a bidirectional control (platform/name_characters), a line or
+// paragraph separator (U+2028, U+2029: line breaks to some readers) or a noncharacter (U+FFFE: no
+// XML file, such as compare's JUnit, may hold it) as \uXXXX. The rest unchanged.
 // scripts/memrel_outputs/one_line.py is the Python parts' twin.
 std::string one_line_text(std::string_view text);
 

@@ -406,7 +406,7 @@ void expect_backend_name(const CellResult& cell) {
       bad("backend", nlohmann::json(cell.backend).dump() + " holds '" + std::string(1, c) +
                          "', which no backend's name holds");
   if (std::string c = forbidden_name_character(cell.backend); !c.empty())
-    bad("backend", "holds " + c + ", a control or text-direction character");
+    bad("backend", "holds " + c + ", a control, text-direction or noncharacter code point");
 }
 
 }  // namespace

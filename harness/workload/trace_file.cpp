@@ -99,7 +99,8 @@ class Loader {
     // The workload name in results, tables and pages (platform/name_characters.hpp says why).
     if (std::string c = forbidden_name_character(t.name); !c.empty())
       fail("header.name",
-           "holds " + c + ", a control or text-direction character: a name holds none");
+           "holds " + c +
+               ", a control, text-direction or noncharacter code point: a name holds none");
     // A workload's name rule (workload.cpp): a trace is one workload among the others of a run.
     if (t.name.find_first_of("[]") != std::string::npos)
       fail("header.name", "may not contain '[' or ']' (used for group members)");

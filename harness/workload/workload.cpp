@@ -77,8 +77,9 @@ class Parser {
     }
     // Names go raw into results, tables and pages (platform/name_characters.hpp says why).
     if (std::string c = forbidden_name_character(s); !c.empty()) {
-      fail(location, "'" + field + "' holds " + c +
-                         ", a control or text-direction character: a name holds none");
+      fail(location,
+           "'" + field + "' holds " + c +
+               ", a control, text-direction or noncharacter code point: a name holds none");
     }
     return s;
   }

@@ -1,8 +1,9 @@
 """An error message as one line whatever a name in it holds: a newline (or another control
 character) in a path or a name made two (docs/inputs.md, "Leftovers and one-line errors"). The
 twin of platform/one_line_text.hpp: C0 controls as \\n \\r \\t \\xHH; C1, line-separator and
-text-direction characters as \\uXXXX; a byte of a file name that is not UTF-8 (Python holds it as
-a lone surrogate, U+DC80-DCFF) as \\xHH, as the C++ side writes it."""
+text-direction characters and the noncharacters (U+FFFE: no XML file may hold it) as \\uXXXX; a
+byte of a file name that is not UTF-8 (Python holds it as a lone surrogate, U+DC80-DCFF) as
+\\xHH, as the C++ side writes it."""
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -21,7 +22,8 @@ def _escaped(c):
         return f"\\x{code:02x}"
     if 0xDC80 <= code <= 0xDCFF:
         return f"\\x{code - 0xDC00:02x}"
-    return f"\\u{code:04X}" if code in _WIDE else c
+    noncharacter = 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE  # not an XML character
+    return f"\\u{code:04X}" if code in _WIDE or noncharacter else c
 
 
 def one_line(text):

@@ -97,8 +97,9 @@ def import_trace(args):
     name = args.name or as_text(os.path.splitext(os.path.basename(args.file))[0])
     if bad := forbidden_name_character(name):  # refused by every reader (name_characters.py)
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
-        raise TraceInputError(*where, f"holds {bad}, a control or text-direction character: a "
-                                      "name holds none" + ("" if args.name else "; give --name"))
+        raise TraceInputError(*where, f"holds {bad}, a control, text-direction or noncharacter "
+                                      "code point: a name holds none"
+                                      + ("" if args.name else "; give --name"))
     if "[" in name or "]" in name:  # as a workload's name (harness/workload/workload.cpp)
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
         raise TraceInputError(*where, f"'{name}' may not contain '[' or ']' (used for group "

@@ -201,12 +201,13 @@ def _load_quietly(f, max_hash_steps):
 
 
 def load_plain(path):
-    """The object a pickle file holds, built from plain data only; TraceInputError otherwise."""
+    """The object a pickle file holds, built from plain data only, and the file's size in bytes;
+    TraceInputError otherwise."""
     f, size = open_source(path)
     headroom = max(MIN_MEMORY_BYTES, MEMORY_PER_BYTE * size)
     try:
         with f, _MemoryLimit(headroom):
-            return _load_quietly(f, max(MIN_HASH_STEPS, HASH_STEPS_PER_BYTE * size))
+            return _load_quietly(f, max(MIN_HASH_STEPS, HASH_STEPS_PER_BYTE * size)), size
     except _Refused as e:
         raise TraceInputError(path, "", f"refused: the pickle references the global '{e}' "
                                         "(a snapshot is plain data; nothing was imported or run)") from None

@@ -102,8 +102,13 @@ def _plain(value, budget=None, path=()):
 
 
 class _Reader:
-    def __init__(self, path, device, builder):
+    def __init__(self, path, device, builder, size):
         self.path, self.device, self.b = path, device, builder
+        # The most blocks segment_blocks walks: a block takes far more than a byte of pickle, so
+        # more than one per byte means a segment or a block list shared by reference and walked at
+        # every use (a 400 KB pickle of one segment listed 100,000 times, its 100,000 blocks one
+        # shared dict, was 10^10 steps: the fourteenth adversarial pass, c7-snap-shared-segments).
+        self.size = self.blocks_left = size
         self.trace_where = f"device_traces[{device}]"
         self._first_time = None  # see first_time
 
@@ -320,6 +325,11 @@ class _Reader:
             blocks = segment.get("blocks", [])
             if not isinstance(blocks, list):
                 self.fail(where, f"'blocks' must be a list, got {_show(blocks)}")
+            self.blocks_left -= len(blocks)
+            if self.blocks_left < 0:
+                self.fail(where, f"refused: the segments list more blocks than the file has bytes "
+                                 f"({self.size}); a segment or a block list shared by reference "
+                                 "is walked at every use: malformed or hostile")
             for k, block in enumerate(blocks):
                 bwhere = f"{where}.blocks[{k}]"
                 if not isinstance(block, dict):
@@ -343,8 +353,8 @@ class _Reader:
 def read(path, device, builder):
     """Fills `builder` from the snapshot at `path`; returns (the blocks live at the end, the
     segments' reserved bytes, facts for the header)."""
-    reader = _Reader(path, device, builder)
-    snapshot = load_plain(path)
+    snapshot, size = load_plain(path)
+    reader = _Reader(path, device, builder, size)
     held, facts = reader.read(snapshot)
     # Kept until the process ends (python3 -m memrel_trace leaves with os._exit): freeing a
     # snapshot's million dicts one by one takes a fifth of a second, for nothing.
