@@ -205,19 +205,6 @@ std::string out_of_memory_line(const std::string& python, int status, const std:
          ", most likely out of memory: raise the limit";
 }
 
-// `text` (a part's whole stderr) cut where the first foreign report begins: what the part's code
-// said, and the report, as ChildStderrRelay would have shown and held them.
-std::string foreign_report_in(const std::string& text) {
-  for (std::size_t start = 0; start < text.size();) {
-    for (const std::string& report : python_foreign_report_starts())
-      if (text.compare(start, report.size(), report) == 0) return text.substr(start);
-    const std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return "";
-}
-
 }  // namespace
 
 int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
@@ -406,9 +393,10 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
                         "Python interpreter?";
     return result;
   }
-  if (std::string line =
-          own_code ? ""
-                   : out_of_memory_line(spec.args[0], status, foreign_report_in(result.error_text));
+  if (std::string line = own_code ? ""
+                                  : out_of_memory_line(spec.args[0], status,
+                                                       held_part(result.error_text,
+                                                                 python_foreign_report_starts()));
       !line.empty()) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = line;

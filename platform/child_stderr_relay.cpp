@@ -31,7 +31,23 @@ void write_all_to_stderr(const std::string& text) {
 // after it.
 constexpr int kDrainIdleMilliseconds = 50;
 
+bool begins_with_any(std::string_view line, const std::vector<std::string>& starts) {
+  for (const std::string& start : starts)
+    if (line.substr(0, start.size()) == start) return true;
+  return false;
+}
+
 }  // namespace
+
+std::string held_part(std::string_view text, const std::vector<std::string>& foreign_starts) {
+  for (std::size_t start = 0; start < text.size();) {
+    if (begins_with_any(text.substr(start), foreign_starts)) return std::string(text.substr(start));
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return "";
+}
 
 ChildStderrRelay::ChildStderrRelay(std::vector<std::string> foreign_starts)
     : foreign_starts_(std::move(foreign_starts)) {
@@ -91,10 +107,7 @@ void ChildStderrRelay::take(const char* data, std::size_t size) {
 }
 
 void ChildStderrRelay::line(const std::string& text) {
-  if (!holding_) {
-    for (const std::string& start : foreign_starts_)
-      if (text.compare(0, start.size(), start) == 0) holding_ = true;
-  }
+  if (!holding_) holding_ = begins_with_any(text, foreign_starts_);
   if (holding_)
     held_ += text;
   else

@@ -10,12 +10,18 @@
 
 #include <atomic>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "platform/owned_fd.hpp"
 
 namespace memrel {
+
+// What ChildStderrRelay holds of `text`, a child's whole stderr read after it ended (`run -w LOG`
+// reads it back whole): from the first line that begins with one of `foreign_starts` on; "" when
+// no line does.
+std::string held_part(std::string_view text, const std::vector<std::string>& foreign_starts);
 
 class ChildStderrRelay {
  public:

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "platform/child_process.hpp"
 
@@ -73,6 +74,19 @@ TEST(ChildStderrRelay, AStartInsideALineIsNotAReport) {
       run_shell("printf 'memrel x: the Traceback (most recent call last): word\\n' >&2");
   EXPECT_EQ(o.shown, "memrel x: the Traceback (most recent call last): word\n");
   EXPECT_EQ(o.held, "");
+}
+
+// The same rule on a whole stderr read back after the child ended (`run -w LOG`).
+TEST(ChildStderrRelay, HeldPartOfAWholeTextIsWhatTheRelayWouldHold) {
+  const std::vector<std::string> starts = {"Traceback (most recent call last):",
+                                           "Fatal Python error"};
+  const std::string said = "memrel x: said\nmemrel x: the Traceback (most recent call last):\n";
+  EXPECT_EQ(held_part(said, starts), "");
+  EXPECT_EQ(held_part(said + "Fatal Python error: x\nafter", starts),
+            "Fatal Python error: x\nafter");
+  EXPECT_EQ(held_part("Traceback (most recent call last):\n", starts),
+            "Traceback (most recent call last):\n");
+  EXPECT_EQ(held_part("", starts), "");
 }
 
 TEST(ChildStderrRelay, LosesNothingOfALongOutputWrittenJustBeforeTheEnd) {
