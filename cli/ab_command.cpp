@@ -161,21 +161,8 @@ void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_n
       }
     }
   }
-  check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, inputs, global);
-  // Not in a folder ab fills: `--json OUT/reference/bench-NAME.json` replaced the benchmarks the
-  // comparison is of (the thirteenth adversarial pass, c1-ab-*-onto-own-out-file).
-  const std::pair<const std::string*, const char*> outputs[] = {{&a.markdown, "--markdown"},
-                                                                {&a.junit, "--junit"},
-                                                                {&a.summary, "--summary"},
-                                                                {&a.json, "--json"}};
-  for (const auto& [path, option] : outputs) {
-    if (path->empty()) continue;
-    const std::string folder = fs::path(*path).parent_path().string();
-    for (const char* sub : {"rounds", "reference", "candidate"})
-      if (same_output_path(folder.empty() ? "." : folder, a.out + "/" + sub))
-        throw OutputError(std::string(option) + " " + *path + ": is in " + a.out + "/" + sub +
-                          ", a folder ab fills with its own files; write it elsewhere");
-  }
+  check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, inputs, global,
+                           {a.out + "/rounds", a.out + "/reference", a.out + "/candidate"});
 }
 
 // What one side runs: its memrel_bench with the options both sides share.

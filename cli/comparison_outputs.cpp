@@ -1,5 +1,6 @@
 #include "cli/comparison_outputs.hpp"
 
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <utility>
@@ -15,6 +16,8 @@
 namespace memrel::cli {
 namespace {
 
+namespace fs = std::filesystem;
+
 // An output that the next comparison of the same folders would read as an input: a new *.json
 // directly in a compared folder (the sixth pass, o-cmp-dirin: `compare b c --markdown c/x.json`
 // was taken, and the next `compare b c` compared x.json). Told by the folder's identity.
@@ -26,11 +29,24 @@ void check_not_read_back(const std::string& path, const std::vector<std::string>
                       ", read as one of its results next time; write it elsewhere");
 }
 
+// Not in a folder the command fills: `ab --json OUT/reference/bench-NAME.json` replaced the
+// benchmarks the comparison is of (the thirteenth adversarial pass, c1-ab-*-onto-own-out-file).
+void check_not_in_filled_folder(const std::string& path, const std::vector<std::string>& folders,
+                                const char* option) {
+  const std::string folder = fs::path(path).parent_path().string();
+  for (const std::string& filled : folders)
+    if (same_output_path(folder.empty() ? "." : folder, filled))
+      throw OutputError(std::string(option) + " " + path + ": is in " + filled +
+                        ", a folder this command fills with its own files; write it elsewhere");
+}
+
 void check_output_file_option(const std::string& path, const std::vector<std::string>& inputs,
-                              const char* option, const GlobalOptions& global) {
+                              const char* option, const GlobalOptions& global,
+                              const std::vector<std::string>& filled_folders) {
   if (path.empty()) return;
   check_output_file(path, inputs, option);
   check_not_read_back(path, inputs, option);
+  check_not_in_filled_folder(path, filled_folders, option);
   refuse_output_in_read_folders(path, option, global);
   check_output_writable(path, option);
 }
@@ -38,12 +54,14 @@ void check_output_file_option(const std::string& path, const std::vector<std::st
 }  // namespace
 
 void check_comparison_outputs(const ComparisonOutputs& outputs,
-                              const std::vector<std::string>& inputs, const GlobalOptions& global) {
+                              const std::vector<std::string>& inputs, const GlobalOptions& global,
+                              const std::vector<std::string>& filled_folders) {
   const std::pair<const std::string*, const char*> files[] = {{&outputs.markdown, "--markdown"},
                                                               {&outputs.junit, "--junit"},
                                                               {&outputs.summary, "--summary"},
                                                               {&outputs.json, "--json"}};
-  for (const auto& [path, option] : files) check_output_file_option(*path, inputs, option, global);
+  for (const auto& [path, option] : files)
+    check_output_file_option(*path, inputs, option, global, filled_folders);
   // Two outputs onto one file: the second would replace the first (`--markdown x --json x` left
   // the JSON only). By the path as the system resolves it, since neither need exist yet.
   for (std::size_t i = 0; i < std::size(files); ++i) {

@@ -17,10 +17,12 @@ struct ComparisonOutputs {
 
 // Before any work: each asked-for file obeys the output rule (docs/inputs.md, "Outputs"): not a
 // link, FIFO or device, and none of `inputs` (the baseline, the current run, a bench binary) by
-// identity, nor a file the workloads or backends folder would read (cli/read_folders.hpp).
-// Throws OutputError (exit 2) naming the option.
+// identity, nor a file the workloads or backends folder would read (cli/read_folders.hpp), nor a
+// file directly in one of `filled_folders` (folders the command fills with its own files, as ab's
+// rounds). Throws OutputError (exit 2) naming the option.
 void check_comparison_outputs(const ComparisonOutputs& outputs,
-                              const std::vector<std::string>& inputs, const GlobalOptions& global);
+                              const std::vector<std::string>& inputs, const GlobalOptions& global,
+                              const std::vector<std::string>& filled_folders = {});
 
 // Prints the Markdown table and writes the asked-for files atomically. Throws
 // std::invalid_argument naming the option when a file cannot be written. Returns the report's

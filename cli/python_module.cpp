@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/python_probe.hpp"
 #include "platform/address_space_limit.hpp"
+#include "platform/address_space_reserve.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/child_stderr_relay.hpp"
@@ -161,6 +163,30 @@ std::vector<std::string> python_foreign_report_starts() {
           "Thread 0x"};
 }
 
+// A Python part starts with its address-space limit a reserve below memrel's, which memrel gives
+// back while it waits to a process of the part that has come to its limit: CPython may otherwise
+// loop for ever there (platform/address_space_reserve.hpp). MEMREL_ADDRESS_SPACE_LIMIT tells the
+// part the user's limit, for its words.
+class PartReserve {
+ public:
+  void apply(ChildSpec& spec) const {
+    if (!reserved_) return;
+    spec.address_space_soft_limit = *reserved_;
+    spec.environment["MEMREL_ADDRESS_SPACE_LIMIT"] = std::to_string(limit());
+  }
+  std::function<void()> watch(pid_t pid) {
+    if (!reserved_) return nullptr;
+    rescue_.emplace(pid, *reserved_, limit());
+    return [this] { rescue_->check(); };
+  }
+
+ private:
+  std::uint64_t limit() const { return *reserved_ + kAddressSpaceReserveBytes; }
+
+  std::optional<std::uint64_t> reserved_ = reserved_address_space_limit();
+  std::optional<AddressSpaceRescue> rescue_;
+};
+
 // What memrel_entry.py writes on MEMREL_ENTRY_FD as it starts.
 constexpr const char* kEntryRanMark = "memrel_entry.py ran\n";
 
@@ -185,6 +211,18 @@ bool says_out_of_memory(const std::string& held) {
          held.find("OpenBLAS") != std::string::npos ||
          held.find("out of memory") != std::string::npos ||
          held.find("Cannot allocate memory") != std::string::npos;
+}
+
+// The lines of `held` that memrel's code wrote ("memrel report: ...").
+std::string memrels_lines(const std::string& held) {
+  std::string kept;
+  for (std::size_t start = 0; start < held.size();) {
+    std::size_t end = held.find('\n', start);
+    end = end == std::string::npos ? held.size() : end + 1;
+    if (held.compare(start, 7, "memrel ") == 0) kept.append(held, start, end - start);
+    start = end;
+  }
+  return kept;
 }
 
 // For a part that failed (not by one of memrel's exit codes) under an address-space limit, with
@@ -236,7 +274,14 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     return exit_code::kInternalError;
   }
   if (own_code) {
-    std::cerr << held;
+    // Under an address-space limit, a library's own complaint of running out ("OpenBLAS error:
+    // Memory allocation still failed", from a report's chart worker) came before the part's line
+    // that says the limit: two lines for one failure. The part's line is kept.
+    if (WEXITSTATUS(status) == exit_code::kInternalError && address_space_limit_bytes() &&
+        says_out_of_memory(held) && !memrels_lines(held).empty())
+      std::cerr << memrels_lines(held);
+    else
+      std::cerr << held;
     return WEXITSTATUS(status);
   }
   if (std::string line = out_of_memory_line(python, status, held); !line.empty()) {
@@ -275,6 +320,8 @@ int run_python_command(const std::string& who, const std::string& package,
   // A group of its own: a signal the terminal or anyone gives us is passed on once, below, and
   // the kernel's parent-death signal ends it if we are killed outright.
   spec.own_process_group = true;
+  PartReserve reserve;
+  reserve.apply(spec);
   if (int signal = InterruptRequests::received(); signal != 0) {
     std::cerr << who << ": interrupted by " << signal_name(signal) << "; nothing run\n";
     return exit_code::kInterruptedBase + signal;
@@ -301,7 +348,8 @@ int run_python_command(const std::string& who, const std::string& package,
   }
   int passed_on = 0;
   bool killed = false;
-  const int status = wait_child_or_stop(pid, spec.own_process_group, &passed_on, &killed);
+  const int status =
+      wait_child_or_stop(pid, spec.own_process_group, &passed_on, &killed, reserve.watch(pid));
   // What the part started and left in its group ends with it, as a cell's does: a wrapper
   // interpreter (a shim) that left a process behind outlived memrel (the twelfth adversarial
   // pass, c8-python-grandchild-outlives). Before the relay finishes: such a process may hold its
@@ -342,6 +390,8 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   // (wait_child_or_stop), and what it leaves in its group is ended once it has ended.
   spec.own_process_group = true;
   spec.environment = python_environment();
+  PartReserve reserve;
+  reserve.apply(spec);
   int status = 0;
   OwnedFd entry_mark;
   try {
@@ -354,7 +404,8 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     int stopped_by = 0;
     bool killed = false;
     const pid_t pid = start_child(spec);
-    status = wait_child_or_stop(pid, spec.own_process_group, &stopped_by, &killed);
+    status =
+        wait_child_or_stop(pid, spec.own_process_group, &stopped_by, &killed, reserve.watch(pid));
     kill(-pid, SIGKILL);
     result.error_text = read_whole_fd(err);
     close(err);

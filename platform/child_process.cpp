@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +97,12 @@ pid_t start_child(const ChildSpec& spec) {
   }
   if (pid == 0) {
     if (spec.own_process_group) setpgid(0, 0);
+    if (spec.address_space_soft_limit != 0) {
+      struct rlimit limit {};
+      getrlimit(RLIMIT_AS, &limit);
+      limit.rlim_cur = spec.address_space_soft_limit;
+      setrlimit(RLIMIT_AS, &limit);
+    }
     // The parent may have died between fork and prctl: then nothing would ever signal us.
     prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
     if (getppid() != parent) _exit(127);
@@ -147,7 +154,8 @@ int wait_child(pid_t pid) {
   return status;
 }
 
-int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool* killed) {
+int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool* killed,
+                       const std::function<void()>& while_waiting) {
   *stopped_by = 0;
   *killed = false;
   std::chrono::steady_clock::time_point deadline;
@@ -168,6 +176,7 @@ int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool*
       kill(pid, SIGKILL);
       return wait_child(pid);
     }
+    if (while_waiting) while_waiting();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }

@@ -16,6 +16,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct ChildSpec {
   // The signal the kernel sends the child when we die (see above); set between fork and exec,
   // then getppid() checked in case we died in between.
   int parent_death_signal = SIGKILL;
+  // The child's soft RLIMIT_AS (bytes), set between fork and exec; 0 leaves ours
+  // (platform/address_space_reserve.hpp says why a Python part starts below it).
+  std::uint64_t address_space_soft_limit = 0;
 };
 
 // How long a child that was asked to stop (memrel passed on a SIGINT, SIGTERM or SIGHUP) has to
@@ -70,8 +74,10 @@ int wait_child(pid_t pid);
 // stops it on a request: the signal is passed on to the child once (not a SIGINT to a child in
 // our group: the terminal's Ctrl-C reached it already), and after kStopGraceSeconds the child
 // (its group, where it leads one) is SIGKILLed. Returns the wait status; *stopped_by is the
-// request's signal, or 0; *killed says the grace ran out.
-int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool* killed);
+// request's signal, or 0; *killed says the grace ran out. `while_waiting`, when given, is called
+// every 20 ms or so while the child runs.
+int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool* killed,
+                       const std::function<void()>& while_waiting = nullptr);
 
 // SIGKILL to the child's whole process group (the child and everything it started that stayed in
 // its group), then reaps the child. Returns its wait status.

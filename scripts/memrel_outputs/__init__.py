@@ -102,7 +102,7 @@ def _program_files():
     return _PROGRAM_FILES
 
 
-def _in(path, folder):
+def lies_in(path, folder):
     """Whether path (existing) is folder or lies below it, by identity of each of its folders."""
     try:
         top = os.stat(folder)
@@ -154,7 +154,7 @@ def _check_spelling(path):
 
 def _refuse_in_program(path):
     for program in _program():
-        if _in(path, program):
+        if lies_in(path, program):
             raise OutputRuleError(path, f"is {program} or in it, which memrel runs; write the "
                                         "output elsewhere")
 

@@ -61,6 +61,10 @@ def _address_space_limit_note():
     limit = resource.getrlimit(resource.RLIMIT_AS)[0]
     if limit == resource.RLIM_INFINITY:
         return ""
+    # The user's limit: memrel starts its Python parts a reserve below it
+    # (platform/address_space_reserve.hpp) and says which limit that was.
+    given = os.environ.get("MEMREL_ADDRESS_SPACE_LIMIT", "")
+    limit = int(given) if given.isdigit() else limit
     return f" under an address-space limit of {limit >> 20} MiB (ulimit -v: likely out of memory)"
 
 

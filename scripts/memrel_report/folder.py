@@ -23,6 +23,13 @@ PARTIAL = ".memrel-report-partial"  # in DIR.tmp-PID from its first moment: a fo
 REPLACED = ".memrel-report-replaced"  # in DIR as it becomes DIR.old-PID: a folder being replaced
 
 
+def _working_folder():
+    try:
+        return os.getcwd()
+    except OSError:  # removed while we run: there is nothing of ours in it to lose
+        return None
+
+
 def check(out_dir, inputs=()):
     """Raises InputError unless out_dir can be (re)placed by a report: the output rule
     (memrel_outputs: a real folder, none of inputs anywhere below it), then the marker."""
@@ -33,17 +40,10 @@ def check(out_dir, inputs=()):
     # The report replaces its folder whole: the working folder (`--out .`) or one holding it
     # cannot be renamed away from under memrel's own feet (`--out .` failed after all the work,
     # "Device or resource busy", exit 4: the twelfth adversarial pass, c2-report-out-dot-empty-cwd).
-    try:
-        out_st, cwd = os.stat(out_dir), os.path.realpath(os.getcwd())
-        while True:
-            if (os.stat(cwd).st_dev, os.stat(cwd).st_ino) == (out_st.st_dev, out_st.st_ino):
-                raise InputError(out_dir, "is the working folder or holds it; the report replaces "
-                                          "its folder whole: choose another --out")
-            if os.path.dirname(cwd) == cwd:
-                break
-            cwd = os.path.dirname(cwd)
-    except OSError:
-        pass
+    here = _working_folder()
+    if here is not None and memrel_outputs.lies_in(here, out_dir):
+        raise InputError(out_dir, "is the working folder or holds it; the report replaces its "
+                                  "folder whole: choose another --out")
     if os.path.lexists(out_dir):
         if not os.path.isdir(out_dir) or os.path.islink(out_dir):
             raise InputError(out_dir, "exists and is not a folder; refusing to replace it")

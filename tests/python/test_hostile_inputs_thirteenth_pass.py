@@ -122,7 +122,7 @@ def test_ab_writes_no_comparison_into_a_folder_it_fills(tmp_path, option):
     target.write_text("{}")
     line = refused(memrel("-q", "ab", "-b", "host-malloc", "--rounds", "5", "--quick", "--out",
                           "abo", option, target, cwd=tmp_path), option)
-    assert "a folder ab fills" in line
+    assert "a folder this command fills" in line
     assert target.read_text() == "{}"
 
 

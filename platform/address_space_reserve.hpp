@@ -1,0 +1,43 @@
+// A reserve of address space for a child that runs out of it. CPython before 3.14 loops for ever
+// when it runs out of memory while it unwinds an exception: the position of the handler it jumps
+// to is an int it must allocate, and it retries the allocation without end (CPython gh-132508,
+// gh-134163). Seen as 2 of 12 `trace import` runs under `ulimit -v 100000` that never ended, and
+// a report whose chart worker never did. So a Python part starts with its soft RLIMIT_AS a
+// reserve below memrel's own, and memrel, while it waits, gives the reserve back to any process
+// of the part's tree that has come to its limit: the loop gets its int, the MemoryError is said,
+// and the part ends with one line (exit 4). The user's limit is never exceeded.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace memrel {
+
+// What the reserve holds back: enough to unwind, say "out of memory" and exit.
+inline constexpr std::uint64_t kAddressSpaceReserveBytes = std::uint64_t{16} << 20;
+
+// The soft limit a child starts with: memrel's own less the reserve; nullopt when memrel has no
+// limit (nothing to reserve) or one too small to spare it (under four reserves).
+std::optional<std::uint64_t> reserved_address_space_limit();
+
+// Gives the reserve back (the soft limit raised to `limit`, memrel's own) to each process of
+// `root`'s tree still at `reserved` whose address space has come within a few MiB of it. Cheap:
+// a few /proc files per process of the tree.
+class AddressSpaceRescue {
+ public:
+  AddressSpaceRescue(pid_t root, std::uint64_t reserved, std::uint64_t limit)
+      : root_(root), reserved_(reserved), limit_(limit) {}
+  void check();
+  int rescued() const { return rescued_; }
+
+ private:
+  void check_process(pid_t pid, int depth);
+
+  pid_t root_;
+  std::uint64_t reserved_, limit_;
+  int rescued_ = 0;
+};
+
+}  // namespace memrel
