@@ -2372,6 +2372,20 @@ def test_the_importer_and_memrel_agree_on_the_characters_a_name_holds():
         assert forbidden_name_character(name) == verdict, name
 
 
+def test_the_python_parts_and_memrel_agree_on_an_outputs_spelling(tmp_path, monkeypatch):
+    """tests/data/path_spellings.json, checked against platform/path_spelling too
+    (path_spelling_test)."""
+    spelling_problem = scripts_module("memrel_outputs.path_spelling").spelling_problem
+    table = shared_table("path_spellings.json")
+    os.makedirs(tmp_path / "rep" / "sub")
+    os.makedirs(tmp_path / "elsewhere" / "deep")
+    os.symlink("elsewhere/deep", tmp_path / "link")
+    monkeypatch.chdir(tmp_path)
+    for path, refused in table["cases"]:
+        problem = spelling_problem(path)
+        assert (problem == "") if not refused else (refused in problem), (path, problem)
+
+
 # --- Found by the seventh adversarial pass ---------------------------------------------------------
 
 @needs_memrel
