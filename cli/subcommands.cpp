@@ -1,19 +1,25 @@
 #include "cli/subcommands.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <iostream>
+#include <new>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/exit_codes.hpp"
 #include "cli/number_spelling.hpp"
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
+#include "platform/address_space_limit.hpp"
 #include "platform/build_identity.hpp"
 #include "platform/did_you_mean.hpp"
 #include "platform/install_layout.hpp"
@@ -162,6 +168,35 @@ int checked_stdout(int rc) {
   return exit_code::kInternalError;
 }
 
+// "memrel: out of memory ..." on stderr with nothing allocated: memory is what ran out.
+void say_out_of_memory() {
+  char line[256];
+  const std::optional<std::uint64_t> limit = address_space_limit_bytes();
+  const int n =
+      limit ? std::snprintf(line, sizeof line,
+                            "memrel: out of memory under an address-space limit of %llu MiB "
+                            "(ulimit -v): raise the limit\n",
+                            static_cast<unsigned long long>(*limit >> 20))
+            : std::snprintf(line, sizeof line, "memrel: out of memory\n");
+  if (n > 0 && write(STDERR_FILENO, line, static_cast<std::size_t>(n)) < 0) return;
+}
+
+// Out of memory in a destructor (nlohmann::json frees a nested document with a stack it
+// allocates) ends in std::terminate, not in a catch: said as every other running out is, exit 4,
+// instead of SIGABRT and two lines of the runtime's.
+[[noreturn]] void on_terminate() {
+  if (std::exception_ptr failure = std::current_exception()) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::bad_alloc&) {
+      say_out_of_memory();
+      _exit(exit_code::kInternalError);
+    } catch (...) {
+    }
+  }
+  std::abort();
+}
+
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
@@ -169,7 +204,16 @@ int run_command_line(int argc, char** argv) {
   // the temporary file removed), instead of killing memrel with no word (SIGXFSZ, exit 153: the
   // fourth pass). Ignored signals stay ignored across exec: the cells and Python parts too.
   std::signal(SIGXFSZ, SIG_IGN);
-  return checked_stdout(run_parsed_command_line(argc, argv));
+  std::set_terminate(on_terminate);
+  try {
+    return checked_stdout(run_parsed_command_line(argc, argv));
+  } catch (const std::bad_alloc&) {
+    // Anywhere, even before a subcommand runs (under `ulimit -v 15000` the option parser itself
+    // ran out: std::terminate, SIGABRT, the fifteenth adversarial pass, c8-ulimit-v-*-abort).
+    // Said without allocating.
+    say_out_of_memory();
+    return exit_code::kInternalError;
+  }
 }
 
 namespace {
@@ -262,6 +306,8 @@ int run_parsed_command_line(int argc, char** argv) {
   } catch (const MachineStateError& e) {
     std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kInternalError;
+  } catch (const std::bad_alloc&) {
+    throw;  // said in run_command_line, without allocating
   } catch (const std::exception& e) {
     std::cerr << "memrel: internal error: " << one_line_text(e.what()) << "\n";
     return exit_code::kInternalError;
