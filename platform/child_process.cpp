@@ -114,12 +114,21 @@ pid_t start_child(const ChildSpec& spec) {
     sigprocmask(SIG_SETMASK, &none, nullptr);
     int null = open("/dev/null", O_RDWR);
     int fd3 = spec.fd3;
-    // Out of the way of 0..3 first, so that the dup2s below cannot overwrite one another.
-    if (fd3 >= 0 && fd3 <= 3) fd3 = fcntl(fd3, F_DUPFD, 10);
+    // Already fd 3 (a parent under `ulimit -n 12` has only low numbers free): kept where it is,
+    // only its close-on-exec cleared. A copy to 10 and above failed there, and the child lost its
+    // fd 3 at exec (the fifteenth adversarial pass, c8-nofile-12-*: memrel_entry.py's mark never
+    // arrived, and an import that had written its trace was said to be no Python's).
+    if (fd3 == 3) {
+      fcntl(3, F_SETFD, 0);
+      fd3 = -1;
+    }
+    // Out of the way of 0..3 first, so that the dup2s below cannot overwrite one another: the
+    // lowest free descriptor from 4 on.
+    if (fd3 >= 0 && fd3 <= 2) fd3 = fcntl(fd3, F_DUPFD, 4);
     int out = spec.stdout_fd >= 0 ? spec.stdout_fd : null;
     int err = spec.stderr_fd >= 0 ? spec.stderr_fd : null;
-    if (out >= 0 && out <= 2) out = fcntl(out, F_DUPFD, 10);
-    if (err >= 0 && err <= 2) err = fcntl(err, F_DUPFD, 10);
+    if (out >= 0 && out <= 3) out = fcntl(out, F_DUPFD, 4);
+    if (err >= 0 && err <= 3) err = fcntl(err, F_DUPFD, 4);
     if (null >= 0) dup2(null, STDIN_FILENO);
     if (out >= 0) dup2(out, STDOUT_FILENO);
     if (err >= 0) dup2(err, STDERR_FILENO);
