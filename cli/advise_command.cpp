@@ -266,7 +266,12 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (global.verbosity >= 0)
     std::cerr << "memrel advise: " << advice.points.size() << " configurations in " << seconds
-              << " s; " << out_dir << " (results.json, advise.json, advise.html)\n";
+              << " s; " << out_dir
+              << (page.exit_code == 0 ? " (results.json, advise.json, advise.html)\n"
+                                      : " (results.json, advise.json; no advise.html)\n");
+  // The page is one of the outputs asked for: without it the sweep is not whole, and exit 0
+  // said it was (the fifteenth adversarial pass, c8-mempython-exit0-advise-memtrace).
+  if (page.exit_code != 0) return exit_code::kInternalError;
   // As memrel run: a configuration whose cell crashed, timed out or failed is exit 3, named, so
   // that a script never takes a sweep with holes for a whole one.
   std::string failed;

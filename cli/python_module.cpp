@@ -288,6 +288,15 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     std::cerr << who << ": " << line << "\n";
     return exit_code::kInternalError;
   }
+  if (!entry_ran) {
+    // Its traceback is not memrel's code's: an interpreter that cannot import what its own
+    // start-up needs, a wrapper that fails (the fifteenth adversarial pass,
+    // c8-mempython-traceback-*: four lines, the last saying "the Python part failed").
+    std::cerr << who << ": " << one_line_text(python) << " " << foreign_end(status)
+              << " without running memrel's code (scripts/memrel_entry.py); is it a Python "
+                 "interpreter that can start?\n";
+    return exit_code::kInternalError;
+  }
   // 1 is "regression" here; an uncaught exception or an interpreter that gave up says 1 too. A
   // bug's traceback stays: someone must read it.
   std::cerr << held << who << ": " << one_line_text(python) << " " << foreign_end(status);
@@ -451,6 +460,13 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
       !line.empty()) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = line;
+    return result;
+  }
+  if (!own_code && !entry_ran(entry_mark.get())) {  // as python_exit_code says it
+    result.exit_code = exit_code::kInternalError;
+    result.error_text = spec.args[0] + " " + foreign_end(status) +
+                        " without running memrel's code (scripts/memrel_entry.py); is it a "
+                        "Python interpreter that can start?";
     return result;
   }
   if (WIFSIGNALED(status))

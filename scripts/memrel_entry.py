@@ -22,7 +22,13 @@ import os  # already loaded at start-up (site): taken from sys.modules, not sear
 import sys
 
 _here = os.path.dirname(os.path.abspath(__file__))
+# The working folder, unless it is one of the folders the interpreter started with (its standard
+# library, its site-packages) or memrel's own: those hold what they hold wherever memrel is run
+# from, and dropping them refused every Python part run from scripts/ and took matplotlib away
+# from a report run from site-packages (the fifteenth adversarial pass, c3-cwd-is-*).
 _cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
+if _cwd & {os.path.realpath(p) for p in [_here, *sys.path] if os.path.isabs(p)}:
+    _cwd = set()
 _user = [p for p in os.environ.get("MEMREL_PYTHONPATH", "").split(os.pathsep) if p]
 # PYTHONPATH's folders come after the interpreter's own: they can add packages, never stand in
 # for the standard library's (a `pickle.py` in a PYTHONPATH folder ran during `trace import`).

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 
 import memrel_outputs.stopping
@@ -115,14 +116,42 @@ def change_points(path):
     entry = os.path.join(scripts, "memrel_entry.py")
     # Ends with the report, however the report ends (its parent-death signal).
     die = functools.partial(memrel_outputs.stopping.die_with_parent, os.getpid())
-    r = subprocess.run([python, "-I", entry, "memrel_history", "--db", path, "--json"],
-                       capture_output=True, text=True, timeout=600, preexec_fn=die)
+    # Where memrel_entry.py says it ran, as memrel asks every Python part (cli/python_module.cpp):
+    # an interpreter that ran none of memrel's code gave "internal error: JSONDecodeError", its
+    # traceback on the report's pages, or `{}` taken for change points (the fifteenth adversarial
+    # pass, c8-histpython-*).
+    with tempfile.TemporaryFile() as mark:
+        r = subprocess.run([python, "-I", entry, "memrel_history", "--db", path, "--json"],
+                           capture_output=True, text=True, timeout=600, preexec_fn=die,
+                           pass_fds=(mark.fileno(),),
+                           env=dict(os.environ, MEMREL_ENTRY_FD=str(mark.fileno())))
+        mark.seek(0)
+        ran = mark.read(64).startswith(b"memrel_entry.py ran\n")
+    chosen = bool(os.environ.get("MEMREL_HISTORY_PYTHON"))
+    ended = f"exited {r.returncode}" if r.returncode >= 0 else f"ended by signal {-r.returncode}"
+    if not ran:
+        if chosen:
+            raise InterpreterError(f"MEMREL_HISTORY_PYTHON ({python}) {ended} without running "
+                                   "memrel's code (scripts/memrel_entry.py): set it to the Python "
+                                   "that has Apache Otava, or unset it")
+        return [], f"change points not computed: {python} {ended} without running memrel's code"
     if r.returncode == 2:
         raise load.InputError(path, (r.stderr.strip().splitlines() or ["unusable history"])[-1]
                               .removeprefix("memrel: "))
-    if r.returncode != 0:
-        return [], f"change points not computed: {' '.join(r.stderr.split())[:200]}"
-    return json.loads(r.stdout), None
+    lines = [line for line in r.stderr.splitlines() if line.startswith("memrel")]
+    if r.returncode != 0:  # memrel's own line, never a traceback, goes on the page
+        said = lines[-1] if lines else f"the history part {ended}"
+        return [], f"change points not computed: {said[:200]}"
+    try:
+        points = json.loads(r.stdout)
+    except ValueError:
+        points = None
+    if not isinstance(points, list) or not all(
+            isinstance(p, dict) and isinstance(p.get("metric"), str) and
+            isinstance(p.get("machine"), str) for p in points):
+        raise InterpreterError(f"{python}: the history part wrote no list of change points "
+                               "(memrel_history --json)")
+    return points, None
 
 
 def read(path):

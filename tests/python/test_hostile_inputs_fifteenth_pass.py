@@ -45,3 +45,87 @@ def test_a_python_part_under_a_low_open_files_limit_is_not_taken_for_no_python(t
     assert r.returncode == 0 or (r.returncode == 4 and len(r.stderr.strip().splitlines()) == 1), \
         (r.returncode, r.stderr)
     assert os.path.exists(tmp_path / "t.memtrace") == (r.returncode == 0)
+
+
+def interpreter_that_answers_the_probe(folder, then):
+    """A stand-in for Python: says its version as memrel asks for it, then runs `then` (sh)."""
+    fake = folder / "fp"
+    fake.write_text('#!/bin/sh\ncase "$*" in *memrel-python-*) printf memrel-python-3.11; exit 0;; '
+                    f'esac\n{then}\n')
+    fake.chmod(0o755)
+    return str(fake)
+
+
+@needs_memrel
+def test_an_interpreter_that_fails_before_memrels_code_is_one_line(tmp_path):
+    """c8-mempython-traceback-import: its own traceback, four lines, the last saying the Python
+    part failed."""
+    fake = interpreter_that_answers_the_probe(tmp_path, 'exec python3 -c "import nonexistent_zz"')
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "-o", "t.memtrace", RMM_LOG],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, MEMREL_PYTHON=fake))
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "without running memrel's code" in lines[0], r.stderr
+    assert not (tmp_path / "t.memtrace").exists()
+
+
+@pytest.fixture
+def history_of_two_runs(tmp_path):
+    for name in ("r.json", "r2.json"):
+        (tmp_path / name).write_text(open(HOST_RUN, encoding="utf-8").read())
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", "r.json", "r2.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return tmp_path
+
+
+@needs_memrel
+@pytest.mark.parametrize("then", ['exec python3 -c "import nonexistent_zz"', "echo '{}'",
+                                  "echo '[1]'", "exit 0"])
+def test_a_history_interpreter_that_runs_nothing_of_memrels_is_refused_by_the_report(
+        history_of_two_runs, then):
+    """c8-histpython-*: its traceback went onto the report's pages, `{}` was taken for change
+    points (exit 0), and nothing or `[1]` was "internal error: JSONDecodeError / TypeError"."""
+    folder = history_of_two_runs
+    fake = interpreter_that_answers_the_probe(folder, then)
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "rep", "r.json", "--history", "h.sqlite"],
+                       capture_output=True, text=True, cwd=folder, timeout=300,
+                       env=dict(os.environ, MEMREL_HISTORY_PYTHON=fake))
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "without running memrel's code" in lines[0], r.stderr
+    assert not (folder / "rep").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("where", ["scripts", "site-packages"])
+def test_memrel_runs_from_its_own_or_the_interpreters_folder(tmp_path, where):
+    """c3-cwd-is-scripts-folder, c3-cwd-is-site-packages-report: the working folder is never on
+    the module path, but memrel's own folder and the interpreter's are not the user's: run from
+    scripts/ every Python part was refused, and from site-packages the report lost matplotlib."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    folder = (os.path.join(os.path.dirname(MEMREL), "..", "..", "scripts") if where == "scripts"
+              else os.path.dirname(os.path.dirname(matplotlib.__file__)))
+    if where != "scripts" and "/.local/" in folder:
+        pytest.skip("matplotlib is in the user's site-packages here, a user folder")
+    r = subprocess.run([MEMREL, "-q", "report", "--out", str(tmp_path / "rep"), HOST_RUN],
+                       capture_output=True, text=True, cwd=folder, timeout=300)
+    assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+def test_advise_without_its_page_is_not_a_success(tmp_path):
+    """c8-mempython-exit0-advise-memtrace: the page's Python part ran nothing of memrel's, the
+    page was not written, and advise said exit 0 listing advise.html among its outputs."""
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "-o", "t.memtrace", RMM_LOG],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    fake = interpreter_that_answers_the_probe(tmp_path, "exit 0")
+    r = subprocess.run([MEMREL, "-q", "advise", "t.memtrace", "-b", "host-malloc", "--out", "a"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env=dict(os.environ, MEMREL_PYTHON=fake))
+    assert r.returncode == 4, r.stderr
+    assert "without running memrel's code" in r.stderr and "advise.html)" not in r.stderr
+    assert not (tmp_path / "a" / "advise.html").exists()
