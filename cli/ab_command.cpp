@@ -97,7 +97,11 @@ void check_side(Side& side) {
     std::size_t eq = setting.find('=');
     if (eq == 0 || eq == std::string::npos)
       throw std::invalid_argument("--" + side.role + "-env '" + setting + "': not NAME=VALUE");
+    if (std::string problem = bench_environment_problem(setting); !problem.empty())
+      throw std::invalid_argument("--" + side.role + "-env " + problem);
   }
+  if (std::string problem = inherited_bench_environment_problem(); !problem.empty())
+    throw std::invalid_argument(problem);
 }
 
 // The side's NAME=VALUE settings (checked by check_side) as the child's environment.

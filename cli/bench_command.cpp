@@ -132,6 +132,8 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
                                 " (built without Google Benchmark?); name one with --bench");
   if (access(command.bench.c_str(), X_OK) != 0)
     throw std::invalid_argument("--bench " + command.bench + ": not an executable file");
+  if (std::string problem = inherited_bench_environment_problem(); !problem.empty())
+    throw std::invalid_argument(problem);
   command.backends_dir = global.backends_dir;
   command.quick = a.quick;
   command.timeout_s = a.timeout_s;
@@ -186,6 +188,9 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     // Started with the backend's environment, memrel_bench need not run itself again to get it
     // (a second process start per torch backend).
     job.environment = backend.cell_environment;
+    for (const auto& [name, value] : job.environment)
+      if (std::string problem = bench_environment_problem(name + "=" + value); !problem.empty())
+        throw std::invalid_argument("backend " + given + ": its environment's " + problem);
     // Every output obeys the rule before anything runs (docs/inputs.md, "Outputs"): the fourth
     // pass's `-b o/bench-NAME.json -o o` deleted the backend file; a link or a FIFO there was
     // replaced.

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -385,6 +386,29 @@ std::string bench_arg_problem(const std::string& argument) {
          "--benchmark_repetitions, --benchmark_min_warmup_time, "
          "--benchmark_enable_random_interleaving, --benchmark_display_aggregates_only, "
          "--benchmark_counters_tabular, --benchmark_color, --benchmark_time_unit)";
+}
+
+std::string bench_environment_problem(const std::string& setting) {
+  const std::size_t eq = setting.find('=');
+  const std::string name = setting.substr(0, eq);
+  static const std::string kPrefix = "BENCHMARK_";
+  if (name.rfind(kPrefix, 0) != 0) return "";
+  std::string flag = "--benchmark_" + name.substr(kPrefix.size());
+  for (char& c : flag) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string value = eq == std::string::npos ? "" : setting.substr(eq + 1);
+  const std::string problem = bench_arg_problem(flag + "=" + value);
+  if (problem.empty()) return "";
+  // "FLAG=VALUE: why" -> "why": the setting is named instead.
+  const std::size_t colon = problem.find(": ", flag.size());
+  return setting + " (Google Benchmark reads it as " + flag + "=" + value +
+         "): " + (colon == std::string::npos ? problem : problem.substr(colon + 2));
+}
+
+std::string inherited_bench_environment_problem() {
+  for (char** setting = environ; setting != nullptr && *setting != nullptr; ++setting)
+    if (std::string problem = bench_environment_problem(*setting); !problem.empty())
+      return "the environment's " + problem + "; unset it";
+  return "";
 }
 
 std::string bench_file_name(const std::string& backend_name) {

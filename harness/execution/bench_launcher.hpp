@@ -91,6 +91,16 @@ constexpr double kMaxBenchSeconds = 86400;
 // context) is refused with the memrel option to use instead.
 std::string bench_arg_problem(const std::string& argument);
 
+// Why an environment setting "NAME=VALUE" is refused for memrel_bench, or "" when it is not: Google
+// Benchmark reads BENCHMARK_REPETITIONS as --benchmark_repetitions (every BENCHMARK_X as
+// --benchmark_x), so each such variable obeys bench_arg_problem's rule. A setting of another name
+// is none of its business. BENCHMARK_REPETITIONS=0 wrote a file of no benchmarks, exit 0, and
+// BENCHMARK_MIN_TIME=nan ran for ever (the fifteenth adversarial pass, c4-bench-env-*).
+std::string bench_environment_problem(const std::string& setting);
+
+// The first of this process's environment settings bench_environment_problem refuses, said, or "".
+std::string inherited_bench_environment_problem();
+
 // `name` as one piece of a file name: bench_file_name's rule without its prefix and suffix.
 std::string file_name_piece(const std::string& backend_name);
 

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from conftest import HOST_RUN
-from test_hostile_inputs import MEMREL, RMM_LOG, needs_memrel
+from test_hostile_inputs import MEMREL, RMM_LOG, needs_bench, needs_memrel, refused
 
 
 def under_ulimit_v(kib, args, cwd):
@@ -129,3 +129,32 @@ def test_advise_without_its_page_is_not_a_success(tmp_path):
     assert r.returncode == 4, r.stderr
     assert "without running memrel's code" in r.stderr and "advise.html)" not in r.stderr
     assert not (tmp_path / "a" / "advise.html").exists()
+
+
+@needs_bench
+@pytest.mark.parametrize("setting", ["BENCHMARK_REPETITIONS=0", "BENCHMARK_REPETITIONS=-1",
+                                     "BENCHMARK_MIN_TIME=nan", "BENCHMARK_FORMAT=csv",
+                                     "BENCHMARK_TIME_UNIT=fs", "BENCHMARK_REPORT_AGGREGATES_ONLY=true",
+                                     "BENCHMARK_MIN_WARMUP_TIME=1e999"])
+def test_google_benchmarks_environment_obeys_the_bench_arg_rule(tmp_path, setting):
+    """c4-bench-env-*: Google Benchmark reads BENCHMARK_X as --benchmark_x, and the values
+    `--bench-arg` refuses came in that way: a file of no benchmarks with exit 0, a run that never
+    ended, an abort taken for the backend's, "unavailable here"."""
+    name, value = setting.split("=", 1)
+    r = subprocess.run([MEMREL, "-q", "bench", "-b", "host-malloc", "--quick", "-o", "bo"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, **{name: value}))
+    refused(r, setting, "Google Benchmark reads it as --benchmark_")
+    assert os.listdir(tmp_path) == []
+
+
+@needs_bench
+@pytest.mark.parametrize("side", ["--reference-env", "--candidate-env"])
+def test_ab_refuses_a_sides_google_benchmark_setting_it_would_refuse_as_an_argument(tmp_path, side):
+    """c4-ab-candenv-min-time-nan-hangs, c4-ab-refenv-repetitions-0-passes: a round that never
+    ended (ab has no timeout), and a gate of 0 compared benchmarks, exit 0."""
+    r = subprocess.run([MEMREL, "-q", "ab", side, "BENCHMARK_REPETITIONS=0", "-b", "host-malloc",
+                        "--quick", "--out", "abo"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, side, "BENCHMARK_REPETITIONS=0")
+    assert os.listdir(tmp_path) == []
