@@ -384,6 +384,13 @@ std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t 
           if (out.size() > kMaxExpandedSteps)
             fail(s, "expands to more than " + std::to_string(kMaxExpandedSteps) + " steps");
         }
+        // An empty group, as device_fraction's 0 bytes: its alloc_many and free_many vanished
+        // from the run without a word (the fifteenth adversarial pass,
+        // c4-workload-until-fraction-tiny-vanishes).
+        if (n == 0)
+          fail(s, "until_device_fraction resolves to " + std::to_string(target) +
+                      " bytes, less than its first size (" + std::to_string(s.sizes[0]) +
+                      " bytes): the group would be empty");
         groups[s.id] = n;
         break;
       }

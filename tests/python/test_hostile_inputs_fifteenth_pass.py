@@ -1,6 +1,7 @@
 """What the fifteenth adversarial pass of issue 23 found (docs/inputs.md, "Fifteenth pass"): each
 test fails on the code before its fix."""
 
+import json
 import os
 import subprocess
 
@@ -158,3 +159,21 @@ def test_ab_refuses_a_sides_google_benchmark_setting_it_would_refuse_as_an_argum
                        timeout=120)
     refused(r, side, "BENCHMARK_REPETITIONS=0")
     assert os.listdir(tmp_path) == []
+
+
+TINY_GROUP = {"schema": "memrel.workload/1", "name": "w", "description": "d",
+              "steps": [{"alloc_many": "f", "sizes": [1048576], "until_device_fraction": 1e-12},
+                        {"mark": "m"}, {"free_many": "f", "every": 1, "offset": 0},
+                        {"release": True}]}
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["validate", "w.json"],
+                                     ["run", "-b", "host-malloc", "-w", "./w.json", "-o", "r.json"]])
+def test_an_alloc_many_group_that_resolves_to_nothing_is_refused(tmp_path, command):
+    """c4-workload-until-fraction-tiny-vanishes: until_device_fraction 1e-12 validated, and its
+    alloc_many and free_many vanished from the run, exit 0 (device_fraction 1e-12 is refused)."""
+    (tmp_path / "w.json").write_text(json.dumps(TINY_GROUP))
+    refused(subprocess.run([MEMREL, "-q", *command], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120), "w.json", "the group would be empty")
+    assert os.listdir(tmp_path) == ["w.json"]
