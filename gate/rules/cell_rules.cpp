@@ -27,11 +27,25 @@ std::optional<std::int64_t> signed_bytes(const std::optional<T>& v) {
 
 // Marks are matched by label; a label used twice is told apart by its occurrence ("x#2").
 std::vector<std::pair<std::string, const MarkRecord*>> keyed_marks(const CellResult& cell) {
+  // A later mark of a label is "label#N", N the first number no mark of the cell is labelled
+  // with already: results another tool wrote may hold a mark labelled "a#2" (memrel's readers
+  // refuse '#' in labels), which took the second "a"'s rows.
+  std::set<std::string> used;
+  for (const auto& m : cell.marks) used.insert(m.label);
   std::map<std::string, int> seen;
   std::vector<std::pair<std::string, const MarkRecord*>> out;
   for (const auto& m : cell.marks) {
-    int n = ++seen[m.label];
-    out.emplace_back(n == 1 ? m.label : m.label + "#" + std::to_string(n), &m);
+    if (++seen[m.label] == 1) {
+      out.emplace_back(m.label, &m);
+      continue;
+    }
+    std::string key;
+    for (int n = seen[m.label];; ++n) {
+      key = m.label + "#" + std::to_string(n);
+      if (used.insert(key).second) break;
+    }
+    seen[m.label] = std::stoi(key.substr(m.label.size() + 1));
+    out.emplace_back(key, &m);
   }
   return out;
 }

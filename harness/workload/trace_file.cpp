@@ -148,6 +148,9 @@ class Loader {
       if (!m.contains("label") || !m["label"].is_string() || m["label"].get<std::string>().empty())
         fail(where + ".label", "must be a non-empty string");
       mark.label = m["label"].get<std::string>();
+      if (mark.label.find('#') != std::string::npos)  // as a workload's (workload.cpp)
+        fail(where + ".label",
+             "may not contain '#' (compare numbers a repeated label's marks: a#2)");
       if (mark.event > events || mark.event < previous)
         fail(where + ".event", std::to_string(mark.event) +
                                    " is out of order or past the last event (" +

@@ -183,7 +183,13 @@ class Parser {
       } else if (s.contains("mark")) {
         expect_only(s, {"mark"}, where);
         step.kind = StepKind::kMark;
-        step.label = name(s["mark"], where, "mark") + repetition_suffix(repetition);
+        step.label = name(s["mark"], where, "mark");
+        // '#' numbers a label's later marks in compare ("a#2"): a mark labelled "a#2" took the
+        // second "a"'s rows, and a growth there passed the gate (the fifteenth adversarial
+        // pass, c6-mark-label-dedupe-collision-*).
+        if (step.label.find('#') != std::string::npos)
+          fail(where, "'mark' may not contain '#' (compare numbers a repeated label's marks: a#2)");
+        step.label += repetition_suffix(repetition);
       } else if (s.contains("sleep_ms")) {
         expect_only(s, {"sleep_ms"}, where);
         step.kind = StepKind::kSleep;

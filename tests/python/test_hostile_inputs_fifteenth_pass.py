@@ -177,3 +177,35 @@ def test_an_alloc_many_group_that_resolves_to_nothing_is_refused(tmp_path, comma
     refused(subprocess.run([MEMREL, "-q", *command], capture_output=True, text=True, cwd=tmp_path,
                            timeout=120), "w.json", "the group would be empty")
     assert os.listdir(tmp_path) == ["w.json"]
+
+
+@needs_memrel
+def test_a_mark_label_holding_the_repeat_sign_is_refused(tmp_path):
+    """c6-mark-label-dedupe-collision-*: compare numbers a label's later marks "a#2"; a mark
+    labelled "a#2" took the second "a"'s rows, and a growth there passed the gate."""
+    workload = {"schema": "memrel.workload/1", "name": "markdup", "description": "d",
+                "steps": [{"alloc": "x", "bytes": 4096}, {"mark": "a#2"}, {"mark": "a"},
+                          {"mark": "a"}, {"free": "x"}]}
+    (tmp_path / "w.json").write_text(json.dumps(workload))
+    refused(subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w", "./w.json", "-o",
+                            "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120),
+            "w.json", "'#'")
+
+
+@needs_memrel
+def test_results_whose_labels_hold_the_repeat_sign_compare_mark_by_mark(tmp_path):
+    """Results another tool wrote may hold such labels: each mark keeps a key of its own, so the
+    file compared with itself has no changed row, and a growth at any mark is one."""
+    results = json.loads(open(HOST_RUN, encoding="utf-8").read())
+    marks = results["cells"][0]["marks"]
+    for mark, label in zip(marks, ["a#2", "a", "a"]):
+        mark["label"] = label
+    (tmp_path / "b.json").write_text(json.dumps(results))
+    r = subprocess.run([MEMREL, "-q", "compare", "b.json", "b.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 0 and "| improved |" not in r.stdout, r.stdout[-2000:]
+    marks[2]["at"]["allocated"] += 120 << 20
+    (tmp_path / "c.json").write_text(json.dumps(results))
+    r = subprocess.run([MEMREL, "-q", "compare", "b.json", "c.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 1 and "mark a#3: allocated" in r.stdout, r.stdout[-2000:]
