@@ -81,6 +81,7 @@ struct AbArgs {
   std::string run_id;  // the out folder and the start time: what tells this run's halves apart
   CompareOptions options;
   bool created_out = false;  // the out folder is this run's own (removed again on bad input)
+  std::string made_folder;   // the first folder of its path this run made
 };
 
 void check_side(Side& side) {
@@ -358,6 +359,16 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
   a.created_out = !fs::exists(a.out, ec);
+  // The first folder of --out's path that does not exist yet: made for this run, and removed
+  // with it on bad input (the default results/runs/ was left behind: the fifteenth adversarial
+  // pass, c9-ab-bad-filter-leftover-and-two-lines).
+  if (a.created_out) {
+    fs::path made = fs::absolute(a.out, ec).lexically_normal();
+    while (made.has_parent_path() && made.parent_path() != made &&
+           !fs::exists(made.parent_path(), ec))
+      made = made.parent_path();
+    a.made_folder = made.string();
+  }
   for (const std::string& folder : {rounds_dir, a.out + "/reference", a.out + "/candidate"}) {
     fs::create_directories(folder, ec);
     if (ec) throw std::invalid_argument("--out " + a.out + ": " + ec.message());
@@ -373,11 +384,17 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   const std::size_t most = step * static_cast<std::size_t>(a.looks);
   const std::vector<std::size_t> looks = look_rounds(step, most);
   const std::vector<double> alphas = look_alphas(a.options.alpha, step, most);
-  if (!quiet)
+  // Said once the first round has run: a --filter that matches nothing is found there, and its
+  // one line was the second (c9-ab-bad-filter-leftover-and-two-lines).
+  bool said_start = quiet;
+  const auto say_start = [&] {
+    if (said_start) return;
+    said_start = true;
     std::cerr << "memrel ab: " << a.rounds << " rounds, interleaved"
               << (looks.size() > 1 ? ", up to " + std::to_string(looks.back()) + " while undecided"
                                    : std::string())
               << ", into " << a.out << "\n";
+  };
   std::vector<BackendRounds> all;
   for (const GivenBackend& backend : backends) all.push_back({backend, {}, true});
   std::vector<std::string> unavailable;
@@ -390,6 +407,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
         if (const std::optional<int> stop =
                 run_round(a, commands, candidate_backend, rounds_dir, b, round, unavailable))
           return *stop;
+        say_start();
         if (!b.available) break;
         if (!quiet)
           std::cerr << "  " << b.backend.name << ": round " << round << " of " << looks[look]
@@ -535,7 +553,7 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
       // A bad option found in the first round (a --filter that matches nothing): exit
       // 2 leaves no folder of its own behind (the third adversarial pass found `rounds/` left).
       std::error_code ec;
-      if (args->created_out) fs::remove_all(args->out, ec);
+      if (args->created_out) fs::remove_all(args->made_folder, ec);
       throw;
     }
   };

@@ -209,3 +209,14 @@ def test_results_whose_labels_hold_the_repeat_sign_compare_mark_by_mark(tmp_path
     r = subprocess.run([MEMREL, "-q", "compare", "b.json", "c.json"], capture_output=True, text=True,
                        cwd=tmp_path, timeout=120)
     assert r.returncode == 1 and "mark a#3: allocated" in r.stdout, r.stdout[-2000:]
+
+
+@needs_bench
+def test_ab_with_a_filter_that_matches_nothing_is_one_line_and_leaves_no_folder(tmp_path):
+    """c9-ab-bad-filter-leftover-and-two-lines: the progress line came first (two lines), and the
+    folders made for --out's path (the default results/runs/) were left behind."""
+    r = subprocess.run([MEMREL, "ab", "-b", "host-malloc", "--quick", "--rounds", "5", "--looks", "1",
+                        "--filter", "^nomatch$", "--out", "made/for/o"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300)
+    refused(r, "--filter '^nomatch$'", "matches no benchmark")
+    assert os.listdir(tmp_path) == []
