@@ -108,6 +108,15 @@ def write_atomically(out_dir, fill, inputs=()):
                 os.path.isfile(os.path.join(tmp, PARTIAL))):
             raise InputError(tmp, "is in the way of the report's temporary folder; move it")
         shutil.rmtree(tmp)
+    if os.path.lexists(old):  # checked before the work, as tmp is: the swap needs the name
+        if not (os.path.isdir(old) and not os.path.islink(old) and
+                os.path.isfile(os.path.join(old, REPLACED))):
+            # A user's file or folder: renaming onto it failed after all the work, exit 4 "internal
+            # error", and left the earlier report marked REPLACED (the fifteenth adversarial pass,
+            # c9-report-old-pid-*).
+            raise InputError(old, "is in the way of the earlier report while it is replaced; "
+                                  "move it")
+        shutil.rmtree(old)  # ours, from an earlier process of this pid
     os.makedirs(tmp)
     try:
         open(os.path.join(tmp, PARTIAL), "w").close()
@@ -122,7 +131,12 @@ def write_atomically(out_dir, fill, inputs=()):
             # c1-report-deletes-users-kept-old-report).
             with open(os.path.join(out_dir, REPLACED), "w", encoding="utf-8") as f:
                 f.write("memrel report is replacing this folder; a stale copy is removed\n")
-            os.rename(out_dir, old)
+            try:
+                os.rename(out_dir, old)
+            except BaseException:  # the mark goes with the failure: the folder stays the report
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(out_dir, REPLACED))
+                raise
             try:
                 os.rename(tmp, out_dir)
             except BaseException:

@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from conftest import HOST_RUN
-from test_hostile_inputs import MEMREL, RMM_LOG, needs_bench, needs_memrel, refused
+from test_hostile_inputs import (MEMREL, RMM_LOG, needs_bench, needs_memrel, refused,
+                                 scripts_module)
 
 
 def under_ulimit_v(kib, args, cwd):
@@ -220,3 +221,28 @@ def test_ab_with_a_filter_that_matches_nothing_is_one_line_and_leaves_no_folder(
                        text=True, cwd=tmp_path, timeout=300)
     refused(r, "--filter '^nomatch$'", "matches no benchmark")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", ["folder", "file", "empty folder"])
+def test_a_users_entry_where_the_earlier_report_moves_aside_is_refused_before_the_work(
+        tmp_path, monkeypatch, kind):
+    """c9-report-old-pid-*: with a user's rep.old-PID in the way (PID the report's own: pid
+    reuse), the swap failed after all the work, exit 4 "internal error", and left the earlier
+    report marked as being replaced, so that the user's copy of it was later removed as stale."""
+    folder = scripts_module("memrel_report.folder")
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("rep")
+    (tmp_path / "rep" / folder.MARKER).write_text("")
+    old = tmp_path / f"rep.old-{os.getpid()}"
+    if kind == "file":
+        old.write_text("mine")
+    else:
+        old.mkdir()
+        if kind == "folder":
+            (old / "NOTES.txt").write_text("mine")
+    filled = []
+    with pytest.raises(scripts_module("memrel_report.input_rules").InputError):
+        folder.write_atomically("rep", filled.append)
+    assert filled == []
+    assert sorted(os.listdir(tmp_path / "rep")) == [folder.MARKER]
+    assert old.exists() and sorted(os.listdir(tmp_path)) == sorted(["rep", old.name])
