@@ -9,7 +9,7 @@ import pytest
 
 from conftest import HOST_RUN
 from test_hostile_inputs import (MEMREL, RMM_LOG, needs_bench, needs_memrel, refused,
-                                 scripts_module)
+                                 scripts_module, WORKLOAD)
 
 
 def under_ulimit_v(kib, args, cwd):
@@ -246,3 +246,24 @@ def test_a_users_entry_where_the_earlier_report_moves_aside_is_refused_before_th
     assert filled == []
     assert sorted(os.listdir(tmp_path / "rep")) == [folder.MARKER]
     assert old.exists() and sorted(os.listdir(tmp_path)) == sorted(["rep", old.name])
+
+
+@needs_memrel
+def test_run_finds_a_folders_workload_by_the_name_list_prints(tmp_path):
+    """c10-workload-name-list-vs-w: `list` showed wd/a.json as temp-then-delete, and
+    `-w temp-then-delete` was "unknown workload (known in wd: a)"."""
+    os.makedirs(tmp_path / "wd")
+    (tmp_path / "wd" / "a.json").write_text(open(WORKLOAD, encoding="utf-8").read())
+    listed = subprocess.run([MEMREL, "--workloads-dir", "wd", "list", "--json"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    names = [w["name"] for w in json.loads(listed.stdout)["workloads"]]
+    assert names == ["temp-then-delete"], listed.stdout
+    for given in ("temp-then-delete", "a"):
+        r = subprocess.run([MEMREL, "-q", "--workloads-dir", "wd", "run", "-b", "host-malloc", "-w",
+                            given, "-o", f"r-{given}.json"], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=120)
+        assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "-q", "--workloads-dir", "wd", "run", "-b", "host-malloc", "-w",
+                        "nope", "-o", "x.json"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=60)
+    refused(r, "unknown workload 'nope'", "known in wd: temp-then-delete")
