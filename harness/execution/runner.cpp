@@ -612,6 +612,22 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   const std::optional<std::uint64_t> address_space = address_space_limit_bytes();
   run["address_space_limit_bytes"] =
       address_space ? nlohmann::json(*address_space) : nlohmann::json(nullptr);
+  // And how cells start: forked from a warm zygote or exec'd, which moves a host backend's figures
+  // (peak_reserved 208101376 one way, 208244736 the other); a --resume or a merge across the two
+  // mixed them under one mode no file recorded (the fifteenth adversarial pass, c5-zygote-*).
+  run["zygote"] = options.zygote == ZygoteUse::kNone  ? "none"
+                  : options.zygote == ZygoteUse::kAll ? "all"
+                                                      : "device";
+  // What merge compares of its shards (harness/execution/merge.cpp: every context.options field):
+  // the same as a --resume, but the machine's own limit. Shards of one matrix that ran other
+  // contents of a workload file were joined under one name
+  // (c6-merge-shards-workload-edited-between).
+  context["options"]["zygote"] = run["zygote"];
+  context["options"]["workload_digests"] = nlohmann::json::array();
+  for (const auto& w : run["workloads"])
+    context["options"]["workload_digests"].push_back(w["digest"]);
+  context["options"]["backend_files"] = run["backend_files"];
+  context["options"]["allocator_environment"] = run["allocator_environment"];
   // The whole matrix once, as cell keys: a shard's cells are chosen from it, and its results
   // record it so that `memrel merge` can check its files are the shards of one matrix.
   std::vector<std::string> backend_names, workload_names;

@@ -176,7 +176,7 @@ def test_an_alloc_many_group_that_resolves_to_nothing_is_refused(tmp_path, comma
     alloc_many and free_many vanished from the run, exit 0 (device_fraction 1e-12 is refused)."""
     (tmp_path / "w.json").write_text(json.dumps(TINY_GROUP))
     refused(subprocess.run([MEMREL, "-q", *command], capture_output=True, text=True, cwd=tmp_path,
-                           timeout=120), "w.json", "the group would be empty")
+                           timeout=120), "w.json", "leaves the group empty on any device")
     assert os.listdir(tmp_path) == ["w.json"]
 
 
@@ -267,3 +267,40 @@ def test_run_finds_a_folders_workload_by_the_name_list_prints(tmp_path):
                         "nope", "-o", "x.json"], capture_output=True, text=True, cwd=tmp_path,
                        timeout=60)
     refused(r, "unknown workload 'nope'", "known in wd: temp-then-delete")
+
+
+def shard(tmp_path, k, workload, *extra):
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc,host-malloc-retain", "-w", workload,
+                        "--shard", f"{k}/2", "-o", f"s{k}.json", *extra], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+def test_merge_refuses_shards_that_ran_other_contents_of_a_workload(tmp_path):
+    """c6-merge-shards-workload-edited-between: the workload file was edited between two shards,
+    and merge joined cells of two different workloads under one name, exit 0."""
+    os.makedirs(tmp_path / "m")
+    text = open(WORKLOAD, encoding="utf-8").read()
+    (tmp_path / "m" / "w.json").write_text(text)
+    shard(tmp_path, 1, "m/w.json")
+    workload = json.loads(text)
+    workload["description"] += " (edited)"
+    (tmp_path / "m" / "w.json").write_text(json.dumps(workload))
+    shard(tmp_path, 2, "m/w.json")
+    refused(subprocess.run([MEMREL, "-q", "merge", "-o", "merged.json", "s1.json", "s2.json"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=60),
+            "workload_digests")
+    assert not (tmp_path / "merged.json").exists()
+
+
+@needs_memrel
+def test_merge_refuses_another_zygote_use_which_results_record(tmp_path):
+    """c5-merge-shards-different-zygote, c5-zygote-changed: cells forked from a zygote and cells
+    exec'd (host figures differ) were mixed, in a merge and in a --resume, and no file said which."""
+    shard(tmp_path, 1, "temp-then-delete", "--zygote", "all")
+    shard(tmp_path, 2, "temp-then-delete", "--zygote", "none")
+    refused(subprocess.run([MEMREL, "-q", "merge", "-o", "merged.json", "s1.json", "s2.json"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=60), "zygote")
+    results = json.loads((tmp_path / "s1.json").read_text())
+    assert results["context"]["options"]["zygote"] == "all"
