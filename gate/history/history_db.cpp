@@ -391,7 +391,25 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
       if (sqlite3_step(run.get()) != SQLITE_DONE) sqlite_failed(db_, path_);
       a.run_id = sqlite3_last_insert_rowid(db_);
       Statement figure(db_, "INSERT INTO figures (run_id, metric, value) VALUES (?,?,?)", path_);
+      // A series holds one kind of figure: a run cell "pair/host-malloc/warm/512/manual_time"
+      // (backend `pair`, a workload of that name) and memrel_bench's benchmark of that name made
+      // one series of two unrelated quantities, a -98% trend (the fifteenth adversarial pass,
+      // c6-history-run-subject-equals-bench-subject).
+      Statement other_kind(db_,
+                           "SELECT r.id FROM figures f JOIN runs r ON r.id = f.run_id "
+                           "WHERE f.metric = ? AND r.kind != ? LIMIT 1",
+                           path_);
+      const char* kind = f.kind == InputKind::kResults ? "results" : "benchmark";
       for (const auto& [metric, value] : history_figures(f)) {
+        sqlite3_reset(other_kind.get());
+        other_kind.bind(1, metric);
+        other_kind.bind(2, kind);
+        if (sqlite3_step(other_kind.get()) == SQLITE_ROW)
+          throw ResultsError(
+              f.path + ": figure '" + one_line_text(metric) + "' is already in the history as " +
+              (f.kind == InputKind::kResults ? "a memrel_bench benchmark's" : "a run cell's") +
+              " (run " + std::to_string(sqlite3_column_int64(other_kind.get(), 0)) +
+              "): one name, two kinds of figure; rename the backend or the workload");
         sqlite3_reset(figure.get());
         sqlite3_bind_int64(figure.get(), 1, a.run_id);
         figure.bind(2, checked_text(metric, f, "figure"));

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import HOST_RUN
+from conftest import HOST_BENCH, HOST_RUN
 from test_hostile_inputs import (MEMREL, RMM_LOG, needs_bench, needs_memrel, refused,
                                  scripts_module, WORKLOAD)
 
@@ -304,3 +304,24 @@ def test_merge_refuses_another_zygote_use_which_results_record(tmp_path):
                            capture_output=True, text=True, cwd=tmp_path, timeout=60), "zygote")
     results = json.loads((tmp_path / "s1.json").read_text())
     assert results["context"]["options"]["zygote"] == "all"
+
+
+@needs_memrel
+@pytest.mark.parametrize("order", ["results first", "benchmarks first"])
+def test_history_keeps_a_run_cells_figures_and_a_benchmarks_apart(tmp_path, order):
+    """c6-history-run-subject-equals-bench-subject: backend `pair` and a workload named
+    "host-malloc/warm/512/manual_time" made the run cell's figures the series of memrel_bench's
+    benchmark of that name: one series of two quantities, a -98% trend, exit 0."""
+    pytest.importorskip("sqlite3")
+    results = json.loads(open(HOST_RUN, encoding="utf-8").read())
+    for cell in results["cells"]:
+        cell["backend"], cell["workload"] = "pair", f"host-malloc/warm/512/manual_time{id(cell)}"
+    results["cells"][0]["workload"] = "host-malloc/warm/512/manual_time"
+    (tmp_path / "r.json").write_text(json.dumps(results))
+    files = ["r.json", HOST_BENCH] if order == "results first" else [HOST_BENCH, "r.json"]
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", *files],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "one name, two kinds of figure")
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "list"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=60)
+    assert "pair/host-malloc/warm/512/manual_time:" not in r.stdout
