@@ -351,8 +351,8 @@ int run_python_command(const std::string& who, const std::string& package,
     std::cerr << who << ": " << one_line_text(e.what()) << ": " << needs << "\n";
     return exit_code::kInternalError;
   } catch (const std::runtime_error& e) {
-    std::cerr << who << ": cannot run " << one_line_text(spec.args[0]) << " (" << e.what()
-              << "): " << needs << "\n";
+    std::cerr << who << ": cannot run " << one_line_text(spec.args[0]) << " (" << e.what() << ")"
+              << address_space_limit_note() << ": " << needs << "\n";
     return exit_code::kInternalError;
   }
   int passed_on = 0;

@@ -2,8 +2,11 @@
 
 #include <sys/wait.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 
+#include "platform/address_space_limit.hpp"
 #include "platform/program_question.hpp"
 
 namespace memrel::cli {
@@ -14,10 +17,20 @@ std::string python_interpreter_problem(const std::string& python) {
       ask_program({python, "-I", "-c",
                    "import sys; sys.stdout.write('memrel-python-%d.%d' % sys.version_info[:2])"},
                   true, std::chrono::seconds(10));
-  if (!a.start_error.empty()) return "cannot be started (" + a.start_error + ")";
+  // Under `ulimit -v` the interpreter may fail to start at all: said as the limit's, not as "not
+  // a Python interpreter" (the fifteenth adversarial pass, c8-ulimit-v-* arguable).
+  const std::optional<std::uint64_t> limit = address_space_limit_bytes();
+  const std::string under_limit =
+      limit ? " under an address-space limit of " + std::to_string(*limit >> 20) +
+                  " MiB (ulimit -v: most likely out of memory; raise the limit)"
+            : "";
+  if (!a.start_error.empty()) return "cannot be started (" + a.start_error + ")" + under_limit;
   if (!a.ended) return "did not answer within 10 s";
   if (WIFEXITED(a.status) && WEXITSTATUS(a.status) == 127 && a.printed.empty())
     return "cannot be run (not found, or not executable)";
+  if (a.printed.rfind("memrel-python-", 0) != 0 && limit && a.printed.empty())
+    return "did not start (asked for its version, it " + how_it_ended(a.status) +
+           " and printed nothing)" + under_limit;
   if (a.printed.rfind("memrel-python-", 0) != 0)
     return "is not a Python interpreter (asked for its version, it " + how_it_ended(a.status) +
            (a.printed.empty() ? " and printed nothing)" : " and printed something else)");

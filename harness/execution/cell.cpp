@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
 #include <thread>
 
 #include "allocators/allocator_environment.hpp"
@@ -75,6 +76,15 @@ class CellRun : public ProgramContext {
       // Outside a step (backend init): the cell could not start.
       result_.status = "oom";
       result_.reason = e.what();
+    } catch (const std::bad_alloc&) {
+      // memrel's own bookkeeping ran out (the cell's records, a trace's events), not the
+      // allocator under test: said as the machine's memory, with the limit where one is set.
+      result_.status = "error";
+      result_.reason = "memrel ran out of memory in the cell";
+      if (const std::optional<std::uint64_t> limit = address_space_limit_bytes())
+        result_.reason += " under an address-space limit of " + std::to_string(*limit >> 20) +
+                          " MiB (ulimit -v): the machine's limit, not the allocator's; raise or "
+                          "lift it";
     } catch (const std::exception& e) {
       result_.status = "error";
       result_.reason = e.what();

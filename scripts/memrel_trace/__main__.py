@@ -194,6 +194,8 @@ def main(argv=None):
         # does not fail again.
         _drop_stdout()
         return EXIT_OK
+    except MemoryError:
+        raise  # the machine's limit, said by memrel_entry.py without allocating
     except Exception as e:  # a bug here, not bad input: one line, its own exit code
         print(f"memrel trace: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
               file=sys.stderr)
