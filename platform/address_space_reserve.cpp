@@ -2,8 +2,11 @@
 
 #include <dirent.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -18,6 +21,26 @@ constexpr std::uint64_t kNearLimitBytes = std::uint64_t{4} << 20;
 
 // A tree deeper than this is not a Python part's (it starts plot workers, not chains).
 constexpr int kMostDepth = 8;
+
+// How long a process may keep its address space unchanged while it keeps a CPU busy before it is
+// taken to be retrying a refused request.
+constexpr std::chrono::milliseconds kStuckAfter{1000};
+
+// Its user and system time in clock ticks (/proc/PID/stat, fields 14 and 15); 0 when it ended.
+std::uint64_t cpu_ticks(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t name_end = text.rfind(')');
+  if (name_end == std::string::npos) return 0;
+  std::istringstream fields(text.substr(name_end + 2));
+  std::string field;
+  std::uint64_t user = 0, system = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {  // field 3 is the state
+    if (i == 14) user = std::strtoull(field.c_str(), nullptr, 10);
+    if (i == 15) system = std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return user + system;
+}
 
 std::optional<std::uint64_t> mapped_bytes(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -40,13 +63,34 @@ std::optional<std::uint64_t> reserved_address_space_limit() {
 
 void AddressSpaceRescue::check() { check_process(root_, 0); }
 
+bool AddressSpaceRescue::stuck(pid_t pid, std::uint64_t mapped) {
+  const auto now = std::chrono::steady_clock::now();
+  const std::uint64_t ticks = cpu_ticks(pid);
+  auto [it, first] = seen_.try_emplace(pid, Seen{mapped, ticks, now});
+  Seen& seen = it->second;
+  if (first || seen.mapped != mapped) {
+    seen = {mapped, ticks, now};
+    return false;
+  }
+  const auto elapsed = now - seen.since;
+  if (elapsed < kStuckAfter) return false;
+  // The same address space for a second: stuck when it was busy at least half of it. Idle (a
+  // report waiting for its chart workers, a part reading its input), it starts again.
+  const double busy = static_cast<double>(ticks - seen.cpu_ticks);
+  const double ticks_elapsed =
+      std::chrono::duration<double>(elapsed).count() * static_cast<double>(sysconf(_SC_CLK_TCK));
+  if (2 * busy >= ticks_elapsed) return true;
+  seen = {mapped, ticks, now};
+  return false;
+}
+
 void AddressSpaceRescue::check_process(pid_t pid, int depth) {
   struct rlimit current {};
   if (prlimit(pid, RLIMIT_AS, nullptr, &current) == 0 && current.rlim_cur == reserved_) {
     // Only a limit memrel set: one the part lowered itself (the importer bounds an unpickler
     // that way) is the part's to keep.
     const std::optional<std::uint64_t> mapped = mapped_bytes(pid);
-    if (mapped && *mapped + kNearLimitBytes >= reserved_) {
+    if (mapped && (*mapped + kNearLimitBytes >= reserved_ || stuck(pid, *mapped))) {
       struct rlimit raised = current;
       raised.rlim_cur = limit_;
       if (prlimit(pid, RLIMIT_AS, &raised, nullptr) == 0) ++rescued_;

@@ -10,7 +10,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 
 namespace memrel {
@@ -23,8 +25,11 @@ inline constexpr std::uint64_t kAddressSpaceReserveBytes = std::uint64_t{16} << 
 std::optional<std::uint64_t> reserved_address_space_limit();
 
 // Gives the reserve back (the soft limit raised to `limit`, memrel's own) to each process of
-// `root`'s tree still at `reserved` whose address space has come within a few MiB of it. Cheap:
-// a few /proc files per process of the tree.
+// `root`'s tree still at `reserved` that may be stuck for want of it: its address space within a
+// few MiB of the limit (CPython's loop), or the same for a second while it kept a CPU busy (a
+// large request refused far below the limit and retried for ever: numpy's OpenBLAS asked for
+// 33 MiB 24 MiB under it, and `history changes` hung). Giving it back to one that was not stuck
+// costs only the reserve. Cheap: two /proc files per process of the tree.
 class AddressSpaceRescue {
  public:
   AddressSpaceRescue(pid_t root, std::uint64_t reserved, std::uint64_t limit)
@@ -33,11 +38,17 @@ class AddressSpaceRescue {
   int rescued() const { return rescued_; }
 
  private:
+  struct Seen {
+    std::uint64_t mapped = 0, cpu_ticks = 0;
+    std::chrono::steady_clock::time_point since;
+  };
   void check_process(pid_t pid, int depth);
+  bool stuck(pid_t pid, std::uint64_t mapped);
 
   pid_t root_;
   std::uint64_t reserved_, limit_;
   int rescued_ = 0;
+  std::map<pid_t, Seen> seen_;
 };
 
 }  // namespace memrel

@@ -37,6 +37,25 @@ while True:
         pass
 )";
 
+// Maps address space until 9 to 10 MiB are left under its limit, then retries a 20 MiB map for
+// ever: a large request refused far from the limit (numpy's OpenBLAS retried its buffers so).
+constexpr const char* kRetriesALargeRequest = R"(
+import mmap, resource
+soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+def mapped():
+    with open("/proc/self/status") as status:
+        return int(next(l for l in status if l.startswith("VmSize:")).split()[1]) << 10
+held = []
+while soft - mapped() > (10 << 20):
+    held.append(mmap.mmap(-1, 1 << 20))
+while True:
+    try:
+        mmap.mmap(-1, 20 << 20)
+        break
+    except (OSError, MemoryError):
+        pass
+)";
+
 std::uint64_t own_mapped_bytes() {
   std::ifstream status("/proc/self/status");
   for (std::string line; std::getline(status, line);)
@@ -66,11 +85,11 @@ struct Ended {
 };
 
 // Runs the child and waits up to `seconds`, giving the reserve back while it waits or not.
-Ended run_child(bool rescue, int seconds) {
+Ended run_child(bool rescue, int seconds, const char* script = kRunsOutAndRetries) {
   const std::optional<std::uint64_t> reserved = reserved_address_space_limit();
   EXPECT_TRUE(reserved.has_value());
   ChildSpec spec;
-  spec.args = {"python3", "-I", "-c", kRunsOutAndRetries};
+  spec.args = {"python3", "-I", "-c", script};
   spec.search_path = true;
   spec.address_space_soft_limit = *reserved;
   const pid_t pid = start_child(spec);
@@ -120,6 +139,22 @@ TEST(AddressSpaceReserve, AChildThatRetriesAtItsLimitEndsOnceTheReserveIsGivenBa
   }
   EXPECT_FALSE(spun.ended) << "the child should have spun at its limit";
   const Ended rescued = run_child(true, 60);
+  ASSERT_TRUE(rescued.ended) << "still spinning after 60 s";
+  EXPECT_TRUE(WIFEXITED(rescued.status) && WEXITSTATUS(rescued.status) == 0);
+  EXPECT_GE(rescued.rescued, 1);
+}
+
+TEST(AddressSpaceReserve, AChildThatRetriesALargeRequestFarBelowItsLimitEndsToo) {
+  if (kUnderAddressSanitizer) GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory";
+  SoftLimit limit(own_mapped_bytes() + (std::uint64_t{256} << 20));
+  Ended spun;
+  try {
+    spun = run_child(false, 3, kRetriesALargeRequest);
+  } catch (const ChildStartError&) {
+    GTEST_SKIP() << "no python3 on PATH to play OpenBLAS's loop";
+  }
+  EXPECT_FALSE(spun.ended) << "the child should have spun below its limit";
+  const Ended rescued = run_child(true, 60, kRetriesALargeRequest);
   ASSERT_TRUE(rescued.ended) << "still spinning after 60 s";
   EXPECT_TRUE(WIFEXITED(rescued.status) && WEXITSTATUS(rescued.status) == 0);
   EXPECT_GE(rescued.rescued, 1);
