@@ -58,17 +58,25 @@ def interpreter_that_answers_the_probe(folder, then):
     return str(fake)
 
 
+def run_with_interpreter(folder, variable, interpreter, *args):
+    """memrel ARGS in FOLDER with the environment variable naming INTERPRETER."""
+    return subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=folder,
+                          timeout=300, env=dict(os.environ, **{variable: interpreter}))
+
+
+def said_it_ran_nothing_of_memrels(r):
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "without running memrel's code" in lines[0], r.stderr
+
+
 @needs_memrel
 def test_an_interpreter_that_fails_before_memrels_code_is_one_line(tmp_path):
     """c8-mempython-traceback-import: its own traceback, four lines, the last saying the Python
     part failed."""
     fake = interpreter_that_answers_the_probe(tmp_path, 'exec python3 -c "import nonexistent_zz"')
-    r = subprocess.run([MEMREL, "-q", "trace", "import", "-o", "t.memtrace", RMM_LOG],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                       env=dict(os.environ, MEMREL_PYTHON=fake))
-    assert r.returncode == 4, r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "without running memrel's code" in lines[0], r.stderr
+    said_it_ran_nothing_of_memrels(run_with_interpreter(tmp_path, "MEMREL_PYTHON", fake, "trace",
+                                                        "import", "-o", "t.memtrace", RMM_LOG))
     assert not (tmp_path / "t.memtrace").exists()
 
 
@@ -91,12 +99,9 @@ def test_a_history_interpreter_that_runs_nothing_of_memrels_is_refused_by_the_re
     points (exit 0), and nothing or `[1]` was "internal error: JSONDecodeError / TypeError"."""
     folder = history_of_two_runs
     fake = interpreter_that_answers_the_probe(folder, then)
-    r = subprocess.run([MEMREL, "-q", "report", "--out", "rep", "r.json", "--history", "h.sqlite"],
-                       capture_output=True, text=True, cwd=folder, timeout=300,
-                       env=dict(os.environ, MEMREL_HISTORY_PYTHON=fake))
-    assert r.returncode == 4, r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "without running memrel's code" in lines[0], r.stderr
+    said_it_ran_nothing_of_memrels(run_with_interpreter(folder, "MEMREL_HISTORY_PYTHON", fake,
+                                                        "report", "--out", "rep", "r.json",
+                                                        "--history", "h.sqlite"))
     assert not (folder / "rep").exists()
 
 
