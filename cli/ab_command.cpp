@@ -22,6 +22,7 @@
 #include "allocators/backend_table.hpp"
 #include "cli/bench_file_claims.hpp"
 #include "cli/bench_probe.hpp"
+#include "cli/bench_text.hpp"
 #include "cli/comparison_outputs.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/subcommand.hpp"
@@ -520,7 +521,8 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   sub.add_flag("--quick", a.quick, "memrel_bench --quick on both sides");
   sub.add_option("--filter", a.filter,
                  "Only the benchmarks whose names match this regular expression "
-                 "(--benchmark_filter), e.g. '^pair/'");
+                 "(--benchmark_filter), e.g. '^pair/'")
+      ->check(no_control_characters());
   sub.add_option("--min-time", a.min_time,
                  "Google Benchmark's minimum time per repetition, in seconds (default: "
                  "memrel_bench's, docs/benchmarks.md)")
@@ -534,7 +536,8 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
                  "Folder for the rounds (rounds/) and the merged files (reference/, candidate/); "
                  "default: runs/ab-<UTC time>-<process id> in memrel's outputs folder (results/ of "
                  "a build tree; "
-                 "$XDG_DATA_HOME/memrel installed)");
+                 "$XDG_DATA_HOME/memrel installed)")
+      ->check(no_control_characters());
   sub.add_option("--markdown", a.markdown, "Also write the table to this file (atomically)");
   sub.add_option("--junit", a.junit, "Also write JUnit XML (as memrel compare --junit)");
   sub.add_option("--summary", a.summary, "Also write a one-screen Markdown summary");

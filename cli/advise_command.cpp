@@ -155,6 +155,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     check_output_file(a.json, inputs, "--json");
     // Two outputs of one command are two files: --json onto a file advise writes in --out
     // replaced it (the fourth pass: `--out a --json a/results.json` lost the cells' results).
+    // Nor --out itself, made later (`--json adv --out adv` was refused only after the sweep: the
+    // sixteenth adversarial pass, c1-advise-json-is-own-out-folder).
+    if (same_output_path(a.json, out_dir))
+      throw OutputError("--json " + a.json + ": the same path as --out, the folder advise fills");
     for (const char* name : {"results.json", "results.json.journal", "advise.json", "advise.html",
                              "advise-frontier.png", "advise-frontier.svg"}) {
       if (same_output_path(a.json, (fs::path(out_dir) / name).string()))

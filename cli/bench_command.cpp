@@ -19,6 +19,7 @@
 #include "cli/backend_listing.hpp"
 #include "cli/bench_file_claims.hpp"
 #include "cli/bench_probe.hpp"
+#include "cli/bench_text.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
@@ -200,6 +201,12 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
       job.log_path =
           (fs::path(a.logs) / ("bench-" + file_name_piece(backend.name) + ".log")).string();
       check_output_file(job.log_path, inputs, "--logs");
+      // The --logs folder is none of the files bench writes: `--logs bo/bench-NAME.json` was
+      // refused only after the run, its folder left (the sixteenth adversarial pass,
+      // c1-bench-logs-is-own-output-file).
+      if (same_output_path(a.logs, job.json_path))
+        throw OutputError("--logs " + a.logs + ": the same path as " + job.json_path +
+                          ", which bench writes");
     }
     jobs.push_back(job);
   }
@@ -265,14 +272,16 @@ RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global) {
       "prints them)");
   app.add_option("-o,--out", a->out,
                  "Folder for the files, one per backend: bench-<backend name>.json (default: "
-                 "results/runs/bench-<UTC time>)");
+                 "results/runs/bench-<UTC time>)")
+      ->check(no_control_characters());
   app.add_option("--logs", a->logs,
                  "Folder for each memrel_bench's stdout and stderr, bench-<backend name>.log "
                  "(default: not kept; a failure's last line is printed)");
   app.add_flag("--quick", a->quick, "memrel_bench --quick: 4 sizes and a short churn");
   app.add_option("--filter", a->filter,
                  "Only the benchmarks whose names match this regular expression "
-                 "(--benchmark_filter), e.g. '^pair/'");
+                 "(--benchmark_filter), e.g. '^pair/'")
+      ->check(no_control_characters());
   app.add_option("--min-time", a->min_time,
                  "Google Benchmark's minimum time per repetition, in seconds (default: "
                  "memrel_bench's, docs/benchmarks.md)")

@@ -34,10 +34,16 @@ void check_not_read_back(const std::string& path, const std::vector<std::string>
 void check_not_in_filled_folder(const std::string& path, const std::vector<std::string>& folders,
                                 const char* option) {
   const std::string folder = fs::path(path).parent_path().string();
-  for (const std::string& filled : folders)
+  for (const std::string& filled : folders) {
+    // Or the folder itself, made later (`--json OUT/reference` was refused only once every round
+    // had run: the sixteenth adversarial pass, c1-ab-*-own-*-folder).
+    if (same_output_path(path, filled))
+      throw OutputError(std::string(option) + " " + path + ": is " + filled +
+                        ", a folder this command fills with its own files; write it elsewhere");
     if (same_output_path(folder.empty() ? "." : folder, filled))
       throw OutputError(std::string(option) + " " + path + ": is in " + filled +
                         ", a folder this command fills with its own files; write it elsewhere");
+  }
 }
 
 void check_output_file_option(const std::string& path, const std::vector<std::string>& inputs,

@@ -19,7 +19,13 @@ inline CLI::Validator finite_range(double lo, double hi) {
       [lo, hi](std::string& text) -> std::string {
         double value = 0;
         bool parsed = CLI::detail::lexical_cast(text, value);
-        if (parsed && std::isfinite(value) && value >= lo && value <= hi) return "";
+        // A value too small for a double reads as 0 (1e-400): a rule the user meant to keep on
+        // would be off. Refused as out of range (the sixteenth adversarial pass).
+        const std::size_t exponent = text.find_first_of("eE");
+        const bool underflowed =
+            parsed && value == 0 &&
+            text.substr(0, exponent).find_first_of("123456789") != std::string::npos;
+        if (parsed && !underflowed && std::isfinite(value) && value >= lo && value <= hi) return "";
         return "'" + text + "' is not a finite number from " + CLI::detail::to_string(lo) + " to " +
                CLI::detail::to_string(hi);
       },

@@ -60,8 +60,8 @@ def _time_of_day_us(text):
 
 
 def _hex(text):
-    """A pointer or stream as RMM prints it: 0x7f.., 7f.., 0, or (nil); below 2^64, no sign."""
-    text = text.strip()
+    """A pointer or stream as RMM prints it: 0x7f.., 7f.., 0, or (nil); below 2^64, no sign, no
+    space around it (str.strip() took U+2003 and U+00A0 too: the sixteenth adversarial pass)."""
     if text in ("(nil)", "nil", ""):
         return 0
     match = _HEX.fullmatch(text)
@@ -130,7 +130,7 @@ def _read_rows(path, rows, builder):
             fail(number, f"expected 6 fields ({HEADER}), got {len(fields)}")
         thread, time_text, action, pointer_text, size_text, stream_text = fields
         try:
-            now = _time_of_day_us(time_text.strip())
+            now = _time_of_day_us(time_text)
         except ValueError:
             fail(number, f'Time "{time_text[:40]}" is not HH:MM:SS.microseconds')
         if previous is not None and now < previous - WRAP_US:
@@ -143,7 +143,7 @@ def _read_rows(path, rows, builder):
         except ValueError:
             fail(number, f'Pointer "{pointer_text[:40]}" or Stream "{stream_text[:40]}" is not '
                          "hexadecimal below 2^64 (ASCII, no sign)")
-        if _SIZE.fullmatch(size_text.strip()) is None:
+        if _SIZE.fullmatch(size_text) is None:  # " 1024" and "1024\u00a0" too (c7-csv-size-ws-*)
             fail(number, f'Size "{size_text[:40]}" is not a whole number in ASCII digits')
         size = int(size_text)
         if not 0 < size <= MAX_REQUEST_BYTES:
