@@ -179,6 +179,15 @@ class PartReserve {
     rescue_.emplace(pid, *reserved_, limit());
     return [this] { rescue_->check(); };
   }
+  // The line to say when memrel ended the part, stuck at the limit with its reserve back
+  // (AddressSpaceRescue::gave_up); "" when it did not.
+  std::string gave_up_line(const std::string& python) const {
+    if (!rescue_ || !rescue_->gave_up()) return "";
+    return one_line_text(python) + " ran out of memory under an address-space limit of " +
+           std::to_string(limit() >> 20) +
+           " MiB (ulimit -v) and kept retrying (a library's loop); memrel ended it: raise the "
+           "limit";
+  }
 
  private:
   std::uint64_t limit() const { return *reserved_ + kAddressSpaceReserveBytes; }
@@ -365,6 +374,10 @@ int run_python_command(const std::string& who, const std::string& package,
   // end of the pipe.
   kill(-pid, SIGKILL);
   const std::string held = relay->finish();
+  if (std::string line = reserve.gave_up_line(spec.args[0]); !line.empty()) {
+    std::cerr << who << ": " << line << "\n";
+    return exit_code::kInternalError;
+  }
   if (killed) {
     // Busy in C code (an unpickler hashing a shared tuple), it never saw the request.
     std::cerr << who << ": stopped by " << signal_name(passed_on) << "; "
@@ -418,6 +431,11 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     kill(-pid, SIGKILL);
     result.error_text = read_whole_fd(err);
     close(err);
+    if (std::string line = reserve.gave_up_line(spec.args[0]); !line.empty()) {
+      result.exit_code = exit_code::kInternalError;
+      result.error_text = line;
+      return result;
+    }
     // A request to stop (SIGINT, SIGTERM, SIGHUP) ends the caller too; the child, asked in turn,
     // had its grace and was killed if it did not end (wait_child_or_stop).
     if (stopped_by != 0)

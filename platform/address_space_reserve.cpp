@@ -1,6 +1,7 @@
 #include "platform/address_space_reserve.hpp"
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -25,6 +26,12 @@ constexpr int kMostDepth = 8;
 // How long a process may keep its address space unchanged while it keeps a CPU busy before it is
 // taken to be retrying a refused request.
 constexpr std::chrono::milliseconds kStuckAfter{1000};
+
+// How long one given the reserve back may stay stuck, and how near its limit, before the tree is
+// ended: a buffer of 32 MiB that OpenBLAS retries is within the window; a computation far below
+// the limit is never ended.
+constexpr std::chrono::seconds kGiveUpAfter{10};
+constexpr std::uint64_t kGiveUpWindowBytes = std::uint64_t{64} << 20;
 
 // Its user and system time in clock ticks (/proc/PID/stat, fields 14 and 15); 0 when it ended.
 std::uint64_t cpu_ticks(pid_t pid) {
@@ -66,34 +73,55 @@ void AddressSpaceRescue::check() { check_process(root_, 0); }
 bool AddressSpaceRescue::stuck(pid_t pid, std::uint64_t mapped) {
   const auto now = std::chrono::steady_clock::now();
   const std::uint64_t ticks = cpu_ticks(pid);
-  auto [it, first] = seen_.try_emplace(pid, Seen{mapped, ticks, now});
+  auto [it, first] = seen_.try_emplace(pid, Seen{mapped, ticks, now, {}});
   Seen& seen = it->second;
+  const auto start_again = [&] {  // the time it was given the reserve back stays
+    seen.mapped = mapped;
+    seen.cpu_ticks = ticks;
+    seen.since = now;
+  };
   if (first || seen.mapped != mapped) {
-    seen = {mapped, ticks, now};
+    start_again();
     return false;
   }
   const auto elapsed = now - seen.since;
   if (elapsed < kStuckAfter) return false;
-  // The same address space for a second: stuck when it was busy at least half of it. Idle (a
-  // report waiting for its chart workers, a part reading its input), it starts again.
+  // The same address space for a second: stuck when it was busy a tenth of it at least (OpenBLAS
+  // yields between its retries: a quarter to a half of a CPU was seen). Idle (a report waiting
+  // for its chart workers, a part reading its input), it starts again.
   const double busy = static_cast<double>(ticks - seen.cpu_ticks);
   const double ticks_elapsed =
       std::chrono::duration<double>(elapsed).count() * static_cast<double>(sysconf(_SC_CLK_TCK));
-  if (2 * busy >= ticks_elapsed) return true;
-  seen = {mapped, ticks, now};
+  if (10 * busy >= ticks_elapsed) return true;
+  start_again();
   return false;
 }
 
 void AddressSpaceRescue::check_process(pid_t pid, int depth) {
   struct rlimit current {};
-  if (prlimit(pid, RLIMIT_AS, nullptr, &current) == 0 && current.rlim_cur == reserved_) {
+  const bool read = prlimit(pid, RLIMIT_AS, nullptr, &current) == 0;
+  if (read && current.rlim_cur == limit_ && seen_.count(pid) &&
+      seen_[pid].rescued_at != std::chrono::steady_clock::time_point{}) {
+    const std::optional<std::uint64_t> mapped = mapped_bytes(pid);
+    if (mapped && *mapped + kGiveUpWindowBytes >= limit_ && stuck(pid, *mapped) &&
+        std::chrono::steady_clock::now() - seen_[pid].rescued_at >= kGiveUpAfter) {
+      kill(-root_, SIGKILL);
+      kill(root_, SIGKILL);
+      gave_up_ = true;
+      return;
+    }
+  }
+  if (read && current.rlim_cur == reserved_) {
     // Only a limit memrel set: one the part lowered itself (the importer bounds an unpickler
     // that way) is the part's to keep.
     const std::optional<std::uint64_t> mapped = mapped_bytes(pid);
     if (mapped && (*mapped + kNearLimitBytes >= reserved_ || stuck(pid, *mapped))) {
       struct rlimit raised = current;
       raised.rlim_cur = limit_;
-      if (prlimit(pid, RLIMIT_AS, &raised, nullptr) == 0) ++rescued_;
+      if (prlimit(pid, RLIMIT_AS, &raised, nullptr) == 0) {
+        ++rescued_;
+        seen_[pid].rescued_at = std::chrono::steady_clock::now();
+      }
     }
   }
   if (depth >= kMostDepth) return;

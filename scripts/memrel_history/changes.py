@@ -160,15 +160,38 @@ def series_of(db, path, metrics, match):
     return out
 
 
+class OtavaFailed(Exception):
+    """Apache Otava, a library of another project, failed: the machine's install, not memrel's
+    bug nor the history's. str() is the line to print (exit 4)."""
+
+
+def _limit_words():
+    """" under an address-space limit of N MiB (ulimit -v)", the user's (memrel starts its parts
+    a reserve below it: platform/address_space_reserve.hpp), or "" without one."""
+    import resource
+
+    given = os.environ.get("MEMREL_ADDRESS_SPACE_LIMIT", "")
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    limit = int(given) if given.isdigit() else (None if soft == resource.RLIM_INFINITY else soft)
+    return "" if limit is None else f" under an address-space limit of {limit >> 20} MiB (ulimit -v)"
+
+
 def find_changes(values, args):
     """Otava's change points of one series: [(index, mean before, mean after, change %, p)]."""
-    from otava.analysis import compute_change_points
+    try:
+        from otava.analysis import compute_change_points
 
-    points, _ = compute_change_points(values, window_len=args.window,
-                                      max_pvalue=args.max_pvalue,
-                                      min_magnitude=args.min_magnitude)
-    return [(cp.index, cp.stats.mean_1, cp.stats.mean_2, cp.stats.forward_change_percent(),
-             cp.stats.pvalue) for cp in points]
+        points, _ = compute_change_points(values, window_len=args.window,
+                                          max_pvalue=args.max_pvalue,
+                                          min_magnitude=args.min_magnitude)
+        return [(cp.index, cp.stats.mean_1, cp.stats.mean_2, cp.stats.forward_change_percent(),
+                 cp.stats.pvalue) for cp in points]
+    except MemoryError:
+        raise  # said by memrel_entry.py
+    except Exception as e:  # its traceback was 29 lines (the sixteenth adversarial pass)
+        raise OtavaFailed(f"Apache Otava failed ({type(e).__name__}: {' '.join(str(e).split())})"
+                          f"{_limit_words()}; is its install whole? run scripts/install-deps") \
+            from None
 
 
 def change_points(series, args):
@@ -244,16 +267,34 @@ def _main(argv):
         print(one_line(f"memrel: {e}"), file=sys.stderr)
         return 2
     try:
-        import otava.analysis  # noqa: F401  (checked before any statistics)
-    except ImportError as e:
-        print(f"memrel history changes: Apache Otava is not importable with {sys.executable} "
-              f"({e}): run scripts/install-deps", file=sys.stderr)
+        from otava.analysis import compute_change_points  # noqa: F401  (before any statistics)
+    except MemoryError:
+        raise
+    except Exception as e:  # a broken install raises more than ImportError: one line
+        said = " ".join(str(e).split())
+        if _limit_words() and ("failed to map segment" in said or "memory" in said.lower()):
+            # Not the install's fault: numpy's shared libraries did not fit (the sixteenth
+            # adversarial pass, c8-history-ulimit-v-blames-install).
+            print(one_line(f"memrel history changes: Apache Otava could not be loaded"
+                           f"{_limit_words()}: most likely out of memory; raise the limit"),
+                  file=sys.stderr)
+            return 4
+        print(one_line(f"memrel history changes: Apache Otava is not importable with "
+                       f"{sys.executable} ({type(e).__name__}: {said}): run scripts/install-deps"),
+              file=sys.stderr)
+        return 4
+    try:
+        if args.json:
+            points = change_points(series, args)
+        else:
+            text = report(series, args)
+    except OtavaFailed as e:
+        print(one_line(f"memrel history changes: {e}"), file=sys.stderr)
         return 4
     if args.json:
-        json.dump(change_points(series, args), sys.stdout)
+        json.dump(points, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    text = report(series, args)
     sys.stdout.write(text)
     if args.markdown:
         try:

@@ -76,3 +76,23 @@ def test_advise_json_is_not_its_out_folder(tmp_path):
     refused(memrel("-q", "advise", "t.memtrace", "-b", "host-malloc", "--out", "adv", "--json",
                    "adv", cwd=tmp_path), "--json adv", "the same path as --out")
     assert sorted(os.listdir(tmp_path)) == ["t.memtrace"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("kib", [150000, 180000, 200000, 250000])
+def test_history_changes_under_a_memory_limit_ends_in_one_line_naming_it(tmp_path, kib):
+    """c8-history-ulimit-v-blames-install and the hangs beside it: numpy's and scipy's OpenBLAS
+    retried a 32 MiB buffer for ever (at 180000 even with memrel's reserve given back), and a
+    shared library that did not fit was "Otava is not importable: run scripts/install-deps"."""
+    pytest.importorskip("sqlite3")
+    (tmp_path / "r.json").write_text(open(HOST_RUN, encoding="utf-8").read())
+    assert memrel("-q", "history", "--db", "h.sqlite", "add", "r.json", cwd=tmp_path).returncode == 0
+    r = subprocess.run(["sh", "-c", f'ulimit -v {kib} && exec "$@"', "sh", MEMREL, "-q", "history",
+                        "--db", "h.sqlite", "changes"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=90)
+    if r.returncode == 0:
+        pytest.skip(f"history changes fits in {kib} KiB here")
+    assert r.returncode == 4, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and ("memory" in lines[0] or "limit" in lines[0]), r.stderr
+    assert "install-deps" not in lines[0] or "Otava" in lines[0] and "limit" in lines[0], lines[0]
