@@ -38,6 +38,7 @@
 #include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/one_line_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -270,7 +271,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (global.verbosity >= 0)
     std::cerr << "memrel advise: " << advice.points.size() << " configurations in " << seconds
-              << " s; " << out_dir
+              << " s; " << one_line_text(out_dir)
               << (page.exit_code == 0 ? " (results.json, advise.json, advise.html)\n"
                                       : " (results.json, advise.json; no advise.html)\n");
   // The page is one of the outputs asked for: without it the sweep is not whole, and exit 0

@@ -13,6 +13,7 @@
 #include "cli/subcommand.hpp"
 #include "harness/execution/merge.hpp"
 #include "platform/atomic_file.hpp"
+#include "platform/one_line_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -39,9 +40,9 @@ int run_merge(const MergeArgs& a, const GlobalOptions& global) {
   int failed = 0;
   for (const auto& c : merged.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
-  std::cout << a.out << "\n";
+  std::cout << one_line_text(a.out) << "\n";
   std::cerr << "memrel: " << merged.cells.size() << " cells of " << a.shards.size()
-            << " shard files merged into " << a.out;
+            << " shard files merged into " << one_line_text(a.out);
   if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
   std::cerr << "\n";
   // As `memrel run` would have exited on the same cells.

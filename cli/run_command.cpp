@@ -245,7 +245,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   int failed = 0;
   for (const auto& c : results.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
-  std::cout << a.out << "\n";
+  std::cout << one_line_text(a.out) << "\n";
   if (global.verbosity >= 0) std::cerr << run_summary(results.cells);
   // -q: the path on stdout is the answer; a line on stderr only when cells failed.
   if (global.verbosity >= 0 || failed) {

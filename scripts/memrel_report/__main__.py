@@ -165,8 +165,10 @@ def main(argv=None):
     if memrel_help.verbosity(args) >= 0:
         for line in verdict_text(items):
             print(line, file=sys.stderr)
-        print(f"report: {os.path.join(out, 'index.html')}", file=sys.stderr)
-    print(out)
+        print(one_line(f"report: {os.path.join(out, 'index.html')}"), file=sys.stderr)
+    # Escaped as every line memrel prints: an ESC in --out went to the terminal raw (the sixteenth
+    # adversarial pass, c9-report-out-esc-stdout).
+    print(one_line(out))
     return EXIT_OK
 
 

@@ -134,7 +134,7 @@ def import_trace(args):
             raise _CannotWrite(f"{args.out}: cannot write ({e.strerror or e}); nothing written") from None
         raise TraceInputError(args.out, "", f"cannot write ({e.strerror or e}); nothing written") from None
     c = built["counts"]
-    print(f"{args.out}: {c['events']} events ({c['allocs']} allocs, {c['allocated_at_start']} "
+    print(f"{one_line(args.out)}: {c['events']} events ({c['allocs']} allocs, {c['allocated_at_start']} "
           f"of them at the start, {c['freed_at_end']} frees at the end), peak requested "
           f"{built['peak_requested_bytes']} bytes at event {built['peak_requested_event']}, "
           f"{c['marks']} marks")

@@ -96,3 +96,18 @@ def test_history_changes_under_a_memory_limit_ends_in_one_line_naming_it(tmp_pat
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and ("memory" in lines[0] or "limit" in lines[0]), r.stderr
     assert "install-deps" not in lines[0] or "Otava" in lines[0] and "limit" in lines[0], lines[0]
+
+
+@needs_memrel
+@pytest.mark.parametrize("args", [["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o",
+                                   "r\x1b[7m.json"],
+                                  ["report", "--out", "q\x1b[7mz", HOST_RUN],
+                                  ["trace", "import", "-o", "t\x1b[7m.memtrace",
+                                   os.path.join(os.path.dirname(HOST_RUN), "..", "..", "benchmarks",
+                                                "trace-sources", "rmm-pool-convnet.csv")]])
+def test_an_output_path_is_printed_escaped(tmp_path, args):
+    """c9-*-out-esc-stdout: the path of the output was printed raw, ESC included, where every
+    error line and `history` escape it."""
+    r = memrel(*args, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "\x1b" not in r.stdout + r.stderr and "\\x1b" in r.stdout + r.stderr, (r.stdout, r.stderr)
