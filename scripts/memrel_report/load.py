@@ -96,7 +96,14 @@ _KINDS = {
     "list": (lambda v: isinstance(v, list), "an array"),
     "str?": (lambda v: v is None or isinstance(v, str), "a string or null"),
     "any": (lambda v: True, "any value"),
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "list?": (lambda v: v is None or isinstance(v, list), "an array or null"),
 }
+
+
+# Optional context fields the report reads, with their kinds (docs/results-schema.md).
+_CONTEXT = {"gpu_note": "str?", "gpu": "str?", "git_commit": "str?", "git_dirty": "bool",
+            "backends": "list", "gpus": "list?", "cpu_count": "uint?", "options": "obj?"}
 
 
 def _check(obj, where, fields):
@@ -227,6 +234,11 @@ def load_results(path):
         raise InputError(path, f'schema {_describe(doc["schema"])} is not "{SCHEMA}"{hint}')
     try:
         _check(doc, "document", {"context": "obj", "cells": "list"})
+        # The context's fields the report reads, where present: a `gpu_note` of true was
+        # "internal error: TypeError", exit 4 (the sixteenth adversarial pass,
+        # c10-report-context-*-wrong-type).
+        context = doc["context"]
+        _check(context, "context", {name: kind for name, kind in _CONTEXT.items() if name in context})
         first = {}
         for i, cell in enumerate(doc["cells"]):
             _check_cell(cell, f"cells[{i}]")
