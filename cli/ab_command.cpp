@@ -354,7 +354,10 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   // Asked last of the checks, as it starts a process; this build's own is one.
   for (const Side* side : {&a.reference, &a.candidate}) {
     if (side->bench == bench_beside_executable()) continue;
-    if (std::string problem = bench_program_problem(side->bench); !problem.empty())
+    const std::string problem = bench_program_problem(side->bench);
+    if (int signal = InterruptRequests::received(); signal != 0)  // during the probe
+      throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
+    if (!problem.empty())
       throw std::invalid_argument("--" + side->role + "-bench " + side->bench + ": " + problem);
   }
   const std::string rounds_dir = a.out + "/rounds";

@@ -212,8 +212,10 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   }
   // Asked last of the checks, as it starts a process; this build's own is one.
   if (!a.bench.empty()) {
-    if (std::string problem = bench_program_problem(command.bench); !problem.empty())
-      throw std::invalid_argument("--bench " + command.bench + ": " + problem);
+    const std::string problem = bench_program_problem(command.bench);
+    if (int signal = InterruptRequests::received(); signal != 0)  // during the probe
+      throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
+    if (!problem.empty()) throw std::invalid_argument("--bench " + command.bench + ": " + problem);
   }
   std::error_code exists_ec;
   MadeFolders made;

@@ -326,7 +326,12 @@ int run_python_command(const std::string& who, const std::string& package,
     std::cerr << who << ": " << one_line_text(missing) << "\n";
     return exit_code::kInternalError;
   }
-  if (std::string problem = start_problem(needs, interpreter); !problem.empty()) {
+  std::string problem = start_problem(needs, interpreter);
+  if (int signal = InterruptRequests::received(); signal != 0) {  // during the version probe
+    std::cerr << who << ": interrupted by " << signal_name(signal) << "; nothing run\n";
+    return exit_code::kInterruptedBase + signal;
+  }
+  if (!problem.empty()) {
     std::cerr << who << ": " << one_line_text(problem) << "\n";
     return exit_code::kInternalError;
   }

@@ -187,8 +187,9 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     std::string path;
     try {
       path = imported.prepare(p);
-    } catch (const std::invalid_argument&) {
-      // Ctrl-C reaches the importer too (same process group): its failure is the signal's.
+    } catch (const std::exception&) {
+      // Ctrl-C reaches the importer too (same process group): its failure is the signal's, and
+      // so is a version probe cut short by one (a hung MEMREL_PYTHON: the sixteenth pass).
       throw_if_interrupted("while importing " + p);
       throw;
     }

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "platform/child_process.hpp"
+#include "platform/interrupt.hpp"
 
 namespace memrel {
 
@@ -35,6 +36,7 @@ ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path
       break;
     }
     if (r < 0) break;
+    if ((answer.interrupted = InterruptRequests::received()) != 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (!answer.ended) answer.status = kill_child_group(pid);

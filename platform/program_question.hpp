@@ -15,10 +15,14 @@ struct ProgramAnswer {
   bool ended = false;       // it ended within the limit (else its group was killed)
   int status = 0;           // its wait status
   std::string printed;      // its standard output
+  int interrupted = 0;      // the request to stop (platform/interrupt) that ended the wait, or 0
 };
 
 // Runs `args` (args[0] looked up on PATH's absolute entries when `search_path`) in a process group
-// of its own and waits for it at most `limit`.
+// of its own and waits for it at most `limit`, or until a request to stop arrives while an
+// InterruptRequests is in force: a hung program asked during a check held a SIGTERM for the whole
+// limit, then memrel said "did not answer" with the wrong exit code (the sixteenth adversarial
+// pass, c8-sig*-probe-*).
 ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path,
                           std::chrono::seconds limit);
 

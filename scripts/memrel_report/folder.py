@@ -117,8 +117,9 @@ def write_atomically(out_dir, fill, inputs=()):
             raise InputError(old, "is in the way of the earlier report while it is replaced; "
                                   "move it")
         shutil.rmtree(old)  # ours, from an earlier process of this pid
-    os.makedirs(tmp)
     try:
+        # Inside the try: a SIGTERM between the two left DIR.tmp-PID behind (CI, under load).
+        os.makedirs(tmp)
         open(os.path.join(tmp, PARTIAL), "w").close()
         fill(tmp)
         os.remove(os.path.join(tmp, PARTIAL))

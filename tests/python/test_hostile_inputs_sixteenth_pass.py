@@ -111,3 +111,28 @@ def test_an_output_path_is_printed_escaped(tmp_path, args):
     r = memrel(*args, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "\x1b" not in r.stdout + r.stderr and "\\x1b" in r.stdout + r.stderr, (r.stdout, r.stderr)
+
+
+@needs_memrel
+@pytest.mark.parametrize("args", [["trace", "import", "-o", "t.memtrace", "s.pickle"],
+                                  ["run", "-b", "host-malloc", "-w", "s.pickle", "-o", "o.json"]])
+def test_a_request_to_stop_ends_a_version_probe_at_once(tmp_path, args):
+    """c8-sig*-probe-*: memrel asks an interpreter its version before it runs a Python part; a
+    hung one held a SIGTERM for the probe's 10 s, then memrel said "did not answer", exit 4."""
+    import pickle
+    import signal
+    import time
+
+    (tmp_path / "sleepy").write_text("#!/bin/sh\nsleep 300\n")
+    (tmp_path / "sleepy").chmod(0o755)
+    (tmp_path / "s.pickle").write_bytes(pickle.dumps({"segments": [], "device_traces": [[]]}))
+    p = subprocess.Popen([MEMREL, "-q", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, MEMREL_PYTHON=str(tmp_path / "sleepy")))
+    time.sleep(1.5)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert time.monotonic() - sent < 3, err
+    assert p.returncode == 128 + signal.SIGTERM, err
+    assert len(err.strip().splitlines()) == 1 and "SIGTERM" in err, err
