@@ -59,8 +59,17 @@ def seeds():
     out.append(pickle.dumps(dict(snapshot, device_traces=[[dict(entries[1], addr=nested)]]),
                             protocol=4))
     out += [shared_tuple_hashed(60, "key"), shared_tuple_hashed(60, "set")]
+    # The fourteenth and sixteenth passes': one segment listed 20,000 times, its 20,000 blocks one
+    # dict (4*10^8 blocks walked before the walk was bounded), and an RMM log whose Size holds a
+    # no-break space.
+    block = {"size": 512, "state": "inactive", "address": 0}
+    segment = {"device": 0, "total_size": 1024, "address": 0, "blocks": [block] * 20000}
+    out.append(pickle.dumps({"segments": [segment] * 20000, "device_traces": [[]]}, protocol=4))
     with open(RMM_LOG, "rb") as f:
-        out.append(b"".join(f.readlines()[:40]))
+        head = f.readlines()[:40]
+    out.append(b"".join(head))
+    size_end = head[2].rfind(b",0x")  # the Size field ends before the Stream's ",0x"
+    out.append(b"".join(head[:2]) + head[2][:size_end] + b"\xc2\xa0" + head[2][size_end:])
     return out
 
 
