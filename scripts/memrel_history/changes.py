@@ -19,6 +19,7 @@ import sys
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 import memrel_outputs
 import memrel_outputs.stopping
+from memrel_outputs.address_space import user_limit_bytes
 from memrel_trace.name_characters import forbidden_name_character
 from memrel_outputs.one_line import one_line  # a newline in --db or a name: still one line
 from memrel_outputs.markdown_text import markdown_inline  # names in the table: text, never markup
@@ -166,13 +167,8 @@ class OtavaFailed(Exception):
 
 
 def _limit_words():
-    """" under an address-space limit of N MiB (ulimit -v)", the user's (memrel starts its parts
-    a reserve below it: platform/address_space_reserve.hpp), or "" without one."""
-    import resource
-
-    given = os.environ.get("MEMREL_ADDRESS_SPACE_LIMIT", "")
-    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-    limit = int(given) if given.isdigit() else (None if soft == resource.RLIM_INFINITY else soft)
+    """" under an address-space limit of N MiB (ulimit -v)", the user's, or "" without one."""
+    limit = user_limit_bytes()
     return "" if limit is None else f" under an address-space limit of {limit >> 20} MiB (ulimit -v)"
 
 

@@ -8,7 +8,6 @@ option, an --out that is not a report folder), nothing written; 4 internal error
 import argparse
 import importlib.util
 import os
-import resource
 import sys
 from concurrent.futures.process import BrokenProcessPool
 
@@ -16,6 +15,7 @@ from . import folder, gate_verdict, load, prepare
 from . import history as history_module
 
 import memrel_outputs.stopping
+from memrel_outputs.address_space import user_limit_bytes
 from memrel_outputs.one_line import one_line
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 
@@ -58,13 +58,9 @@ def parser():
 
 def _address_space_limit_note():
     """Beside a crash or a MemoryError: the limit most likely behind it, when one is set."""
-    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-    if limit == resource.RLIM_INFINITY:
+    limit = user_limit_bytes()
+    if limit is None:
         return ""
-    # The user's limit: memrel starts its Python parts a reserve below it
-    # (platform/address_space_reserve.hpp) and says which limit that was.
-    given = os.environ.get("MEMREL_ADDRESS_SPACE_LIMIT", "")
-    limit = int(given) if given.isdigit() else limit
     return f" under an address-space limit of {limit >> 20} MiB (ulimit -v: likely out of memory)"
 
 
