@@ -195,6 +195,20 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     }
     // Read once here; each cell reads its own file again in its own process.
     Workload workload = parse_workload_file(path);
+    // A host backend's capacity is --host-capacity: a workload whose sizes come to 0 bytes on it
+    // is the option's fault, said now, not an error cell of every host backend (--host-capacity
+    // 1 gave exit 3 and a results file of failed cells: the sixteenth adversarial pass,
+    // c4-run-host-capacity-1-byte). A device's capacity is known only in its cell.
+    if (std::any_of(backends.begin(), backends.end(),
+                    [](const BackendInfo& b) { return b.space == MemorySpace::kHost; })) {
+      try {
+        resolve_steps(workload, a.options.cell.host_capacity_bytes, 1);
+      } catch (const WorkloadError& e) {
+        throw std::invalid_argument("--host-capacity " + a.host_capacity +
+                                    ": too small for a host backend's cell of this workload (" +
+                                    e.what() + ")");
+      }
+    }
     std::vector<std::string> programs;
     for (const Step& step : workload.steps) {
       if (!step.program.empty() &&

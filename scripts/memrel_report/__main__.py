@@ -110,6 +110,12 @@ def main(argv=None):
         history = None
         if args.history:
             history = history_module.read(args.history)
+            from . import history_pages
+
+            try:  # refused before any work, as a run's colliding names are
+                history_pages.backend_file_parts({s.backend for s in history.series})
+            except ValueError as e:
+                raise load.InputError(args.history, f"{e}: rename one") from None
         read = args.results + args.bench + [p for p in [args.baseline_verdict, args.history] if p]
         folder.check(args.out, read)  # the output rule: none of them inside --out
         from . import report

@@ -2,6 +2,8 @@
 nights; a page per question with a trend chart per backend and its change points. Blocks only;
 report.py renders the charts (history_plots.trend_chart) and writes the pages."""
 
+import hashlib
+
 from .document import Grid, Heading, Image, Link, Links, Note, Para, Table
 from .history import GROUPS
 from .history_plots import TrendChart
@@ -12,8 +14,33 @@ def page_file(group):
     return f"history-{slug(GROUPS[group][0])}.html"
 
 
-def anchor(group, backend):
-    return f"trend-{slug(GROUPS[group][0])}-{slug(backend)}"
+def backend_file_parts(backends):
+    """A file-name part per backend, no two alike with letters' case aside. A history holds
+    whatever backends its nights ran, so 'Foo' and 'foo' (refused together in one run's report)
+    may both be there; their plots were history-latency-Foo.png and history-latency-foo.png, one
+    file on a case-insensitive file system or in a zip (the sixteenth adversarial pass,
+    c6-history-report-case-only-plot-names). Such names each keep a short hash of themselves.
+    ValueError when two still agree (a name crafted to equal another's part with its hash)."""
+    parts = {b: slug(b) for b in backends}
+    folded = {}
+    for b, part in parts.items():
+        folded.setdefault(part.lower(), []).append(b)
+    for sharing in folded.values():
+        if len(sharing) > 1:
+            for b in sharing:
+                digest = hashlib.sha256(b.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+                parts[b] = f"{parts[b]}-{digest}"
+    seen = {}
+    for b, part in parts.items():
+        other = seen.setdefault(part.lower(), b)
+        if other != b:
+            raise ValueError(f"backends {other!r} and {b!r} would share one history plot "
+                             f"({part}, letters' case aside)")
+    return parts
+
+
+def anchor(group, part):
+    return f"trend-{slug(GROUPS[group][0])}-{part}"
 
 
 def _fmt(unit, value):
@@ -39,13 +66,14 @@ def _direction(group, p):
 def change_table(history, points, anchored=True):
     """A row per change point: figure, before, after, commit range, direction."""
     by_metric = {(s.metric, s.machine): s for s in history.series}
+    parts = backend_file_parts({s.backend for s in history.series})
     rows = []
     for p in points:
         s = by_metric.get((p["metric"], p["machine"]))
         if s is None:
             continue
         unit = GROUPS[s.group][2]
-        figure = Link(p["metric"], f"{page_file(s.group)}#{anchor(s.group, s.backend)}") if anchored else p["metric"]
+        figure = Link(p["metric"], f"{page_file(s.group)}#{anchor(s.group, parts[s.backend])}") if anchored else p["metric"]
         rows.append([figure, p["machine"] or "unknown", p["previous_started"][:10] + " → " + p["started"][:10],
                      _fmt(unit, p["before"]), _fmt(unit, p["after"]), _range(p), _direction(s.group, p)])
     return Table(["figure", "machine", "nights", "before (mean)", "after (mean)", "commit range", "direction"],
@@ -85,6 +113,7 @@ def _line_label(s, machines):
 def pages(history):
     """A page per question the history holds."""
     out = []
+    parts = backend_file_parts({s.backend for s in history.series})
     for group, (key, title, unit, better) in GROUPS.items():
         series = [s for s in history.series if s.group == group]
         if not series:
@@ -106,11 +135,11 @@ def pages(history):
                 night = p["started"][:10]
                 marks.append((history.nights.index(night), _range(p)))
             lines = tuple((_line_label(s, machines), tuple(s.values.get(n) for n in history.nights)) for s in mine)
-            chart = TrendChart(f"history-{slug(key)}-{slug(backend)}", f"{backend}: {key}", unit,
+            chart = TrendChart(f"history-{slug(key)}-{parts[backend]}", f"{backend}: {key}", unit,
                                tuple(history.nights), lines, y_range, tuple(sorted(set(marks))))
             blocks += [Heading(2, backend),
                        Grid([Image(PlotJob("history_plots", "trend_chart", (chart,)))],
-                            anchors=[anchor(group, backend)])]
+                            anchors=[anchor(group, parts[backend])])]
             if points:
                 blocks += [Para(f"Change points of {backend} (dashed on the chart):"),
                            change_table(history, points, anchored=False)]

@@ -11,10 +11,21 @@ The scan walks opcode by opcode with each opcode's argument size from pickletool
 opcodes (and the 1-byte-length ones up to 31 bytes, most of a snapshot's strings) in runs matched
 by one regular expression, at C speed; any other opcode stepped over here. About half
 the C load's time (a 18 MiB snapshot: 0.56 s, its load 1.23 s).
+
+Hashes that collide on purpose take the careful path too. A dict's keys that share one hash are
+probed one after another at every insert: quadratic. A string's hash is salted per process, but
+an int's is its value modulo 2^61 - 1, so the keys k * (2^61 - 1) all hash to 0 (80,000 of them,
+1.1 MB of pickle, took 42 s in C: the sixteenth adversarial pass,
+c7-pk-dict-hash-collision-quadratic); before Python 3.10 every NaN hashes to 0 as well. So an
+integer of 2^61 - 1 or more (a snapshot's are addresses, sizes and microseconds, below 2^53) and,
+before 3.10, a NaN send the pickle to the unpickler that counts each key's collisions.
 """
 
+import math
 import pickletools
 import re
+import struct
+import sys
 
 
 # Each opcode's argument: n >= 0 bytes; -1, -4, -8: a length of that many bytes, then that many
@@ -48,18 +59,29 @@ SIZES = _argument_sizes()
 # (at most 255 bytes); the text opcodes INT and LONG are held to 4300 digits by int() itself.
 HASHED = frozenset(b")t\x85\x86\x87\x8f\x90\x91\x8b")
 STOP = ord(".")
+# Integers whose hash others can share (hash(n) is n modulo this): LONG1 holds one in 8 bytes or
+# more, the text opcodes INT and LONG in 19 digits or more; those are read here, not in runs.
+HASH_MODULUS = (1 << 61) - 1
+LONG1, INT, LONG = 0x8a, ord("I"), ord("L")
+LONG1_SHORTEST_COLLIDING = 8
+TEXT_DIGITS_OF_MODULUS = len(str(HASH_MODULUS))  # 19
+# Before Python 3.10 every NaN hashes to 0 and equals nothing: each one is a new collision.
+NANS_COLLIDE = sys.version_info < (3, 10)
+BINFLOAT, FLOAT = ord("G"), ord("F")
 
 
 def _run_of_plain_opcodes():
     alternatives = []
     for code, n in enumerate(SIZES):
-        if n is None or code in HASHED or code == STOP:
+        if n is None or code in HASHED or code == STOP or (code == BINFLOAT and NANS_COLLIDE):
             continue
         byte = re.escape(bytes([code]))
         if n >= 0:
             alternatives.append(byte + (b".{%d}" % n if n else b""))
         elif n == -1:  # short lengths only; a longer one is stepped over in Python
-            lengths = (re.escape(bytes([k])) + (b".{%d}" % k if k else b"") for k in range(32))
+            shortest_stepped = LONG1_SHORTEST_COLLIDING if code == LONG1 else 32
+            lengths = (re.escape(bytes([k])) + (b".{%d}" % k if k else b"")
+                       for k in range(shortest_stepped))
             alternatives.append(byte + b"(?:" + b"|".join(lengths) + b")")
     # Runs of at most 4096: a greedy repeat keeps a little state per step (a possessive one, which
     # keeps none, needs Python 3.11); the loop below calls it again.
@@ -71,8 +93,9 @@ RUN = _run_of_plain_opcodes()
 
 def hashes_something(data):
     """True when the pickle has an opcode that makes a tuple, a set, a frozenset or a long
-    integer (what the unpickler may hash without bound); False when it reaches STOP without one;
-    None when it cannot tell (malformed): the careful path then."""
+    integer (what the unpickler may hash without bound), or a number whose hash others can share
+    (an integer of 2^61 - 1 or more; a NaN before Python 3.10); False when it reaches STOP without
+    one; None when it cannot tell (malformed): the careful path then."""
     found = _scan(data)
     return True if found == "hashes" else False if found == "plain" else None
 
@@ -103,13 +126,51 @@ def _scan(data):
         if n is None:
             return "malformed"
         if n >= 0:
+            if c == BINFLOAT and _is_nan(data[pos:pos + n]):
+                return "hashes"
             pos += n
         elif n < -9:
+            start = pos
             for _ in range(n // -10):
                 pos = data.find(b"\n", pos) + 1
                 if pos == 0:
                     return "cut"
+            if _text_number_collides(c, data[start:pos]):
+                return "hashes"
         else:
             width = -n
-            pos += width + int.from_bytes(data[pos:pos + width], "little")
+            length = int.from_bytes(data[pos:pos + width], "little")
+            if c == LONG1 and _long1_collides(data[pos + 1:pos + 1 + length]):
+                return "hashes"
+            pos += width + length
     return "cut"
+
+
+def _long1_collides(little_endian):
+    return abs(int.from_bytes(little_endian, "little", signed=True)) >= HASH_MODULUS
+
+
+def _text_number_collides(code, line):
+    """INT and LONG: an integer of 2^61 - 1 or more (read only when it has no more digits than
+    that: int() of 4300 digits, many times over, is work of its own); FLOAT: a NaN, where NaNs
+    collide. Malformed text is left to the unpickler, which refuses it."""
+    if code in (INT, LONG):
+        digits = line.strip().rstrip(b"L").lstrip(b"+-")
+        if len(digits) != TEXT_DIGITS_OF_MODULUS:
+            return len(digits) > TEXT_DIGITS_OF_MODULUS
+        try:
+            return int(digits) >= HASH_MODULUS
+        except ValueError:
+            return False
+    if code == FLOAT and NANS_COLLIDE:
+        try:
+            return math.isnan(float(line))
+        except ValueError:
+            return False
+    return False
+
+
+def _is_nan(big_endian_double):
+    if not NANS_COLLIDE or len(big_endian_double) != 8:
+        return False
+    return math.isnan(struct.unpack(">d", big_endian_double)[0])

@@ -21,6 +21,11 @@ opcodes that hash (SETITEM, SETITEMS, DICT, ADDITEMS, FROZENSET) counting what e
 tuple's size with every shared part counted as often as it is referenced, each distinct tuple
 sized once; an integer's digits, as no int caches its hash either) and refusing the pickle past HASH_STEPS_PER_BYTE times its size (at least
 MIN_HASH_STEPS); every other one by the C unpickler, whose hashes are then linear in the bytes.
+The careful path also counts collisions: a key whose hash equals that of k keys already put in
+the same dict or set is probed past all k, so it costs k steps (keys k * (2^61 - 1) all hash to
+0, and so do NaNs before Python 3.10; the scan sends both here). Strings and bytes are left out
+of that count: their hashes are salted per process, nobody can make them collide. A key put in
+twice is counted twice (it is probed past the same keys again).
 The pure-Python one is 4 to 7 times slower, the C one has no hook between building a key and
 hashing it.
 """
@@ -103,34 +108,49 @@ class _PlainDataUnpickler(pickle._Unpickler):
         self._max_hash_steps = max_hash_steps
         self._hash_steps_taken = 0
         self._tuple_sizes = {}
+        # (id(container), hash) -> keys put there with that hash; each container kept alive
+        # beside it, so its id is never another's.
+        self._keys_per_hash = {}
+        self._containers = {}
 
     def find_class(self, module, name):
         raise _Refused(module, name)
 
-    def _count_hashes(self, values):
+    def _count_hashes(self, values, container):
+        """`values` are about to be hashed into `container` (an existing dict or set, or a new
+        object standing for the one about to be built)."""
+        self._containers[id(container)] = container
         for value in values:
             self._hash_steps_taken += _hash_steps(value, self._tuple_sizes)
+            if self._hash_steps_taken > self._max_hash_steps:
+                raise _TooMuchHashing()
+            if type(value) not in (str, bytes):
+                slot = (id(container), hash(value))  # bounded: its steps were counted above
+                earlier = self._keys_per_hash.get(slot, 0)
+                self._keys_per_hash[slot] = earlier + 1
+                self._hash_steps_taken += earlier
         if self._hash_steps_taken > self._max_hash_steps:
             raise _TooMuchHashing()
 
     def load_setitem(self):
-        self._count_hashes((self.stack[-2],))
+        self._count_hashes((self.stack[-2],), self.stack[-3])
         super().load_setitem()
 
     def load_setitems(self):
-        self._count_hashes(self.stack[0::2])  # the stack above the mark: key, value, ...
+        # The stack above the mark: key, value, ...; the dict is the top of the one below.
+        self._count_hashes(self.stack[0::2], self.metastack[-1][-1])
         super().load_setitems()
 
     def load_dict(self):
-        self._count_hashes(self.stack[0::2])
+        self._count_hashes(self.stack[0::2], object())
         super().load_dict()
 
     def load_additems(self):
-        self._count_hashes(self.stack)
+        self._count_hashes(self.stack, self.metastack[-1][-1])
         super().load_additems()
 
     def load_frozenset(self):
-        self._count_hashes(self.stack)
+        self._count_hashes(self.stack, object())
         super().load_frozenset()
 
     dispatch = dict(pickle._Unpickler.dispatch)
@@ -214,7 +234,8 @@ def load_plain(path):
     except _TooMuchHashing:
         raise TraceInputError(path, "", "refused: hashing its dict keys and set members takes more than "
                                         f"{max(MIN_HASH_STEPS, HASH_STEPS_PER_BYTE * size)} steps (a tuple "
-                                        "shared by reference is hashed whole at every use): malformed or "
+                                        "shared by reference is hashed whole at every use; keys whose "
+                                        "hashes collide are probed one after another): malformed or "
                                         "hostile") from None
     except MemoryError:
         raise TraceInputError(path, "", f"refused: the pickle asks for more than {headroom >> 20} "

@@ -1602,11 +1602,14 @@ def test_the_scan_tells_a_pickle_that_builds_tuples_or_sets_from_one_that_does_n
     finally:
         sys.path.pop(0)
     # No bytes: protocols 0 to 2 write them as a call with a tuple of arguments.
-    plain = {"k" * 40: ["x" * 300, 2 ** 70, -1, 1.5, None, True, "\u0661" * 40],
+    plain = {"k" * 40: ["x" * 300, 2 ** 61 - 2, -(2 ** 61 - 2), 10 ** 18, -1, 1.5, None, True,
+                        "\u0661" * 40],
              "device_traces": [[{"addr": 1 << 44}] * 3]}
     for protocol in range(0, 6):
         assert hashes_something(pickle.dumps(plain, protocol=protocol)) is False, protocol
-        for value in [(1, 2), (), {1}, frozenset({1}), ("x" * 300, 1)]:
+        # Integers whose hash others can share (2^61 - 1 and above) go to the careful path too.
+        for value in [(1, 2), (), {1}, frozenset({1}), ("x" * 300, 1), 2 ** 61 - 1, -(2 ** 61 - 1),
+                      2 ** 70, 10 ** 19]:
             data = pickle.dumps(dict(plain, after_a_long_string=value), protocol=protocol)
             assert hashes_something(data) is True, (protocol, value)
     for where in ("key", "set"):
