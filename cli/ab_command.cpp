@@ -39,6 +39,8 @@
 #include "platform/executable_path.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_state_error.hpp"
+#include "platform/one_line_text.hpp"
 #include "platform/run_context.hpp"
 
 namespace memrel::cli {
@@ -89,9 +91,10 @@ void check_side(Side& side) {
   const std::string option = "--" + side.role + "-bench";
   if (side.bench.empty()) {
     side.bench = bench_beside_executable();
-    if (side.bench.empty())
-      throw std::invalid_argument(option + ": no memrel_bench beside " + executable_dir() +
-                                  " (built without Google Benchmark?); name one");
+    if (side.bench.empty())  // the build's state, not the user's input: exit 4 (the seventeenth
+      // adversarial pass, c8-missing-memrel-bench-ab)
+      throw MachineStateError(option + ": no memrel_bench beside " + executable_dir() +
+                              " (built without Google Benchmark?); name one");
   } else if (access(side.bench.c_str(), X_OK) != 0) {
     throw std::invalid_argument(option + " " + side.bench + ": not an executable file");
   }
@@ -292,7 +295,7 @@ std::optional<int> run_round(const AbArgs& a, const std::map<const Side*, BenchC
       std::cerr << "memrel ab: the " << side->role << " " << job.name << " failed in round "
                 << round << " ("
                 << (r.status == BenchStatus::kTimeout ? "timeout" : "exit " + std::to_string(exit))
-                << "): " << r.last_line << " (" << job.log_path << ")\n";
+                << "): " << one_line_text(r.last_line) << " (" << job.log_path << ")\n";
       // The candidate failing is its regression, as a cell that newly crashes is compare's;
       // the reference failing leaves nothing to compare against: not a verdict (1).
       return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;
@@ -304,11 +307,11 @@ std::optional<int> run_round(const AbArgs& a, const std::map<const Side*, BenchC
       if (round > 1 || side != &a.reference) {
         // The reference ran here, so the candidate's side is what cannot run.
         std::cerr << "memrel ab: the " << side->role << " " << job.name
-                  << " wrote no results in round " << round << ": " << r.last_line << " ("
-                  << job.log_path << ")\n";
+                  << " wrote no results in round " << round << ": " << one_line_text(r.last_line)
+                  << " (" << job.log_path << ")\n";
         return exit_code::kRegression;
       }
-      unavailable.push_back(backend.name + ": " + r.last_line);
+      unavailable.push_back(backend.name + ": " + one_line_text(r.last_line));
       b.available = false;
       return std::nullopt;
     }

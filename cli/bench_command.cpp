@@ -29,6 +29,8 @@
 #include "platform/gpu_selection.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_state_error.hpp"
+#include "platform/one_line_text.hpp"
 #include "platform/run_context.hpp"
 
 namespace fs = std::filesystem;
@@ -104,21 +106,23 @@ void print_outcome(const BenchJob& job, const BenchOutcome& o, bool quiet) {
     case BenchStatus::kOk:
       break;
     case BenchStatus::kUnavailable:
-      std::cerr << "bench " << job.name << ": unavailable here: " << o.last_line << log
-                << std::endl;
+      std::cerr << "bench " << job.name << ": unavailable here: " << one_line_text(o.last_line)
+                << log << std::endl;
       break;
     case BenchStatus::kNoneMatched:  // said in the summary, or as the error when it is every one
       break;
     case BenchStatus::kFailed:
-      std::cerr << "bench " << job.name << ": rc " << o.exit_code << ": " << o.last_line << log
-                << std::endl;
+      std::cerr << "bench " << job.name << ": rc " << o.exit_code << ": "
+                << one_line_text(o.last_line) << log << std::endl;
       break;
     case BenchStatus::kCrashed:
       std::cerr << "bench " << job.name << ": rc " << 128 + o.exit_code << " (killed by "
-                << signal_name(o.exit_code) << "): " << o.last_line << log << std::endl;
+                << signal_name(o.exit_code) << "): " << one_line_text(o.last_line) << log
+                << std::endl;
       break;
     case BenchStatus::kTimeout:
-      std::cerr << "bench " << job.name << ": rc timeout: " << o.last_line << log << std::endl;
+      std::cerr << "bench " << job.name << ": rc timeout: " << one_line_text(o.last_line) << log
+                << std::endl;
       break;
   }
 }
@@ -128,9 +132,10 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   InterruptRequests interrupts;
   BenchCommand command;
   command.bench = a.bench.empty() ? bench_beside_executable() : a.bench;
-  if (command.bench.empty())
-    throw std::invalid_argument("no memrel_bench beside " + executable_dir() +
-                                " (built without Google Benchmark?); name one with --bench");
+  if (command.bench.empty())  // the build's state, not the user's input: exit 4 (the
+    // seventeenth adversarial pass, c8-missing-memrel-bench-bench)
+    throw MachineStateError("no memrel_bench beside " + executable_dir() +
+                            " (built without Google Benchmark?); name one with --bench");
   if (access(command.bench.c_str(), X_OK) != 0)
     throw std::invalid_argument("--bench " + command.bench + ": not an executable file");
   if (std::string problem = inherited_bench_environment_problem(); !problem.empty())

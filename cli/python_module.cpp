@@ -44,9 +44,14 @@ std::string python(const PythonInterpreter& interpreter) {
 // Where the package is missing, say so instead of letting Python say "No module named".
 std::string missing_package(const std::string& package) {
   struct stat st {};
-  const std::string main = scripts_dir() + "/" + package + "/__main__.py";
-  if (stat(main.c_str(), &st) == 0) return "";
-  return scripts_dir() + "/" + package + " not found (" + install_layout().description() + ")";
+  // The entry runs every package: without it the interpreter said "can't open file" and memrel
+  // blamed the interpreter (the seventeenth adversarial pass, c8-missing-entry).
+  for (const std::string& file :
+       {scripts_dir() + "/" + package + "/__main__.py", scripts_dir() + "/memrel_entry.py"})
+    if (stat(file.c_str(), &st) != 0)
+      return file + " not found (" + install_layout().description() +
+             "): memrel's installation is incomplete";
+  return "";
 }
 
 // The user's module path as memrel passes it on: the interpreter runs isolated (-I), so it reads
@@ -358,6 +363,7 @@ int run_python_command(const std::string& who, const std::string& package,
     entry_mark = OwnedFd(anonymous_file());
     spec.fd3 = entry_mark.get();
     relay.emplace(python_foreign_report_starts());
+    relay->hold_until([mark = entry_mark.get()] { return entry_ran(mark); });
     spec.stderr_fd = relay->child_end();
     pid = start_child(spec);
     relay->child_started();

@@ -63,6 +63,11 @@ ChildStderrRelay::~ChildStderrRelay() {
   if (copier_.joinable()) copier_.join();
 }
 
+void ChildStderrRelay::hold_until(std::function<bool()> started) {
+  started_ = std::move(started);
+  released_ = false;
+}
+
 void ChildStderrRelay::child_started() {
   write_end_ = OwnedFd();
   copier_ = std::thread([this] { copy_lines(); });
@@ -73,6 +78,8 @@ std::string ChildStderrRelay::finish() {
   if (copier_.joinable()) copier_.join();
   if (!partial_.empty()) line(partial_);
   partial_.clear();
+  if (!released_ && started_()) release();
+  if (!released_) return before_start_;
   return held_;
 }
 
@@ -107,6 +114,27 @@ void ChildStderrRelay::take(const char* data, std::size_t size) {
 }
 
 void ChildStderrRelay::line(const std::string& text) {
+  if (!released_) {
+    if (!started_()) {
+      before_start_ += text;
+      return;
+    }
+    release();
+  }
+  copy_or_hold(text);
+}
+
+void ChildStderrRelay::release() {
+  released_ = true;
+  std::size_t start = 0;
+  for (std::size_t end; (end = before_start_.find('\n', start)) != std::string::npos;
+       start = end + 1)
+    copy_or_hold(before_start_.substr(start, end + 1 - start));
+  if (start < before_start_.size()) copy_or_hold(before_start_.substr(start));
+  before_start_.clear();
+}
+
+void ChildStderrRelay::copy_or_hold(const std::string& text) {
   if (!holding_) holding_ = begins_with_any(text, foreign_starts_);
   if (holding_)
     held_ += text;

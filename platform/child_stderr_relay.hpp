@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -34,6 +35,14 @@ class ChildStderrRelay {
   // The end the child writes to (ChildSpec::stderr_fd); close-on-exec, so that only the child
   // started with it holds a copy once child_started() closes ours.
   int child_end() const { return write_end_.get(); }
+  // Holds every line until `started` says the child's own code has begun (an interpreter's
+  // start-up is not yet the code memrel runs in it): a wrapper that is no interpreter, or one
+  // that cannot open memrel's entry file, wrote its own lines before its exit, and they came out
+  // beside memrel's one line that says so (the seventeenth adversarial pass,
+  // c8-fakepy-stderr-lines-*, c8-missing-entry). Lines held so when it never began are part of
+  // what finish() returns. Called before child_started(); `started` must be safe to call from
+  // the copying thread.
+  void hold_until(std::function<bool()> started);
   // Closes our copy of the child's end and starts copying.
   void child_started();
   // Once the child has ended: copies what it wrote before it ended (the rest of the pipe; a
@@ -45,6 +54,8 @@ class ChildStderrRelay {
   void copy_lines();
   void take(const char* data, std::size_t size);
   void line(const std::string& text);
+  void copy_or_hold(const std::string& text);
+  void release();  // the lines held before the start, copied or held as any line
 
   std::vector<std::string> foreign_starts_;
   OwnedFd read_end_;
@@ -54,6 +65,9 @@ class ChildStderrRelay {
   std::string partial_;
   std::string held_;
   bool holding_ = false;
+  std::function<bool()> started_;
+  std::string before_start_;  // lines written before `started_` said so
+  bool released_ = true;
 };
 
 }  // namespace memrel

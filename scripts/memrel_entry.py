@@ -166,11 +166,35 @@ _OUT_OF_MEMORY = (b"memrel: the Python part ran out of memory (an address-space 
 
 # What was printed reached stdout, or one line and exit 4, as memrel's own subcommands say it:
 # `trace show > /dev/full` was a traceback and "Exception ignored" (the fourth pass, f14).
+def _own_module_missing(error):
+    """The name of memrel's own module that an ImportError says is missing or incomplete, else
+    None (a library's own import failure stays the bug it is)."""
+    name = getattr(error, "name", None) or ""
+    return name if name.partition(".")[0].startswith("memrel_") else None
+
+
+def _printable(text):
+    """One line whatever a path holds (memrel_outputs, which says it so, may be what is missing)."""
+    return "".join(c if c.isprintable() else "\\x%02x" % ord(c) if ord(c) < 256 else
+                   "\\u%04x" % ord(c) for c in str(text))
+
+
 try:
     runpy.run_module(_package, run_name="__main__", alter_sys=True)
     _code = 0
 except SystemExit as e:
     _code = e.code
+except ImportError as e:
+    # A file of memrel's own missing (a copy of scripts/ half made, a package removed): its
+    # installation, said in one line, not a traceback of runpy (the seventeenth adversarial
+    # pass, c8-missing-outputs-package, c8-missing-*-submodule, c8-missing-memrel-help).
+    _missing = _own_module_missing(e)
+    if _missing is None:
+        raise
+    print(f"memrel: its installation is incomplete: the module {_printable(_missing)} is missing "
+          f"or broken under {_printable(_here)} ({_printable(e)}); reinstall or rebuild memrel",
+          file=sys.stderr)
+    _code = 4
 except MemoryError:
     # The machine's limit, not a bug: under `ulimit -v` numpy's import ran out and the part died
     # with a traceback, or "exited 1" (the tenth adversarial pass, c8-import-ulimit-v-openblas).

@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "platform/one_line_text.hpp"
+
 namespace memrel {
 namespace {
 
@@ -73,7 +75,10 @@ std::string cell_line(const CellResult& cell, std::size_t index, std::size_t tot
   std::string out = line;
   // Every cell has a line with -v or on a terminal: "(slow)" only for those that are.
   if (cell.status == "ok") return cell_worth_a_line(cell) ? out + "  (slow)" : out;
-  if (!cell.reason.empty()) out += "  " + cell.reason.substr(0, 160);
+  // A reason holds the cell's stderr: escaped, as any text from outside reaching a terminal (a
+  // crashing allocator's ESC ]0; retitled it, ESC [2J cleared it: the seventeenth adversarial
+  // pass, c9-run-cell-stderr-esc-to-terminal).
+  if (!cell.reason.empty()) out += "  " + one_line_text(cell.reason.substr(0, 160));
   return out;
 }
 
@@ -109,7 +114,8 @@ std::vector<ReasonGroup> group_unavailable(const std::vector<CellResult>& cells)
 }
 
 std::string format_group(const ReasonGroup& group) {
-  std::string reason = group.reason.empty() ? "(no reason given)" : group.reason.substr(0, 200);
+  std::string reason =
+      group.reason.empty() ? "(no reason given)" : one_line_text(group.reason.substr(0, 200));
   std::string where = group.workloads.size() == 1
                           ? group.workloads.front()
                           : std::to_string(group.workloads.size()) + " workloads";

@@ -5,13 +5,18 @@ import json
 import math
 import os
 import pickle
+import shutil
 import struct
+import subprocess
 import sys
 
 import pytest
 
-from conftest import SCRIPTS
-from test_hostile_inputs import MEMREL, backend_file_beside, memrel, needs_memrel, refused
+from conftest import ROOT, SCRIPTS
+from test_hostile_inputs import (MEMREL, RMM_LOG, backend_file_beside, memrel, memrel_bench_binary,
+                                 needs_bench, needs_memrel, refused)
+from test_hostile_inputs_fifteenth_pass import (interpreter_that_answers_the_probe,
+                                                run_with_interpreter, said_it_ran_nothing_of_memrels)
 
 HASH_MODULUS = 2 ** 61 - 1
 
@@ -167,3 +172,145 @@ def test_trace_import_still_takes_the_fast_path_for_a_plain_snapshot():
     for protocol in range(2, 6):
         assert scan().hashes_something(pickle.dumps(snapshot, protocol=protocol)) is False
 
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["trace", "import", "-o", "t.memtrace", RMM_LOG],
+                                     ["report", "--out", "rep",
+                                      os.path.join(ROOT, "tests", "data", "host-run.json")]])
+def test_what_an_interpreter_writes_before_memrels_code_runs_is_not_shown(tmp_path, command):
+    """c8-fakepy-stderr-lines-*: a wrapper that printed "pyenv: python3.11: command not found"
+    and exit 1 had its lines shown before memrel's one line: three lines."""
+    fake = interpreter_that_answers_the_probe(
+        tmp_path, 'echo "pyenv: python3.11: command not found" >&2; echo "second line" >&2; exit 1')
+    said_it_ran_nothing_of_memrels(run_with_interpreter(tmp_path, "MEMREL_PYTHON", fake, *command))
+    assert sorted(os.listdir(tmp_path)) == ["fp"]
+
+
+def private_copy(tmp_path):
+    """A copy of memrel (binary, memrel_bench, scripts, benchmarks) that a test may break."""
+    copy = tmp_path / "copy"
+    (copy / "build" / "ci" / "benchmarks").mkdir(parents=True)
+    shutil.copytree(SCRIPTS, copy / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(ROOT, "benchmarks"), copy / "benchmarks")
+    shutil.copy(MEMREL, copy / "build" / "ci" / "memrel")
+    if memrel_bench_binary():
+        shutil.copy(memrel_bench_binary(), copy / "build" / "ci" / "benchmarks" / "memrel_bench")
+    (copy / "build" / "ci" / "memrel-build-tree").write_text(str(copy))
+    return copy
+
+
+def run_copy(copy, *args):
+    return subprocess.run([str(copy / "build" / "ci" / "memrel"), "-q", *map(str, args)],
+                          capture_output=True, text=True, cwd=copy.parent, timeout=300)
+
+
+def one_line_exit_4(r, *words):
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+@needs_memrel
+@pytest.mark.parametrize("removed, command, words", [
+    ("memrel_entry.py", ["trace", "import", "-o", "t.memtrace", RMM_LOG],
+     ["memrel_entry.py not found", "installation is incomplete"]),
+    ("memrel_outputs", ["trace", "import", "-o", "t.memtrace", RMM_LOG],
+     ["module memrel_outputs", "installation is incomplete"]),
+    ("memrel_help.py", ["trace", "import", "-o", "t.memtrace", RMM_LOG],
+     ["module memrel_help", "installation is incomplete"]),
+    ("memrel_report/units.py", ["report", "--out", "rep",
+                                os.path.join(ROOT, "tests", "data", "host-run.json")],
+     ["memrel_report.units", "installation is incomplete"]),
+])
+def test_a_file_missing_from_memrels_own_scripts_is_one_line_exit_4(tmp_path, removed, command,
+                                                                      words):
+    """c8-missing-entry, c8-missing-outputs-package, c8-missing-memrel-help,
+    c8-missing-report-submodule: Python's "can't open file" beside memrel's line blaming the
+    interpreter, or runpy's traceback of a ModuleNotFoundError (14 to 18 lines)."""
+    copy = private_copy(tmp_path)
+    target = copy / "scripts" / removed
+    shutil.rmtree(target) if target.is_dir() else target.unlink()
+    one_line_exit_4(run_copy(copy, *command), *words)
+    assert sorted(os.listdir(tmp_path)) == ["copy"]
+
+
+@needs_bench
+@pytest.mark.parametrize("command", [["bench", "-b", "host-malloc", "--quick", "-o", "bo"],
+                                     ["ab", "-b", "host-malloc", "--quick", "--out", "abo"]])
+def test_a_memrel_bench_missing_from_the_build_is_exit_4(tmp_path, command):
+    """c8-missing-memrel-bench-*: the build's state, not the user's input, was exit 2."""
+    copy = private_copy(tmp_path)
+    (copy / "build" / "ci" / "benchmarks" / "memrel_bench").unlink()
+    one_line_exit_4(run_copy(copy, *command), "no memrel_bench beside")
+    assert sorted(os.listdir(tmp_path)) == ["copy"]
+
+
+EVIL_C = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+void* ev_alloc(ssize_t s, int d, void* st) {
+  fprintf(stderr, "evil \033]0;pwn\007\033[2J<b>x</b>\n");
+  fflush(stderr);
+  abort();
+}
+void ev_free(void* p, ssize_t s, int d, void* st) {}
+size_t ev_allocated(int d) { return 0; }
+size_t ev_reserved(int d) { return 0; }
+void ev_release(void) {}
+"""
+
+
+def crashing_backend(folder):
+    """A host backend whose first allocation writes terminal escapes to stderr and aborts."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build the crashing backend")
+    (folder / "evil.c").write_text(EVIL_C)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(folder / "libevil.so"),
+                    str(folder / "evil.c")], check=True)
+    (folder / "evil.json").write_text(json.dumps({
+        "schema": "memrel.backend/1", "name": "evil", "description": "aborts, loudly",
+        "library": str(folder / "libevil.so"), "space": "host", "alloc": "ev_alloc",
+        "free": "ev_free", "release": "ev_release", "allocated": "ev_allocated",
+        "reserved": "ev_reserved"}))
+
+
+@needs_memrel
+@pytest.mark.parametrize("verbosity", [[], ["-v"]])
+def test_a_cells_stderr_reaches_the_terminal_escaped(tmp_path, verbosity):
+    """c9-run-cell-stderr-esc-to-terminal, c9-advise-cell-stderr-esc-to-terminal: a crashing
+    allocator's ESC ]0; (the terminal's title) and ESC [2J (clear the screen) were printed raw in
+    the cell's line."""
+    crashing_backend(tmp_path)
+    r = subprocess.run([MEMREL, *verbosity, "run", "-b", "./evil.json", "-w", "temp-then-delete",
+                        "-o", "o.json"], capture_output=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 3, r.stderr
+    assert b"evil" in r.stderr and b"\\x1b" in r.stderr, r.stderr
+    assert b"\x1b" not in r.stderr + r.stdout and b"\x07" not in r.stderr + r.stdout
+
+
+# Answers memrel's --help probe as memrel_bench does, then fails with terminal escapes.
+FAILING_BENCH = """#!/bin/bash
+for a in "$@"; do [ "$a" = --help ] && exec {bench} --help; done
+printf 'stdout \\033]0;pwn\\007\\033[31mred\\n'
+exit 1
+"""
+
+
+@needs_bench
+def test_memrel_benchs_failure_line_reaches_the_terminal_escaped(tmp_path):
+    """c9-bench-failure-esc-to-terminal, c9-ab-candidate-failure-esc-to-terminal: the last line
+    of a failing memrel_bench was printed raw by bench and by ab."""
+    fake = tmp_path / "fake_bench"
+    fake.write_text(FAILING_BENCH.format(bench=memrel_bench_binary()))
+    fake.chmod(0o755)
+    for args in (["bench", "-b", "host-malloc", "--quick", "--bench", str(fake), "-o", "bo"],
+                 ["ab", "-b", "host-malloc", "--quick", "--candidate-bench", str(fake),
+                  "--out", "abo"]):
+        r = subprocess.run([MEMREL, "-q", *args], capture_output=True, cwd=tmp_path, timeout=300)
+        assert r.returncode != 0, (args, r.stderr)
+        assert b"\x1b" not in r.stderr + r.stdout and b"\x07" not in r.stderr + r.stdout, \
+            (args, r.stderr)
