@@ -40,9 +40,12 @@ struct Outcome {
   std::string held;
 };
 
-Outcome run_shell(const std::string& script) {
+// `started`, when given: the relay holds every line until a file named so exists (the child's
+// own code "began" when the script makes it).
+Outcome run_shell(const std::string& script, const std::string& started = "") {
   CapturedStderr captured;
   ChildStderrRelay relay({"Traceback (most recent call last):", "Fatal Python error"});
+  if (!started.empty()) relay.hold_until([started] { return access(started.c_str(), F_OK) == 0; });
   ChildSpec spec;
   spec.args = {"/bin/sh", "-c", script};
   spec.stderr_fd = relay.child_end();
@@ -60,6 +63,27 @@ TEST(ChildStderrRelay, CopiesEveryLineWhenNoForeignReportBegins) {
   const Outcome o = run_shell("printf 'memrel x: one\\nusage: two\\nlast without newline' >&2");
   EXPECT_EQ(o.shown, "memrel x: one\nusage: two\nlast without newline");
   EXPECT_EQ(o.held, "");
+}
+
+TEST(ChildStderrRelay, HoldsWhatTheChildWritesBeforeItsCodeBeganAndReturnsItWhenItNeverDid) {
+  const std::string mark = testing::TempDir() + "/relay-started-" + std::to_string(getpid());
+  unlink(mark.c_str());
+  const Outcome o =
+      run_shell("printf 'pyenv: python3.11: command not found\\nsecond\\n' >&2", mark);
+  EXPECT_EQ(o.shown, "");
+  EXPECT_EQ(o.held, "pyenv: python3.11: command not found\nsecond\n");
+}
+
+TEST(ChildStderrRelay, ReleasesWhatCameBeforeOnceTheChildsCodeBegan) {
+  const std::string mark = testing::TempDir() + "/relay-started-" + std::to_string(getpid());
+  unlink(mark.c_str());
+  const Outcome o = run_shell("printf 'start-up note\\n' >&2; touch '" + mark +
+                                  "'; printf 'memrel x: said\\nTraceback (most recent call "
+                                  "last):\\n  boom\\n' >&2",
+                              mark);
+  unlink(mark.c_str());
+  EXPECT_EQ(o.shown, "start-up note\nmemrel x: said\n");
+  EXPECT_EQ(o.held, "Traceback (most recent call last):\n  boom\n");
 }
 
 TEST(ChildStderrRelay, HoldsEverythingFromTheFirstForeignLineOn) {
