@@ -67,10 +67,17 @@ std::string missing_package(const std::string& package) {
 // one, numpy's import fails as a Python MemoryError, which memrel_entry.py says in one line.
 // MEMREL_ENTRY_FD: where memrel_entry.py says it runs (entry_ran_mark), so that an interpreter
 // that answers the version probe and then runs nothing of memrel's is told from one that did.
+std::string& read_folder(int which) {
+  static std::string folders[2];
+  return folders[which];
+}
+
 std::map<std::string, std::string> python_environment() {
   return {{"MEMREL_PYTHONPATH", python_path("", std::getenv("PYTHONPATH"))},
           {"MEMREL_PROGRAM_FILES", program_identities()},
           {"MEMREL_ENTRY_FD", "3"},
+          {"MEMREL_WORKLOADS_DIR", read_folder(0)},
+          {"MEMREL_BACKENDS_DIR", read_folder(1)},
           {"OPENBLAS_NUM_THREADS", "1"}};
 }
 
@@ -127,6 +134,12 @@ std::string python_path(const std::string& scripts, const char* existing) {
     start = colon + 1;
   }
   return path;
+}
+
+void tell_python_parts_the_read_folders(const std::string& workloads_dir,
+                                        const std::string& backends_dir) {
+  read_folder(0) = workloads_dir;
+  read_folder(1) = backends_dir;
 }
 
 std::vector<std::string> python_verbosity_arguments(int verbosity) {

@@ -22,6 +22,14 @@ std::vector<std::string> python_module_argv(const std::string& python, const std
 // An empty or relative entry stands for the working folder, so it is dropped.
 std::string python_path(const std::string& scripts, const char* existing);
 
+// The folders memrel reads whole (--workloads-dir, --backends-dir), told to every Python part
+// (MEMREL_WORKLOADS_DIR, MEMREL_BACKENDS_DIR), so that its writers refuse an output their readers
+// would take, as the C++ writers do (cli/read_folders.hpp): `trace import -o BACKENDS/t.json`
+// and `history changes --markdown WORKLOADS/c.json` were written, and every later run refused
+// them as a backend file or a workload (the seventeenth adversarial pass, c1-*-into-*-dir).
+void tell_python_parts_the_read_folders(const std::string& workloads_dir,
+                                        const std::string& backends_dir);
+
 // The -q or -v given to memrel before a Python subcommand, as that script's own argument
 // (scripts/memrel_help.py gives every script both): {"-q"} for -1, {"-v"} for 1, none for 0.
 std::vector<std::string> python_verbosity_arguments(int verbosity);

@@ -17,6 +17,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/number_spelling.hpp"
+#include "cli/python_module.hpp"
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
 #include "platform/address_space_limit.hpp"
@@ -286,6 +287,7 @@ int run_parsed_command_line(int argc, char** argv) {
     }
   }
 
+  tell_python_parts_the_read_folders(global.workloads_dir, global.backends_dir);
   try {
     for (auto& [sub, run] : runners) {
       if (sub->parsed()) return run();

@@ -159,8 +159,40 @@ def _refuse_in_program(path):
                                         "output elsewhere")
 
 
-def check_file(path, inputs=()):
-    """Raises OutputRuleError unless path is absent or a regular file that is none of inputs."""
+# What the folders memrel reads whole take (cli/read_folders.cpp, the C++ writers' twin): every
+# run without -w (-b) reads the workloads folder's *.json and *.memtrace (the backends folder's
+# *.json). memrel tells its Python parts which folders those are.
+_READ_FOLDERS = (("MEMREL_WORKLOADS_DIR", (".json", ".memtrace"), "workload"),
+                 ("MEMREL_BACKENDS_DIR", (".json",), "backend file"))
+
+
+def _refuse_in_read_folders(path, adds_workloads):
+    """An output their readers would take is refused, told by the identity of the folder that
+    holds it. `adds_workloads`: the writer of traces (`trace import`), the one meant to add a
+    *.memtrace there."""
+    try:
+        parent = os.stat(os.path.dirname(path) or ".")
+    except OSError:
+        return  # a folder made for it: none of those
+    extension = os.path.splitext(path)[1]
+    for variable, extensions, kind in _READ_FOLDERS:
+        folder = os.environ.get(variable, "")
+        if not folder or extension not in extensions:
+            continue
+        if adds_workloads and kind == "workload" and extension == ".memtrace":
+            continue
+        try:
+            same = _same(os.stat(folder), parent)
+        except OSError:
+            continue
+        if same:
+            raise OutputRuleError(path, f"a {extension} file in {folder} is read as a {kind} by "
+                                        "every memrel run; write it elsewhere")
+
+
+def check_file(path, inputs=(), adds_workloads=False):
+    """Raises OutputRuleError unless path is absent or a regular file that is none of inputs (nor
+    a file of a folder memrel reads whole, see _refuse_in_read_folders)."""
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the file to write")
     _check_spelling(path)
@@ -169,6 +201,7 @@ def check_file(path, inputs=()):
     # (`trace import -o scripts/json.py` then shadowed the standard `json`: the eleventh
     # adversarial pass, c1-mkcopy-*-new-*).
     _refuse_in_program(path)
+    _refuse_in_read_folders(path, adds_workloads)
     try:
         out = os.lstat(path)
     except OSError:

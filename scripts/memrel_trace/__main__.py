@@ -91,7 +91,7 @@ def import_trace(args):
         raise TraceInputError(args.file, "--device", f"{args.device}: must be a whole number from 0 "
                                                      f"to {MAX_DEVICE}")
     try:  # the output rule (docs/inputs.md, "Outputs"): not a link or device, not FILE itself
-        memrel_outputs.check_file(args.out, [args.file])
+        memrel_outputs.check_file(args.out, [args.file], adds_workloads=True)
     except memrel_outputs.OutputRuleError as e:
         raise TraceInputError(e.path, "", f"-o {e.message}") from None
     name = args.name or as_text(os.path.splitext(os.path.basename(args.file))[0])

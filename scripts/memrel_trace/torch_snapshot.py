@@ -164,16 +164,20 @@ class _Reader:
         last = self.time_at(trace, next((i for i in reversed(range(len(trace)))
                                          if type(trace[i].get("time_us")) is int), None))
         try:  # one C-level pass where every entry has an int stream, as torch writes them
-            if set(map(type, map(itemgetter("stream"), trace))) - {int}:
+            values = list(map(itemgetter("stream"), trace))
+            if set(map(type, values)) - {int}:
                 raise TypeError  # never hash what is not an int: a tuple's hash expands it
-            streams = set(map(itemgetter("stream"), trace))
         except (KeyError, TypeError):
-            streams = {e.get("stream") for e in trace
-                       if isinstance(e, dict) and type(e.get("stream")) is int}
-        if streams and (min(streams) < WORD[0] or max(streams) > WORD[1]):
+            values = [e.get("stream") for e in trace
+                      if isinstance(e, dict) and type(e.get("stream")) is int]
+        # In range before they are hashed: ints k * (2^61 - 1) all hash alike, and a set of
+        # 60,000 of them took 32 s (the seventeenth adversarial pass,
+        # c7-snapshot-stream-hash-collide-quadratic); within 64 bits at most 12 share a hash.
+        if values and (min(values) < WORD[0] or max(values) > WORD[1]):
             i = next(i for i, e in enumerate(trace) if isinstance(e, dict) and
                      type(e.get("stream")) is int and not WORD[0] <= e["stream"] <= WORD[1])
             self.integer(trace[i], "stream", self.where(i), *WORD)
+        streams = set(values)
         return held, {
             "source_format": "torch-snapshot",
             "devices_in_source": len(traces),
@@ -216,7 +220,10 @@ class _Reader:
                 action = entry["action"]
                 if action == "alloc":
                     addr = entry["addr"]
-                    if type(addr) is not int:  # hashed next: never a tuple (its hash expands it)
+                    # Hashed next: never a tuple (its hash expands it), never an int out of
+                    # range (ints k * (2^61 - 1) all hash alike: 40,000 such addresses took 20 s,
+                    # the seventeenth adversarial pass, c7-snapshot-addr-hash-collide-quadratic).
+                    if type(addr) is not int or not 0 <= addr <= MAX_ADDRESS:
                         raise TypeError
                     if addr in live:
                         self.entry_error(trace, i)
@@ -229,7 +236,7 @@ class _Reader:
                     add_addr(addr)
                 elif action == "free_completed":  # the free
                     addr = entry["addr"]
-                    if type(addr) is not int:
+                    if type(addr) is not int or not 0 <= addr <= MAX_ADDRESS:
                         raise TypeError
                     requested = pop_pending(addr, None)
                     if requested is not None:
@@ -241,7 +248,7 @@ class _Reader:
                     add_event(~block)
                 elif action == "free_requested":  # the free, unless a completion follows
                     addr = entry["addr"]
-                    if type(addr) is not int:
+                    if type(addr) is not int or not 0 <= addr <= MAX_ADDRESS:
                         raise TypeError
                     if addr in pending:
                         self.entry_error(trace, i)

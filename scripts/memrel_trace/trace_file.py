@@ -59,7 +59,7 @@ def write(path, header, records):
             if temporary is None:  # O_TMPFILE: the file gets a name only now, complete
                 temporary = _name_beside(folder)
                 _link_unnamed(f.fileno(), folder, temporary)
-        memrel_outputs.check_file(path)  # again, just before the rename: never over a link
+        memrel_outputs.check_file(path, adds_workloads=True)  # again, just before the rename: never over a link
         os.replace(temporary, path)
         temporary = None
         _sync_folder(folder)

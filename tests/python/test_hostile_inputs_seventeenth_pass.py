@@ -314,3 +314,62 @@ def test_memrel_benchs_failure_line_reaches_the_terminal_escaped(tmp_path):
         assert r.returncode != 0, (args, r.stderr)
         assert b"\x1b" not in r.stderr + r.stdout and b"\x07" not in r.stderr + r.stdout, \
             (args, r.stderr)
+
+
+@needs_memrel
+@pytest.mark.parametrize("field", ["addr", "stream"])
+def test_snapshot_numbers_that_would_hash_alike_are_range_checked_before_they_are_hashed(tmp_path,
+                                                                                       field):
+    """c7-snapshot-addr-hash-collide-quadratic, c7-snapshot-stream-hash-collide-quadratic: the
+    addresses (the replay's dict of live blocks) and the streams (a set) were hashed before their
+    range was checked; 40,000 addresses k * (2^61 - 1), 1.2 MB, took 20 s, 60,000 streams 32 s.
+    With 100,000 the old code runs for minutes; the range check refuses the first at once."""
+    trace = [{"action": "alloc", "addr": (k + 1) * 4096, "size": 1, "stream": 0}
+             for k in range(100_000)]
+    for k, entry in enumerate(trace):
+        entry[field] = (k + 1) * HASH_MODULUS
+    (tmp_path / "s.pickle").write_bytes(pickle.dumps({"device_traces": [trace], "segments": []},
+                                                     protocol=4))
+    try:
+        r = memrel("-q", "trace", "import", "-o", "t.memtrace", "s.pickle", cwd=tmp_path,
+                   timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the import ran past 60 s")
+    refused(r, "s.pickle", "device_traces[0][8]", f"'{field}'", "out of range")  # 8 * M < 2^64
+
+
+@needs_memrel
+@pytest.mark.parametrize("folder_option, name", [("--backends-dir", "t.json"),
+                                                 ("--workloads-dir", "t.json")])
+def test_trace_import_writes_no_file_a_read_folder_would_take(tmp_path, folder_option, name):
+    """c1-trace-import-o-json-into-backends-dir*: `trace import -o BACKENDS/t.json` was written,
+    and every later run refused it as a malformed backend file."""
+    (tmp_path / "folder").mkdir()
+    r = memrel("-q", folder_option, "folder", "trace", "import", "-o", f"folder/{name}", RMM_LOG,
+               cwd=tmp_path)
+    refused(r, f"folder/{name}", "read as a", "every memrel run")
+    assert os.listdir(tmp_path / "folder") == []
+
+
+@needs_memrel
+def test_trace_import_still_adds_a_trace_to_the_workloads_folder(tmp_path):
+    (tmp_path / "folder").mkdir()
+    r = memrel("-q", "--workloads-dir", "folder", "trace", "import", "-o", "folder/t.memtrace",
+               RMM_LOG, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert os.listdir(tmp_path / "folder") == ["t.memtrace"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("folder_option", ["--backends-dir", "--workloads-dir"])
+def test_history_changes_writes_no_markdown_a_read_folder_would_take(tmp_path, folder_option):
+    """c1-history-changes-markdown-json-into-*-dir: `history changes --markdown BACKENDS/c.json`
+    exit 0, and every later run failed on it."""
+    (tmp_path / "folder").mkdir()
+    r = memrel("-q", "history", "--db", "h.db", "add",
+               os.path.join(ROOT, "tests", "data", "host-run.json"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = memrel("-q", folder_option, "folder", "history", "--db", "h.db", "changes", "--markdown",
+               "folder/c.json", cwd=tmp_path, timeout=300)
+    refused(r, "folder/c.json", "read as a")
+    assert os.listdir(tmp_path / "folder") == []
