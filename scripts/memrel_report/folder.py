@@ -13,6 +13,7 @@ import gc
 import os
 import re
 import shutil
+import stat
 
 import memrel_outputs
 
@@ -21,6 +22,30 @@ from .input_rules import InputError
 MARKER = ".memrel-report"
 PARTIAL = ".memrel-report-partial"  # in DIR.tmp-PID from its first moment: a folder of ours
 REPLACED = ".memrel-report-replaced"  # in DIR as it becomes DIR.old-PID: a folder being replaced
+
+
+def _is_mark(path):
+    """A mark is a regular file of that name, never what a link points to: a folder holding a
+    symbolic link named so is not made ours by it."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _write_mark(path, text):
+    """Writes the mark at path, a name in a folder of ours, never through what is there already:
+    a FIFO named so hung the report for ever, a symbolic link had it written through to the
+    file it named (the seventeenth adversarial pass, c2-report-replaced-mark-*). What was there
+    is removed first; it was in a folder the report replaces whole."""
+    if os.path.lexists(path):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.remove(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def _working_folder():
@@ -47,7 +72,7 @@ def check(out_dir, inputs=()):
     if os.path.lexists(out_dir):
         if not os.path.isdir(out_dir) or os.path.islink(out_dir):
             raise InputError(out_dir, "exists and is not a folder; refusing to replace it")
-        if os.listdir(out_dir) and not os.path.exists(os.path.join(out_dir, MARKER)):
+        if os.listdir(out_dir) and not _is_mark(os.path.join(out_dir, MARKER)):
             raise InputError(out_dir, f"exists and is not a memrel report folder (no {MARKER}); "
                                       "refusing to replace it: choose another --out")
     parent = os.path.dirname(os.path.abspath(out_dir))
@@ -90,8 +115,7 @@ def remove_stale(out_dir):
             continue
         path = os.path.join(parent, name)
         mark = PARTIAL if m.group(1) == "tmp" else REPLACED
-        if os.path.isdir(path) and not os.path.islink(path) and \
-                os.path.isfile(os.path.join(path, mark)):
+        if os.path.isdir(path) and not os.path.islink(path) and _is_mark(os.path.join(path, mark)):
             shutil.rmtree(path, ignore_errors=True)
 
 
@@ -110,7 +134,7 @@ def write_atomically(out_dir, fill, inputs=()):
         shutil.rmtree(tmp)
     if os.path.lexists(old):  # checked before the work, as tmp is: the swap needs the name
         if not (os.path.isdir(old) and not os.path.islink(old) and
-                os.path.isfile(os.path.join(old, REPLACED))):
+                _is_mark(os.path.join(old, REPLACED))):
             # A user's file or folder: renaming onto it failed after all the work, exit 4 "internal
             # error", and left the earlier report marked REPLACED (the fifteenth adversarial pass,
             # c9-report-old-pid-*).
@@ -130,8 +154,8 @@ def write_atomically(out_dir, fill, inputs=()):
             # user's (`mv rep rep.old-2024` kept yesterday's report and its notes, and the next
             # report removed it as stale: the twelfth adversarial pass,
             # c1-report-deletes-users-kept-old-report).
-            with open(os.path.join(out_dir, REPLACED), "w", encoding="utf-8") as f:
-                f.write("memrel report is replacing this folder; a stale copy is removed\n")
+            _write_mark(os.path.join(out_dir, REPLACED),
+                        "memrel report is replacing this folder; a stale copy is removed\n")
             try:
                 os.rename(out_dir, old)
             except BaseException:  # the mark goes with the failure: the folder stays the report

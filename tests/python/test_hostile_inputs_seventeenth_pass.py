@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SCRIPTS
+from conftest import ROOT, SCRIPTS, host_subset
 from test_hostile_inputs import (MEMREL, RMM_LOG, backend_file_beside, memrel, memrel_bench_binary,
                                  needs_bench, needs_memrel, refused)
 from test_hostile_inputs_fifteenth_pass import (interpreter_that_answers_the_probe,
@@ -373,3 +373,50 @@ def test_history_changes_writes_no_markdown_a_read_folder_would_take(tmp_path, f
                "folder/c.json", cwd=tmp_path, timeout=300)
     refused(r, "folder/c.json", "read as a")
     assert os.listdir(tmp_path / "folder") == []
+
+
+def one_workload_run(folder):
+    """A real host run cut to one workload: a report of it renders in a second or two."""
+    return host_subset(folder, ["temp-then-delete"], name="subset.json")
+
+
+@needs_memrel
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "folder"])
+def test_a_report_marks_the_folder_it_replaces_without_going_through_what_is_there(tmp_path,
+                                                                                   kind):
+    """c2-report-replaced-mark-fifo-hangs, c2-report-replaced-mark-symlink-writes-through: a FIFO
+    named .memrel-report-replaced in the earlier report hung the next one for ever; a symbolic
+    link had the mark written through to the file it named."""
+    run = one_workload_run(tmp_path)
+    r = memrel("-q", "report", "--out", "rep", run, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "precious").write_text("precious\n")
+    mark = tmp_path / "rep" / ".memrel-report-replaced"
+    if kind == "fifo":
+        os.mkfifo(mark)
+    elif kind == "symlink":
+        mark.symlink_to(tmp_path / "precious")
+    else:
+        mark.mkdir()
+    try:
+        r = memrel("-q", "report", "--out", "rep", run, cwd=tmp_path, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the report hung on the mark")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "precious").read_text() == "precious\n"
+    assert sorted(os.listdir(tmp_path)) == ["precious", "rep", "subset.json"]
+    assert not os.path.lexists(mark)
+
+
+@needs_memrel
+def test_a_folder_is_not_made_a_report_by_a_symbolic_link_named_as_the_mark(tmp_path):
+    """A user's folder holding a link named .memrel-report (to a file) was taken for an earlier
+    report and replaced whole."""
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine\n")
+    (tmp_path / "elsewhere").write_text("x\n")
+    (tmp_path / "mine" / ".memrel-report").symlink_to(tmp_path / "elsewhere")
+    refused(memrel("-q", "report", "--out", "mine", one_workload_run(tmp_path), cwd=tmp_path,
+                   timeout=120),
+            "not a memrel report folder")
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "mine\n"
