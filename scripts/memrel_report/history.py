@@ -55,9 +55,15 @@ def group_of(metric):
     return figure if figure in GROUPS else None
 
 
-def backend_of(metric):
-    """A results subject is backend/workload; a benchmark's operation/backend/mode/size/..."""
-    parts = metric.rsplit(":", 1)[0].split("/")
+def backend_of(metric, kind):
+    """A results subject is backend/workload (a workload's name may hold '/': 'a/b' on
+    host-malloc was drawn as a backend 'a', the seventeenth adversarial pass,
+    c6-history-site-workload-slash-*, so the run's kind says which it is); a benchmark's is
+    operation/backend/mode/size/..."""
+    subject = metric.rsplit(":", 1)[0]
+    if kind == "results":
+        return subject.split("/", 1)[0]
+    parts = subject.split("/")
     return parts[1] if len(parts) >= 3 else parts[0]
 
 
@@ -154,6 +160,23 @@ def change_points(path):
     return points, None
 
 
+def _kinds_of_metrics(db, path):
+    """{metric: 'results' or 'benchmark'}, the kind of the runs that hold it ('results' where any
+    results run does)."""
+    import sqlite3
+
+    try:
+        rows = db.execute("SELECT DISTINCT f.metric, r.kind FROM figures f "
+                          "JOIN runs r ON r.id = f.run_id").fetchall()
+    except sqlite3.DatabaseError as e:
+        raise load.InputError(path, f"not a readable memrel history ({e})") from None
+    kinds = {}
+    for metric, kind in rows:
+        if kinds.get(metric) != "results":
+            kinds[metric] = kind
+    return kinds
+
+
 def read(path):
     """The history at path, or load.InputError (exit 2) for one that is not a usable history."""
     from memrel_history import changes as reader
@@ -169,6 +192,7 @@ def read(path):
             if not isinstance(started, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", started):
                 raise load.InputError(path, f"run {run_id}: started {started!r} is not an ISO 8601 time; "
                                       "not a memrel history")
+    kinds = _kinds_of_metrics(db, path)
     points, note = change_points(path)
     nights = sorted({started[:10] for runs in raw.values() for _, started, _, _, _ in runs})
     by_key = {}
@@ -179,7 +203,7 @@ def read(path):
         group = group_of(metric)
         if not group:
             continue
-        s = Series(metric, machine, group, backend_of(metric),
+        s = Series(metric, machine, group, backend_of(metric, kinds.get(metric, "results")),
                    {started[:10]: value for _, started, _, _, value in runs},
                    {run_id: started[:10] for run_id, started, _, _, _ in runs},
                    by_key.get((metric, machine), []))

@@ -420,3 +420,24 @@ def test_a_folder_is_not_made_a_report_by_a_symbolic_link_named_as_the_mark(tmp_
                    timeout=120),
             "not a memrel report folder")
     assert (tmp_path / "mine" / "notes.txt").read_text() == "mine\n"
+
+
+@needs_memrel
+def test_a_workload_named_with_a_slash_stays_its_backends_in_the_history_site(tmp_path):
+    """c6-history-site-workload-slash-*: a workload 'host-malloc-retain/x' run on host-malloc
+    was drawn on a chart of 'host-malloc-retain', and 'a/b' made a backend 'a' of its own: the
+    history's metric 'host-malloc/a/b:...' was read as a benchmark's operation/backend/mode."""
+    with open(os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")) as f:
+        workload = json.load(f)
+    for name, file in (("host-malloc-retain/x", "w1.json"), ("c", "w2.json")):
+        (tmp_path / file).write_text(json.dumps(dict(workload, name=name)))
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "w1.json,w2.json", "-o", "r.json",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = memrel("-q", "history", "--db", "h.db", "add", "r.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = memrel("-q", "report", "--out", "rep", "--history", "h.db", cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    charts = {n.split("-", 3)[-1].rsplit(".", 1)[0] for n in os.listdir(tmp_path / "rep")
+              if n.startswith("history-peak-reserved-") and n.endswith(".svg")}
+    assert charts == {"host-malloc"}, charts
