@@ -153,15 +153,33 @@ long long finish_file(const BenchJob& job) {
 // that lives (reused or not) keeps its file: it is never removed from under a live writer.
 // Every backend's, not only the job's: a bench killed while it ran one backend left its files,
 // and a later bench of other backends into the folder kept them for good (the twelfth
-// adversarial pass, c9-sigKILL-bench). Only bench's own names: bench-*.json.tmp-PID and
-// bench-*.log.tmp-PID.
-void remove_stale_temporary_files(const std::string& path) {
+// adversarial pass, c9-sigKILL-bench). Only the launchers' own names: bench-*, reference-* and
+// candidate-* (.json.tmp-PID, .log.tmp-PID). Never a file that is one of the jobs' backend files
+// (`-b bo/bench-x.json.tmp-4000000 -o bo` removed its own input: the seventeenth adversarial pass,
+// c1-bench-removes-stale-tmp-that-is-its-input).
+bool is_a_backend_file_of(const std::filesystem::path& file, const std::vector<BenchJob>& jobs) {
+  struct stat at {};
+  if (stat(file.c_str(), &at) != 0) return false;
+  for (const BenchJob& job : jobs) {
+    struct stat st {};
+    if (stat(job.backend.c_str(), &st) == 0 && st.st_dev == at.st_dev && st.st_ino == at.st_ino)
+      return true;
+  }
+  return false;
+}
+
+void remove_stale_temporary_files(const std::string& path, const std::vector<BenchJob>& jobs) {
   const std::filesystem::path out(path);
   std::error_code ec;
   const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("bench-", 0) != 0) continue;
+    // bench's bench-NAME, ab's rounds/reference-NAME-K and candidate-NAME-K (a SIGKILLed ab left
+    // candidate-host-malloc-1.json.tmp-PID for good: the seventeenth adversarial pass,
+    // c9-sigkill-ab-next-ab-no-leftovers).
+    if (name.rfind("bench-", 0) != 0 && name.rfind("reference-", 0) != 0 &&
+        name.rfind("candidate-", 0) != 0)
+      continue;
     std::size_t at = name.rfind(".tmp-");
     if (at == std::string::npos) continue;
     const std::string kept = name.substr(0, at);
@@ -173,7 +191,8 @@ void remove_stale_temporary_files(const std::string& path) {
     const std::string digits = name.substr(stem.size());
     if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = static_cast<pid_t>(std::stol(digits));
-    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH && !is_a_backend_file_of(entry.path(), jobs))
+      std::filesystem::remove(entry.path(), ec);
   }
 }
 
@@ -252,8 +271,8 @@ std::vector<BenchOutcome> schedule(
       // adversarial pass, c10-bench-timeout-deletes-previous); the line that says it failed says
       // so (bench_command).
       std::remove(bench_temporary_path(job).c_str());
-      remove_stale_temporary_files(job.json_path);
-      if (!job.log_path.empty()) remove_stale_temporary_files(job.log_path);
+      remove_stale_temporary_files(job.json_path, jobs);
+      if (!job.log_path.empty()) remove_stale_temporary_files(job.log_path, jobs);
       Running r;
       r.index = next++;
       r.output = open_output();

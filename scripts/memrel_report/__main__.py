@@ -122,7 +122,7 @@ def main(argv=None):
 
         inputs = report.Inputs(runs=runs, cells=cells, bench=bench, verdict=verdict, timelines=args.timeline,
                                jobs=args.jobs or report.default_jobs(), history=history,
-                               history_nights=args.history_nights)
+                               history_nights=args.history_nights, read=read)
         try:
             out, items = report.write(inputs, args.out)
         except (PermissionError, FileNotFoundError, NotADirectoryError) as e:

@@ -96,11 +96,20 @@ def _alive(pid):
         return True
 
 
-def remove_stale(out_dir):
+def _holds_an_input(folder, inputs):
+    """Whether any of inputs (the files this report reads) lies in folder: such a folder is the
+    user's now, whatever its name and marks (a results file or history DB kept in a stale
+    rep.tmp-PID or rep.old-PID was removed with it before it was read: the seventeenth adversarial
+    pass, c1-report-removes-stale-*-holding-its-*)."""
+    return any(os.path.lexists(given) and memrel_outputs.lies_in(given, folder) for given in inputs)
+
+
+def remove_stale(out_dir, inputs=()):
     """Removes the DIR.tmp-PID folders beside out_dir that a report killed outright left (SIGKILL
     runs no cleanup), when no process PID lives any more and it holds PARTIAL (a user's folder of
     such a name, `rep.tmp-2024`, is never ours); DIR.old-PID (the previous report, kept during the
-    swap, marked REPLACED as it moved aside) only once DIR itself is back in place."""
+    swap, marked REPLACED as it moved aside) only once DIR itself is back in place. Never one that
+    holds any of inputs."""
     parent = os.path.dirname(os.path.abspath(out_dir))
     base = re.escape(os.path.basename(os.path.normpath(out_dir)))
     try:
@@ -115,7 +124,8 @@ def remove_stale(out_dir):
             continue
         path = os.path.join(parent, name)
         mark = PARTIAL if m.group(1) == "tmp" else REPLACED
-        if os.path.isdir(path) and not os.path.islink(path) and _is_mark(os.path.join(path, mark)):
+        if os.path.isdir(path) and not os.path.islink(path) and \
+                _is_mark(os.path.join(path, mark)) and not _holds_an_input(path, inputs):
             shutil.rmtree(path, ignore_errors=True)
 
 
@@ -124,17 +134,17 @@ def write_atomically(out_dir, fill, inputs=()):
     Returns out_dir (normalised)."""
     check(out_dir, inputs)
     out_dir = os.path.normpath(out_dir)
-    remove_stale(out_dir)
+    remove_stale(out_dir, inputs)
     tmp = f"{out_dir}.tmp-{os.getpid()}"
     old = f"{out_dir}.old-{os.getpid()}"
     if os.path.lexists(tmp):  # a folder of ours left by an earlier process of this pid, or not
         if not (os.path.isdir(tmp) and not os.path.islink(tmp) and
-                os.path.isfile(os.path.join(tmp, PARTIAL))):
+                _is_mark(os.path.join(tmp, PARTIAL))) or _holds_an_input(tmp, inputs):
             raise InputError(tmp, "is in the way of the report's temporary folder; move it")
         shutil.rmtree(tmp)
     if os.path.lexists(old):  # checked before the work, as tmp is: the swap needs the name
         if not (os.path.isdir(old) and not os.path.islink(old) and
-                _is_mark(os.path.join(old, REPLACED))):
+                _is_mark(os.path.join(old, REPLACED))) or _holds_an_input(old, inputs):
             # A user's file or folder: renaming onto it failed after all the work, exit 4 "internal
             # error", and left the earlier report marked REPLACED (the fifteenth adversarial pass,
             # c9-report-old-pid-*).

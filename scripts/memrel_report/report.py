@@ -24,6 +24,7 @@ class Inputs:
     jobs: int = 1                                 # processes rendering plots
     history: object = None                        # history.History (--history DB)
     history_nights: int = 14                      # the index lists change points of these nights
+    read: list = field(default_factory=list)      # every file read: no stale folder holding one is removed
 
 
 def _render(job, out_dir):
@@ -124,5 +125,6 @@ def write(inputs, out_dir):
     """Builds the report and puts it in place of out_dir (folder.write_atomically). Returns the
     folder and the verdicts."""
     held = {}
-    out = folder.write_atomically(out_dir, lambda tmp: held.update(items=build(inputs, tmp)))
+    out = folder.write_atomically(out_dir, lambda tmp: held.update(items=build(inputs, tmp)),
+                                  inputs.read)
     return out, held["items"]

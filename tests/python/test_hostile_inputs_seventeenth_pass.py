@@ -441,3 +441,51 @@ def test_a_workload_named_with_a_slash_stays_its_backends_in_the_history_site(tm
     charts = {n.split("-", 3)[-1].rsplit(".", 1)[0] for n in os.listdir(tmp_path / "rep")
               if n.startswith("history-peak-reserved-") and n.endswith(".svg")}
     assert charts == {"host-malloc"}, charts
+
+
+@needs_memrel
+@pytest.mark.parametrize("stale, mark", [("rep.tmp-4000000", ".memrel-report-partial"),
+                                         ("rep.old-4000000", ".memrel-report-replaced")])
+def test_a_report_keeps_a_stale_looking_folder_that_holds_one_of_its_inputs(tmp_path, stale,
+                                                                           mark):
+    """c1-report-removes-stale-*-holding-its-*: a results file or a history DB kept in what looked
+    like a dead report's temporary or replaced folder was removed with it, before it was read."""
+    run = one_workload_run(tmp_path)
+    r = memrel("-q", "report", "--out", "rep", run, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (tmp_path / stale).mkdir()
+    (tmp_path / stale / mark).write_text("")
+    kept = tmp_path / stale / "in.json"
+    shutil.copy(run, kept)
+    r = memrel("-q", "report", "--out", "rep", kept, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert kept.read_bytes() == open(run, "rb").read()
+
+
+@needs_bench
+def test_bench_keeps_a_backend_file_named_as_its_stale_temporary(tmp_path):
+    """c1-bench-removes-stale-tmp-that-is-its-input: `-b bo/bench-x.json.tmp-4000000 -o bo`
+    removed its own backend file as a dead bench's temporary."""
+    (tmp_path / "bo").mkdir()
+    backend = backend_file_beside(tmp_path / "bo", "bench-pluggable-host-example.json.tmp-4000000")
+    before = backend.read_bytes()
+    memrel("-q", "bench", "-b", f"./{backend.relative_to(tmp_path)}", "--quick", "--min-time",
+           "0.001", "-o", "bo", cwd=tmp_path, timeout=300)
+    assert backend.read_bytes() == before
+
+
+@needs_bench
+def test_ab_removes_a_dead_abs_temporaries_from_its_rounds(tmp_path):
+    """c9-sigkill-ab-next-ab-no-leftovers: a SIGKILLed ab left
+    rounds/candidate-host-malloc-1.json.tmp-PID; the next ab into the folder kept it for good."""
+    args = ["-q", "ab", "-b", "host-malloc", "--rounds", "5", "--looks", "1", "--quick",
+            "--min-time", "0.001", "--out", "abo"]
+    r = memrel(*args, cwd=tmp_path, timeout=300)
+    assert r.returncode in (0, 1), r.stderr
+    left = [tmp_path / "abo" / "rounds" / f"{side}-host-malloc-1.{ext}.tmp-4000000"
+            for side in ("reference", "candidate") for ext in ("json", "log")]
+    for path in left:
+        path.write_text("{")
+    r = memrel(*args, cwd=tmp_path, timeout=300)
+    assert r.returncode in (0, 1), r.stderr
+    assert [p.name for p in left if p.exists()] == []
