@@ -195,18 +195,19 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     }
     // Read once here; each cell reads its own file again in its own process.
     Workload workload = parse_workload_file(path);
-    // A host backend's capacity is --host-capacity: a workload whose sizes come to 0 bytes on it
-    // is the option's fault, said now, not an error cell of every host backend (--host-capacity
-    // 1 gave exit 3 and a results file of failed cells: the sixteenth adversarial pass,
-    // c4-run-host-capacity-1-byte). A device's capacity is known only in its cell.
+    // A host backend's capacity is --host-capacity: a workload whose sizes come to 0 bytes on it,
+    // or whose groups expand past the step limit, is said now, not an error cell of every host
+    // backend (--host-capacity 1 gave exit 3 and a results file of failed cells: the sixteenth
+    // adversarial pass, c4-run-host-capacity-1-byte; a group of 1-byte blocks up to half of 1 GiB:
+    // the seventeenth, c4-alloc-many-expands-past-cap-exit3). A device's capacity is known only
+    // in its cell.
     if (std::any_of(backends.begin(), backends.end(),
                     [](const BackendInfo& b) { return b.space == MemorySpace::kHost; })) {
       try {
-        resolve_steps(workload, a.options.cell.host_capacity_bytes, 1);
+        check_resolvable(workload, a.options.cell.host_capacity_bytes);
       } catch (const WorkloadError& e) {
-        throw std::invalid_argument("--host-capacity " + a.host_capacity +
-                                    ": too small for a host backend's cell of this workload (" +
-                                    e.what() + ")");
+        throw std::invalid_argument(std::string(e.what()) + " (with --host-capacity " +
+                                    a.host_capacity + ", a host backend's capacity)");
       }
     }
     std::vector<std::string> programs;

@@ -94,4 +94,8 @@ struct ConcreteStep {
 std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t capacity_bytes,
                                         std::uint64_t max_group_members = UINT64_MAX);
 
+// Throws what resolve_steps(workload, capacity_bytes) would throw, without building the steps:
+// what a run checks before its first cell, where it knows the capacity (--host-capacity).
+void check_resolvable(const Workload& workload, std::uint64_t capacity_bytes);
+
 }  // namespace memrel

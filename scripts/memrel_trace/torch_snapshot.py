@@ -61,7 +61,7 @@ def _show(value):
 
 def _utf8(text):
     """text as UTF-8 can hold it: a lone surrogate (a pickle's str may hold one) as its escape,
-    `\\ud800`. Kept as it was, it went into the header as JSON's `\ud800`, which no UTF-8 reader
+    `\\ud800`. Kept as it was, it went into the header as JSON's `\\ud800`, which no UTF-8 reader
     takes: the trace was written, exit 0, and every reader refused it (the twelfth adversarial
     pass, c7-snap-settings-lone-surrogate, c7-snap-settings-key-surrogate)."""
     try:

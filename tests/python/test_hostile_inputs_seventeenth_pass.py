@@ -489,3 +489,16 @@ def test_ab_removes_a_dead_abs_temporaries_from_its_rounds(tmp_path):
     r = memrel(*args, cwd=tmp_path, timeout=300)
     assert r.returncode in (0, 1), r.stderr
     assert [p.name for p in left if p.exists()] == []
+
+
+@needs_memrel
+def test_a_group_that_expands_past_the_step_limit_on_the_host_capacity_is_refused_at_the_start(
+        tmp_path):
+    """c4-alloc-many-expands-past-cap-exit3: 1-byte blocks up to half of the 1 GiB host capacity
+    passed the start, and every host cell failed with "expands to more than 1000000 steps"."""
+    (tmp_path / "w.json").write_text(json.dumps({
+        "schema": "memrel.workload/1", "name": "w", "description": "d",
+        "steps": [{"alloc_many": "g", "sizes": [1], "until_device_fraction": 0.5}]}))
+    refused(memrel("-q", "run", "-b", "host-malloc", "-w", "./w.json", "-o", "x.json",
+                   cwd=tmp_path), "expands to more than 1000000 steps", "--host-capacity 1GiB")
+    assert sorted(os.listdir(tmp_path)) == ["w.json"]
