@@ -63,11 +63,37 @@ STOP = ord(".")
 # more, the text opcodes INT and LONG in 19 digits or more; those are read here, not in runs.
 HASH_MODULUS = (1 << 61) - 1
 LONG1, INT, LONG = 0x8a, ord("I"), ord("L")
+BINFLOAT, FLOAT = ord("G"), ord("F")
 LONG1_SHORTEST_COLLIDING = 8
 TEXT_DIGITS_OF_MODULUS = len(str(HASH_MODULUS))  # 19
+# How protocol 0 writes numbers (pickle.py: INT and LONG as repr(int), FLOAT as repr(float),
+# True and False as I01 and I00). The unpicklers read more: int(text, 0) and strtol take "7_77",
+# "+777", " 777", "0x309", and "01411" as octal 777; a snapshot so spelled was imported, exit 0,
+# where an RMM log's numbers are ASCII digits only (the seventeenth adversarial pass,
+# c7-pickle-proto0-int-spellings).
+SPELLINGS = {INT: re.compile(rb"(-?(0|[1-9][0-9]*)|00|01)\n"),
+             LONG: re.compile(rb"-?(0|[1-9][0-9]*)L?\n"),
+             FLOAT: re.compile(rb"-?(inf|nan|(0|[1-9][0-9]*)(\.[0-9]+)?(e[-+][0-9]+)?)\n")}
+
+
+class BadNumber(ValueError):
+    """A protocol-0 number spelled as no pickler writes it."""
+
+    def __init__(self, text, position=None):
+        where = "" if position is None else f" at byte {position}"
+        super().__init__(f"the number {text!r}{where} is spelled as no pickler writes one "
+                         "(ASCII digits, no sign but '-', no '_', no leading zero)")
+
+
+def check_spelling(code, line, position=None):
+    """Raises BadNumber unless `line` (the argument of the text opcode `code`, newline included)
+    is spelled as a pickler writes it."""
+    if code in SPELLINGS and not SPELLINGS[code].fullmatch(line):
+        raise BadNumber(line[:-1][:40].decode("latin-1"), position)
+
+
 # Before Python 3.10 every NaN hashes to 0 and equals nothing: each one is a new collision.
 NANS_COLLIDE = sys.version_info < (3, 10)
-BINFLOAT, FLOAT = ord("G"), ord("F")
 
 
 def _run_of_plain_opcodes():
@@ -135,6 +161,7 @@ def _scan(data):
                 pos = data.find(b"\n", pos) + 1
                 if pos == 0:
                     return "cut"
+            check_spelling(c, data[start:pos], start - 1)
             if _text_number_collides(c, data[start:pos]):
                 return "hashes"
         else:

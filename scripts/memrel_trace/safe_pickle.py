@@ -153,7 +153,27 @@ class _PlainDataUnpickler(pickle._Unpickler):
         self._count_hashes(self.stack, object())
         super().load_frozenset()
 
+    # Protocol 0's numbers, as the scan checks them on the fast path: int(text, 0), which the
+    # pure-Python unpickler calls, takes "0x309", "7_77" and "+777" too.
+    def load_int(self):
+        line = self.readline()
+        pickle_scan.check_spelling(pickle_scan.INT, line)
+        self.append(False if line == b"00\n" else True if line == b"01\n" else int(line))
+
+    def load_long(self):
+        line = self.readline()
+        pickle_scan.check_spelling(pickle_scan.LONG, line)
+        self.append(int(line[:-1].rstrip(b"L")))
+
+    def load_float(self):
+        line = self.readline()
+        pickle_scan.check_spelling(pickle_scan.FLOAT, line)
+        self.append(float(line[:-1]))
+
     dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch[pickle.INT[0]] = load_int
+    dispatch[pickle.LONG[0]] = load_long
+    dispatch[pickle.FLOAT[0]] = load_float
     dispatch[pickle.SETITEM[0]] = load_setitem
     dispatch[pickle.SETITEMS[0]] = load_setitems
     dispatch[pickle.DICT[0]] = load_dict
