@@ -189,11 +189,19 @@ except ImportError as e:
     # installation, said in one line, not a traceback of runpy (the seventeenth adversarial
     # pass, c8-missing-outputs-package, c8-missing-*-submodule, c8-missing-memrel-help).
     _missing = _own_module_missing(e)
-    if _missing is None:
+    if _missing is not None:
+        print(f"memrel: its installation is incomplete: the module {_printable(_missing)} is "
+              f"missing or broken under {_printable(_here)} ({_printable(e)}); reinstall or "
+              "rebuild memrel", file=sys.stderr)
+    elif getattr(e, "name", None):
+        # A library the part needs and this interpreter lacks (advise's page without
+        # matplotlib: an 18-line traceback, where the report said it in one line, the
+        # seventeenth adversarial pass, c8-no-matplotlib-advise): the machine's install.
+        print(f"memrel: {_printable(sys.executable)} cannot import {_printable(e.name)} "
+              f"({_printable(e)}): run scripts/install-deps, or choose a Python that has it "
+              "(MEMREL_PYTHON)", file=sys.stderr)
+    else:
         raise
-    print(f"memrel: its installation is incomplete: the module {_printable(_missing)} is missing "
-          f"or broken under {_printable(_here)} ({_printable(e)}); reinstall or rebuild memrel",
-          file=sys.stderr)
     _code = 4
 except MemoryError:
     # The machine's limit, not a bug: under `ulimit -v` numpy's import ran out and the part died

@@ -560,3 +560,15 @@ def test_protocol_0_numbers_as_pickle_writes_them_still_import(tmp_path, careful
     (tmp_path / "s.pickle").write_bytes(pickle.dumps(snapshot, protocol=0))
     r = memrel("-q", "trace", "import", "-o", "t.memtrace", "s.pickle", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+def test_a_library_the_interpreter_lacks_is_one_line_exit_4(tmp_path):
+    """c8-no-matplotlib-advise: advise's page with a Python without matplotlib printed an
+    18-line traceback, where the report says it in one line. A copy of memrel whose page needs a
+    library no Python has stands for it."""
+    copy = private_copy(tmp_path)
+    page = copy / "scripts" / "memrel_report" / "units.py"
+    page.write_text("import absent_library_of_a_memrel_test  # noqa: F401\n" + page.read_text())
+    r = run_copy(copy, "report", "--out", "rep", one_workload_run(tmp_path))
+    one_line_exit_4(r, "cannot import absent_library_of_a_memrel_test", "scripts/install-deps")
