@@ -21,6 +21,7 @@
 #include "allocators/backend_table.hpp"
 #include "cli/advise_grid.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/host_capacity.hpp"
 #include "cli/python_module.hpp"
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
@@ -191,8 +192,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   options.backends_dir = global.backends_dir;
   options.workloads = {{path, a.input, trace.name, {}}};  // a trace: no programs
   options.cell_timeout_s = a.timeout_s;
-  options.cell.host_capacity_bytes =
-      parse_byte_size(a.host_capacity, "--host-capacity", kMaxRequestBytes);
+  options.cell.host_capacity_bytes = host_capacity_bytes(a.host_capacity);
   options.cell.trace_scale_divisor = parse_trace_scale(a.trace_scale);
   options.progress_every_cell = global.verbosity > 0;
   options.journal_path = journal;

@@ -13,6 +13,7 @@
 
 #include "allocators/backend_table.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/host_capacity.hpp"
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
@@ -177,8 +178,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   for (const auto& name : a.backends)
     backends.push_back(resolve_backend(name, global.backends_dir));
   a.options.backends = a.backends;
-  a.options.cell.host_capacity_bytes =
-      parse_byte_size(a.host_capacity, "--host-capacity", kMaxRequestBytes);
+  a.options.cell.host_capacity_bytes = host_capacity_bytes(a.host_capacity);
   a.options.cell.trace_scale_divisor = parse_trace_scale(a.trace_scale);
   // Snapshots and RMM logs become temporary traces, removed when this function returns.
   ImportedTraces imported;

@@ -27,6 +27,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
+#include "platform/stack_limit.hpp"
 
 namespace memrel::cli {
 
@@ -206,6 +207,10 @@ int run_command_line(int argc, char** argv) {
   // fourth pass). Ignored signals stay ignored across exec: the cells and Python parts too.
   std::signal(SIGXFSZ, SIG_IGN);
   std::set_terminate(on_terminate);
+  if (std::string problem = stack_limit_problem(); !problem.empty()) {
+    std::cerr << "memrel: " << problem << "\n";
+    return exit_code::kInternalError;
+  }
   try {
     return checked_stdout(run_parsed_command_line(argc, argv));
   } catch (const std::bad_alloc&) {

@@ -572,3 +572,33 @@ def test_a_library_the_interpreter_lacks_is_one_line_exit_4(tmp_path):
     page.write_text("import absent_library_of_a_memrel_test  # noqa: F401\n" + page.read_text())
     r = run_copy(copy, "report", "--out", "rep", one_workload_run(tmp_path))
     one_line_exit_4(r, "cannot import absent_library_of_a_memrel_test", "scripts/install-deps")
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o",
+                                      "r.json"],
+                                     ["trace", "import", "-o", "t.memtrace", RMM_LOG]])
+def test_a_stack_limit_too_small_for_memrel_is_one_line_exit_4(tmp_path, command):
+    """c8-ulimit-s-64k-segfault: under `ulimit -s 64` run, trace import and report died of
+    SIGSEGV, exit 139, without a word."""
+    r = subprocess.run(["sh", "-c", 'ulimit -s 64 && exec "$@"', "sh", MEMREL, "-q", *command],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    one_line_exit_4(r, "stack limit is 64 KiB", "ulimit -s")
+    assert os.listdir(tmp_path) == []
+
+
+def machine_memory():
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["run", "-b", "host-malloc", "-w", "fragmentation", "-o",
+                                      "r.json"],
+                                     ["advise", "-b", "host-malloc", "--out", "adv", RMM_LOG]])
+def test_a_host_capacity_above_the_machines_memory_is_refused(tmp_path, command):
+    """c8-host-capacity-above-ram-oom-crash: `--host-capacity 1TiB` on a 23 GiB machine was
+    taken, and the cells were killed by the kernel's out-of-memory killer, recorded as crashed."""
+    capacity = str(machine_memory() * 2)
+    refused(memrel("-q", *command, "--host-capacity", capacity, cwd=tmp_path),
+            f"--host-capacity {capacity}", "more than this machine's memory")
+    assert os.listdir(tmp_path) == []
