@@ -18,6 +18,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/number_spelling.hpp"
 #include "cli/python_module.hpp"
+#include "harness/execution/injected_fault.hpp"
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
 #include "platform/address_space_limit.hpp"
@@ -27,6 +28,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
+#include "platform/run_context.hpp"
 #include "platform/stack_limit.hpp"
 
 namespace memrel::cli {
@@ -210,6 +212,18 @@ int run_command_line(int argc, char** argv) {
   if (std::string problem = stack_limit_problem(); !problem.empty()) {
     std::cerr << "memrel: " << problem << "\n";
     return exit_code::kInternalError;
+  }
+  // The environment is input too: said once, before anything runs.
+  if (std::string problem = given_commit_problem(); !problem.empty()) {
+    std::cerr << "memrel: MEMREL_GIT_COMMIT " << problem << "\n";
+    return exit_code::kUnusableInput;
+  }
+  if (const char* fault = std::getenv("MEMREL_INJECT_FAULT"); fault != nullptr) {
+    if (std::string problem = injected_fault_problem(fault); !problem.empty()) {
+      std::cerr << "memrel: MEMREL_INJECT_FAULT=" << one_line_text(fault) << ": " << problem
+                << "\n";
+      return exit_code::kUnusableInput;
+    }
   }
   try {
     return checked_stdout(run_parsed_command_line(argc, argv));

@@ -12,6 +12,7 @@
 #include "platform/install_layout.hpp"
 #include "platform/machine_fingerprint.hpp"
 #include "platform/nvml.hpp"
+#include "platform/one_line_text.hpp"
 
 #ifdef MEMREL_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -40,6 +41,22 @@ std::string utc_now_iso8601() {
   char buffer[32];
   std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buffer;
+}
+
+std::string given_commit_problem() {
+  const char* given = std::getenv("MEMREL_GIT_COMMIT");
+  if (given == nullptr) return "";
+  const std::string commit = given;
+  if (commit.empty()) return "is empty; unset it or name the commit";
+  if (commit.size() > 200)
+    return "is " + std::to_string(commit.size()) +
+           " bytes; a commit's name "
+           "is at most 200";
+  if (one_line_text(commit) != commit || commit.find('"') != std::string::npos)
+    return "'" + one_line_text(commit) +
+           "' holds a control character, a quote or bytes that "
+           "are not UTF-8; name the commit";
+  return "";
 }
 
 nlohmann::json run_context() {

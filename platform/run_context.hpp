@@ -12,4 +12,9 @@ std::string utc_now_iso8601();
 // CUDA context), CUDA runtime version.
 nlohmann::json run_context();
 
+// "" when $MEMREL_GIT_COMMIT is unset or a commit's name can be it (one line of text, at most 200
+// bytes), else what is wrong: ESC and a newline in it were recorded as the run's commit (the
+// seventeenth adversarial pass, c9-env-git-commit-control-chars).
+std::string given_commit_problem();
+
 }  // namespace memrel

@@ -602,3 +602,21 @@ def test_a_host_capacity_above_the_machines_memory_is_refused(tmp_path, command)
     refused(memrel("-q", *command, "--host-capacity", capacity, cwd=tmp_path),
             f"--host-capacity {capacity}", "more than this machine's memory")
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+@pytest.mark.parametrize("variable, value, words", [
+    ("MEMREL_GIT_COMMIT", "abc\x1b[31m\nx", ["MEMREL_GIT_COMMIT", "control character"]),
+    ("MEMREL_GIT_COMMIT", "", ["MEMREL_GIT_COMMIT", "empty"]),
+    ("MEMREL_INJECT_FAULT", "slow-exit:xx", ["MEMREL_INJECT_FAULT=slow-exit:xx"]),
+    ("MEMREL_INJECT_FAULT", "explode", ["MEMREL_INJECT_FAULT=explode", "none of"]),
+    ("MEMREL_INJECT_FAULT", "rendezvous:/tmp", ["MEMREL_INJECT_FAULT=rendezvous:/tmp"]),
+])
+def test_an_environment_variable_of_no_usable_value_is_refused_before_any_cell(tmp_path, variable,
+                                                                              value, words):
+    """c9-env-git-commit-control-chars: ESC and a newline in MEMREL_GIT_COMMIT were recorded as
+    the run's commit; c8-inject-fault-env-bad-value-cell-error: a hook value of no form became
+    every cell's "error stoul", exit 3."""
+    refused(memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "r.json",
+                   cwd=tmp_path, env={variable: value}), *words)
+    assert os.listdir(tmp_path) == []
