@@ -49,8 +49,9 @@ def parser():
                    help="draw the memory timeline of this cell only (repeatable; default: every cell)")
     p.add_argument("--history", metavar="DB",
                    help="the results history (memrel history add): trend pages and change points")
-    p.add_argument("--history-nights", type=memrel_help.whole_number, default=14, metavar="N",
-                   help="the index lists the change points of the last N nights (default 14)")
+    p.add_argument("--history-nights", type=memrel_help.whole_number, default=None, metavar="N",
+                   help="with --history: the index lists the change points of the last N nights "
+                        "(default 14)")
     p.add_argument("--jobs", type=memrel_help.whole_number, default=None, metavar="N",
                    help=f"processes drawing plots, 1 to {MAX_JOBS} (default: the cores available, at most 8)")
     return p
@@ -72,6 +73,12 @@ def main(argv=None):
     # A worker per job: 99999999 would try to start that many processes.
     if args.jobs is not None and not 1 <= args.jobs <= MAX_JOBS:
         p.error(f"--jobs: must be a whole number from 1 to {MAX_JOBS}")
+    # An option of the history's pages without a history did nothing, without a word (the
+    # seventeenth adversarial pass, c10-report-history-nights-without-history).
+    if args.history_nights is not None and not args.history:
+        p.error("--history-nights: only with --history (it chooses the history's nights)")
+    if args.history_nights is None:
+        args.history_nights = 14
     if not 1 <= args.history_nights <= 100_000:
         p.error("--history-nights: must be a whole number from 1 to 100000")
     if not args.results and not args.history:

@@ -155,10 +155,14 @@ def _visible_strings(doc):
     return doc
 
 
-def read_json(path, cap=MAX_JSON_BYTES):
-    """The JSON document of the file, by the rules above, or InputError naming the file."""
+def read_json(path, cap=MAX_JSON_BYTES, check_raw=None):
+    """The JSON document of the file, by the rules above, or InputError naming the file.
+    `check_raw(doc)`: called with the document before its strings are made visible (a name's
+    control character is refused there, not shown escaped)."""
     text = read_text(path, cap)
     doc = _parse_json(path, text)
+    if check_raw is not None:
+        check_raw(doc)
     # "\ud800" alone is valid JSON, and no text: Python keeps it as a lone surrogate that every
     # writer then refuses (the fourth adversarial pass, m20: report exit 4; compare refuses it).
     if re.search(r"\\u[dD][89a-fA-F]", text):

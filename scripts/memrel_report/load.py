@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 
 from memrel_outputs.file_name_text import as_text
+from memrel_trace.name_characters import forbidden_name_character
 
 from . import CELL_SCHEMA, SCHEMA, gbench
 from .input_rules import MAX_EXACT_INTEGER, MAX_JSON_BYTES, InputError, read_json
@@ -167,6 +168,21 @@ def _check_trace(trace, where):
             raise _Bad(f"{where}.recorded_reserved: event and bytes differ in length")
 
 
+def _names_as_written(path):
+    """A check of the cells' names as the file holds them: a hand-edited name with ESC or BEL was
+    reported (escaped), exit 0, where compare and history refused the file (the seventeenth
+    adversarial pass, c6-report-results-hand-edited-*-control-char)."""
+    def check(doc):
+        cells = doc.get("cells") if isinstance(doc, dict) else None
+        for i, cell in enumerate(cells if isinstance(cells, list) else []):
+            for name in ("backend", "workload"):
+                value = cell.get(name) if isinstance(cell, dict) else None
+                if isinstance(value, str) and (bad := forbidden_name_character(value)):
+                    raise InputError(path, f"cells[{i}].{name}: holds {bad}, a control, "
+                                           "text-direction or noncharacter code point")
+    return check
+
+
 def _check_cell(cell, where):
     _check(cell, where, {"schema": "str"})
     if cell["schema"] != CELL_SCHEMA:
@@ -182,6 +198,12 @@ def _check_cell(cell, where):
         if c in cell["backend"]:
             raise _Bad(f"{where}.backend: {json.dumps(cell['backend'])} holds {c!r}, which no "
                        "backend's name holds")
+    # As compare and history read them (a control character is checked in the raw document,
+    # _names_as_written, before read_json makes it visible).
+    for name in ("backend", "workload"):
+        if bad := forbidden_name_character(cell[name]):
+            raise _Bad(f"{where}.{name}: holds {bad}, a control, text-direction or noncharacter "
+                       "code point")
     _check(cell["setup"], f"{where}.setup", _SETUP)
     _check(cell["setup"]["environment"], f"{where}.setup.environment",
            {name: "str" for name in cell["setup"]["environment"]})
@@ -223,7 +245,7 @@ def _check_cell(cell, where):
 
 def load_results(path):
     """Reads one results file; raises InputError unless it is a valid memrel.results/1 document."""
-    doc = read_json(path)
+    doc = read_json(path, check_raw=_names_as_written(path))
     if not isinstance(doc, dict):
         raise InputError(path, f"not a results document (a JSON {type(doc).__name__}, expected an object)")
     if "schema" not in doc:

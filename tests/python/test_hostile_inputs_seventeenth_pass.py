@@ -620,3 +620,28 @@ def test_an_environment_variable_of_no_usable_value_is_refused_before_any_cell(t
     refused(memrel("-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "r.json",
                    cwd=tmp_path, env={variable: value}), *words)
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+@pytest.mark.parametrize("name", ["backend", "workload"])
+@pytest.mark.parametrize("reader", ["report", "compare"])
+def test_every_reader_refuses_a_results_file_whose_names_hold_a_control_character(tmp_path, name,
+                                                                                 reader):
+    """c6-report-results-hand-edited-*-control-char: a hand-edited name with ESC and BEL was
+    reported (exit 0) and, for a workload, compared (exit 0), where history add refused it."""
+    doc = json.loads(open(one_workload_run(tmp_path), encoding="utf-8").read())
+    doc["cells"][0][name] += "\x1b]0;pwn\x07"
+    (tmp_path / "e.json").write_text(json.dumps(doc))
+    args = ["report", "--out", "rep", "e.json"] if reader == "report" else \
+        ["compare", "e.json", "e.json"]
+    refused(memrel("-q", *args, cwd=tmp_path, timeout=300), "e.json", name,
+            "control, text-direction or noncharacter")
+    assert sorted(os.listdir(tmp_path)) == ["e.json", "subset.json"]
+
+
+@needs_memrel
+def test_history_nights_without_a_history_is_refused(tmp_path):
+    """c10-report-history-nights-without-history: accepted, and it did nothing."""
+    refused(memrel("-q", "report", "--out", "rep", "--history-nights", "3",
+                   one_workload_run(tmp_path), cwd=tmp_path), "--history-nights", "--history")
+    assert sorted(os.listdir(tmp_path)) == ["subset.json"]
