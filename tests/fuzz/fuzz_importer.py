@@ -65,6 +65,14 @@ def seeds():
     block = {"size": 512, "state": "inactive", "address": 0}
     segment = {"device": 0, "total_size": 1024, "address": 0, "blocks": [block] * 20000}
     out.append(pickle.dumps({"segments": [segment] * 20000, "device_traces": [[]]}, protocol=4))
+    # The sixteenth and seventeenth passes': dict keys and addresses whose hashes collide
+    # (k * (2^61 - 1)), and protocol 0 with a number spelled as no pickler writes it.
+    modulus = (1 << 61) - 1
+    out.append(pickle.dumps(dict(snapshot, allocator_settings=dict.fromkeys(
+        (k * modulus for k in range(1, 3001)), 0)), protocol=4))
+    out.append(pickle.dumps(dict(snapshot, device_traces=[[
+        dict(entries[1], addr=k * modulus) for k in range(1, 3001)]]), protocol=4))
+    out.append(pickle.dumps(snapshot, protocol=0).replace(b"I512\n", b"I5_12\n", 1))
     with open(RMM_LOG, "rb") as f:
         head = f.readlines()[:40]
     out.append(b"".join(head))
