@@ -84,6 +84,12 @@ def finite_number(text):
 
     if not re.fullmatch(_FLOAT, text, flags=re.ASCII) or not math.isfinite(float(text)):
         raise argparse.ArgumentTypeError(f"{text!r}: not a finite number (ASCII digits)")
+    # A value too small for a double reads as 0 ("1e-999"): a threshold meant to be on would be
+    # off, as the C++ options refuse it (cli/threshold_options.hpp; the eighteenth adversarial
+    # pass, c4-hist-minmag).
+    mantissa = re.split("[eE]", text)[0]
+    if float(text) == 0 and re.search("[1-9]", mantissa):
+        raise argparse.ArgumentTypeError(f"{text!r}: too small for a number here (it reads as 0)")
     return float(text)
 
 

@@ -37,7 +37,11 @@ ByteTolerance parse_byte_tolerance(const std::string& text) {
         used = 0;
       }
       // The documented range is 0% to 99%: 99.5% (rounding to 99 nowhere) was taken before.
-      if (number.empty() || used != number.size() || !(pct >= 0) || pct > 99) {
+      // Plain decimal digits: stod also reads "0x1" (hex), "inf", " 5" and "+5" (the
+      // eighteenth adversarial pass, c4-compare-bytetol: "0x1%" was taken as 1 %).
+      const bool plain = !number.empty() && number.front() >= '0' && number.front() <= '9' &&
+                         number.find_first_not_of("0123456789.") == std::string::npos;
+      if (!plain || used != number.size() || !(pct >= 0) || pct > 99) {
         throw std::invalid_argument(option + ": '" + part + "' is not a percentage from 0% to 99%");
       }
       t.relative = pct / 100.0;

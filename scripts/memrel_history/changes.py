@@ -71,7 +71,9 @@ def check_ranges(args):
     if not (math.isfinite(args.max_pvalue) and MIN_PVALUE <= args.max_pvalue <= MAX_PVALUE):
         raise UsageError(f"--max-pvalue: {args.max_pvalue}: must be a number from {MIN_PVALUE:g} "
                          f"to {MAX_PVALUE:g}")
-    if not (math.isfinite(args.min_magnitude) and 0 <= args.min_magnitude <= MAX_MAGNITUDE):
+    # math.copysign: "-0.0" is >= 0, a sign the range does not allow.
+    if not (math.isfinite(args.min_magnitude) and 0 <= args.min_magnitude <= MAX_MAGNITUDE) or \
+            math.copysign(1, args.min_magnitude) < 0:
         raise UsageError(f"--min-magnitude: {args.min_magnitude}: must be a finite number from 0 "
                          f"to {MAX_MAGNITUDE:g} (a relative change: 10 is 1000 %)")
     if not 2 <= args.window <= 1_000_000:
