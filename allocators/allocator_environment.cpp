@@ -1,6 +1,7 @@
 #include "allocators/allocator_environment.hpp"
 
 #include <cstdlib>
+#include <string>
 
 namespace memrel {
 
@@ -15,7 +16,11 @@ std::map<std::string, std::string> allocator_environment() {
         "CUDA_VISIBLE_DEVICES", "MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_MMAP_MAX_",
         "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_PERTURB_",
         "MALLOC_CHECK_", "GLIBC_TUNABLES", "LD_PRELOAD"}) {
-    if (const char* v = std::getenv(name)) env[name] = v;
+    const char* v = std::getenv(name);
+    // Set and empty is unset to every reader here but CUDA_VISIBLE_DEVICES (empty: no device):
+    // `LD_PRELOAD= memrel run --resume` was refused as another run's journal (the eighteenth
+    // adversarial pass, c5-resume-ld-preload).
+    if (v != nullptr && (*v != '\0' || std::string(name) == "CUDA_VISIBLE_DEVICES")) env[name] = v;
   }
   return env;
 }

@@ -22,6 +22,7 @@
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
 #include "platform/address_space_limit.hpp"
+#include "platform/adopted_processes.hpp"
 #include "platform/build_identity.hpp"
 #include "platform/did_you_mean.hpp"
 #include "platform/install_layout.hpp"
@@ -98,6 +99,20 @@ std::string unknown_subcommand(int argc, char** argv) {
     const std::string near = did_you_mean(word, names);
     return "unknown subcommand '" + word + "'" +
            (near.empty() ? "" : "; did you mean " + near + "?") + " (memrel --help lists them)";
+  }
+  return "";
+}
+
+// The subcommand the command line names (its first word that is no option or option value), or
+// "" when none does.
+std::string subcommand_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--workloads-dir" || word == "--backends-dir") {
+      ++i;
+      continue;
+    }
+    if (!word.empty() && word[0] != '-') return word;
   }
   return "";
 }
@@ -225,6 +240,11 @@ int run_command_line(int argc, char** argv) {
       return exit_code::kUnusableInput;
     }
   }
+  // Whatever memrel's children leave behind ends with memrel (platform/adopted_processes.hpp).
+  // Not in a cell or a zygote, memrel's own internal parts: a zygote reaps every child it has
+  // and reports each to the runner, which knows only the cells it asked for.
+  std::optional<AdoptedProcesses> adopted;
+  if (subcommand_word(argc, argv) != "cell") adopted.emplace();
   try {
     return checked_stdout(run_parsed_command_line(argc, argv));
   } catch (const std::bad_alloc&) {

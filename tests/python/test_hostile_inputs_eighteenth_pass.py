@@ -6,7 +6,7 @@ import os
 import pytest
 
 from conftest import HOST_RUN
-from test_hostile_inputs import memrel, needs_memrel, refused
+from test_hostile_inputs import MEMREL, memrel, needs_memrel, refused
 
 
 @needs_memrel
@@ -30,3 +30,78 @@ def test_history_changes_refuses_a_magnitude_that_reads_as_zero_or_carries_a_sig
     assert r.returncode == 0, r.stderr
     refused(memrel("-q", "history", "--db", "h.db", "changes", "--min-magnitude", value,
                    cwd=tmp_path, timeout=300), "--min-magnitude")
+
+
+DAEMON_C = r"""#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+void* dm_alloc(ssize_t n, int d, void* s) {
+  static int once;
+  if (!once++ && fork() == 0) {
+    setsid();
+    if (fork() == 0) sleep(120);
+    _exit(0);
+  }
+  return malloc(n);
+}
+void dm_free(void* p, ssize_t n, int d, void* s) { free(p); }
+size_t dm_allocated(int d) { return 0; }
+size_t dm_reserved(int d) { return 0; }
+void dm_release(void) {}
+"""
+
+
+def tagged_processes(tag):
+    """The processes whose environment holds MEMREL_TEST_TAG=tag."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if f"MEMREL_TEST_TAG={tag}".encode() in f.read().split(b"\0"):
+                    with open(f"/proc/{pid}/stat") as s:
+                        if s.read().rsplit(")", 1)[1].split()[0] != "Z":
+                            found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@needs_memrel
+@pytest.mark.parametrize("signal_it", [False, True])
+def test_a_process_an_allocator_daemonizes_ends_with_memrel(tmp_path, signal_it):
+    """c9-run-cell-daemon-child-outlives, c9-run-sigterm-cell-daemon-child: an allocator that
+    forks, calls setsid() and forks again left memrel's process groups; the grandchild outlived
+    memrel, reparented to init."""
+    import json
+    import shutil
+    import signal
+    import subprocess
+    import time
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build the daemonizing backend")
+    (tmp_path / "dm.c").write_text(DAEMON_C)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(tmp_path / "libdm.so"),
+                    str(tmp_path / "dm.c")], check=True)
+    (tmp_path / "dm.json").write_text(json.dumps({
+        "schema": "memrel.backend/1", "name": "dm", "description": "daemonizes",
+        "library": str(tmp_path / "libdm.so"), "space": "host", "alloc": "dm_alloc",
+        "free": "dm_free", "release": "dm_release", "allocated": "dm_allocated",
+        "reserved": "dm_reserved"}))
+    tag = f"{os.getpid()}-{time.monotonic_ns()}"
+    env = dict(os.environ, MEMREL_TEST_TAG=tag)
+    workloads = "temp-then-delete,temp-then-delete-x100" if signal_it else "temp-then-delete"
+    p = subprocess.Popen([MEMREL, "-q", "run", "-b", "./dm.json", "-w", workloads, "-o", "o.json"],
+                         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if signal_it:
+        deadline = time.monotonic() + 30
+        while not [q for q in tagged_processes(tag) if q != p.pid] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=120)
+    time.sleep(0.5)
+    left = tagged_processes(tag)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
