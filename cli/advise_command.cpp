@@ -90,8 +90,17 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     if (seen.insert(b.name).second) sweep.push_back(b.name);
   };
   std::vector<BackendInfo> given;
-  for (const std::string& spec : split_backend_list(a.backends))
+  const std::vector<std::string> specs = split_backend_list(a.backends);
+  for (const std::string& spec : specs) {
     given.push_back(resolve_backend(spec, global.backends_dir));
+    // As run refuses it: one backend given twice was swept once without a word (the
+    // eighteenth adversarial pass, c6-advise-backend-twice). The grid's configurations of a
+    // backend given are still taken once.
+    for (std::size_t i = 0; i + 1 < given.size(); ++i)
+      if (given[i].name == given.back().name)
+        throw std::invalid_argument("-b: the backend '" + given.back().name + "' is given twice (" +
+                                    specs[i] + " and " + spec + ")");
+  }
   const bool grid_given = !a.grid.empty();
   std::vector<std::string> grid =
       read_grid(grid_given ? a.grid : default_grid(), global.backends_dir);

@@ -105,3 +105,14 @@ def test_a_process_an_allocator_daemonizes_ends_with_memrel(tmp_path, signal_it)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+@needs_memrel
+def test_advise_refuses_a_backend_given_twice(tmp_path):
+    """c6-advise-backend-twice: `-b host-malloc,host-malloc` was swept once, exit 0, where run
+    refuses the same list."""
+    from test_hostile_inputs import RMM_LOG
+
+    refused(memrel("-q", "advise", "-b", "host-malloc,host-malloc", "--out", "adv", RMM_LOG,
+                   cwd=tmp_path), "-b", "given twice")
+    assert os.listdir(tmp_path) == []
