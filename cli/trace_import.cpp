@@ -15,6 +15,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/python_module.hpp"
+#include "harness/workload/trace_file.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/temporary_folder.hpp"
 
@@ -74,13 +75,20 @@ void remove_abandoned_run_folders(const std::string& tmp) {
 }  // namespace
 
 bool needs_trace_import(const std::string& path) {
-  if (ends_with(path, ".pickle") || ends_with(path, ".pkl") || ends_with(path, ".csv")) return true;
-  // Told by content too, as the importer tells them: a pickle of protocol 2 or later, or an RMM
-  // log's header (after a UTF-8 byte order mark).
+  // Told by content first, as validate and the loaders tell them; the name only where the
+  // content says nothing (the importer then says what is wrong). A trace or a workload named
+  // *.csv was sent to the importer and refused, where validate said ok; an RMM log named *.txt
+  // was imported by run and refused by validate (the eighteenth adversarial pass,
+  // c10-validate-*). A trace (its magic) and a JSON document are not imported.
+  if (is_trace_path(path)) return false;
   std::string head = read_input_head(path, 64);
+  // A pickle of protocol 2 or later, or an RMM log's header (after a UTF-8 byte order mark).
   if (head.size() >= 2 && head[0] == '\x80' && head[1] >= 2 && head[1] <= 5) return true;
   if (head.rfind("\xef\xbb\xbf", 0) == 0) head = head.substr(3);
-  return head.rfind("Thread,Time,Action,Pointer,Size,Stream", 0) == 0;
+  if (head.rfind("Thread,Time,Action,Pointer,Size,Stream", 0) == 0) return true;
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && head[first] == '{') return false;
+  return ends_with(path, ".pickle") || ends_with(path, ".pkl") || ends_with(path, ".csv");
 }
 
 ImportedTraces::~ImportedTraces() {

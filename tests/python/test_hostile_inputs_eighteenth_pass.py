@@ -116,3 +116,33 @@ def test_advise_refuses_a_backend_given_twice(tmp_path):
     refused(memrel("-q", "advise", "-b", "host-malloc,host-malloc", "--out", "adv", RMM_LOG,
                    cwd=tmp_path), "-b", "given twice")
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+@pytest.mark.parametrize("kind", ["trace-named-csv", "workload-named-csv", "rmm-log-named-txt"])
+def test_validate_and_run_tell_a_file_by_the_same_rule(tmp_path, kind):
+    """c10-validate-*: a trace or a workload named *.csv was ok to validate and refused by run
+    (sent to the importer by its name); an RMM log named *.txt was run and refused by validate.
+    Both now tell a file by its content first, its name only where the content says nothing."""
+    import shutil
+
+    from test_hostile_inputs import RMM_LOG
+
+    if kind == "trace-named-csv":
+        r = memrel("-q", "trace", "import", "-o", "t.memtrace", RMM_LOG, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        os.rename(tmp_path / "t.memtrace", tmp_path / "f.csv")
+        name = "f.csv"
+    elif kind == "workload-named-csv":
+        from conftest import ROOT
+        shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
+                    tmp_path / "f.csv")
+        name = "f.csv"
+    else:
+        shutil.copy(RMM_LOG, tmp_path / "f.txt")
+        name = "f.txt"
+    v = memrel("-q", "validate", f"./{name}", cwd=tmp_path, timeout=300)
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", f"./{name}", "-o", "o.json", cwd=tmp_path,
+               timeout=300)
+    assert v.returncode == 0, v.stderr
+    assert r.returncode == 0, r.stderr
