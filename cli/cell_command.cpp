@@ -2,6 +2,7 @@
 // debugging. The protocol, both ends, is harness/execution/cell_protocol.hpp: this file only maps
 // its options onto the command line parser.
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <memory>
 #include <stdexcept>
@@ -58,6 +59,22 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     if (r->result_fd >= 0 && fcntl(r->result_fd, F_GETFD) < 0)
       throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
                                   ": not an open file descriptor");
+    // Nor one of the cell's own inputs, by identity, as --out is refused (`--result-fd 5
+    // 5<>w.json` wrote the result into the workload: the eighteenth adversarial pass,
+    // c1-cell-result-fd-onto-*).
+    if (r->result_fd >= 0) {
+      struct stat result {};
+      if (fstat(r->result_fd, &result) == 0 && S_ISREG(result.st_mode))
+        for (const std::string& input : {r->workload, r->backend}) {
+          struct stat st {};
+          if (stat(input.c_str(), &st) == 0 && st.st_dev == result.st_dev &&
+              st.st_ino == result.st_ino)
+            throw std::invalid_argument(std::string(p::kResultFd) + " " +
+                                        std::to_string(r->result_fd) + ": is the input " + input +
+                                        " (the same file); a result is written to none of the "
+                                        "cell's inputs");
+        }
+    }
     // Nor a file the workloads or backends folder would read (c1-cell-out-into-workloads-dir).
     refuse_output_in_read_folders(r->out, p::kOut, global);
     if (!r->zygote) return serve_cell(*r);

@@ -146,3 +146,22 @@ def test_validate_and_run_tell_a_file_by_the_same_rule(tmp_path, kind):
                timeout=300)
     assert v.returncode == 0, v.stderr
     assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+def test_a_cells_result_descriptor_is_none_of_its_inputs(tmp_path):
+    """c1-cell-result-fd-onto-workload: `memrel cell --result-fd 5 5<>w.json` wrote the cell's
+    result into its own workload file, exit 0."""
+    import shutil
+    import subprocess
+
+    from conftest import ROOT
+
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
+                tmp_path / "w.json")
+    before = (tmp_path / "w.json").read_bytes()
+    r = subprocess.run(["sh", "-c", f'exec "{MEMREL}" -q cell --backend host-malloc --workload '
+                        'w.json --result-fd 5 5<>w.json'], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    refused(r, "--result-fd 5", "is the input w.json")
+    assert (tmp_path / "w.json").read_bytes() == before
