@@ -13,6 +13,7 @@ import gc
 import os
 import re
 import shutil
+import signal
 import stat
 
 import memrel_outputs
@@ -159,33 +160,56 @@ def write_atomically(out_dir, fill, inputs=()):
         os.remove(os.path.join(tmp, PARTIAL))
         with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
             f.write("written by memrel report; the next report replaces this folder whole\n")
-        if os.path.isdir(out_dir):
-            # Said inside the folder before it moves aside: a DIR.old-PID without it is the
-            # user's (`mv rep rep.old-2024` kept yesterday's report and its notes, and the next
-            # report removed it as stale: the twelfth adversarial pass,
-            # c1-report-deletes-users-kept-old-report).
-            _write_mark(os.path.join(out_dir, REPLACED),
-                        "memrel report is replacing this folder; a stale copy is removed\n")
-            try:
-                os.rename(out_dir, old)
-            except BaseException:  # the mark goes with the failure: the folder stays the report
-                with contextlib.suppress(OSError):
-                    os.remove(os.path.join(out_dir, REPLACED))
-                raise
-            try:
-                os.rename(tmp, out_dir)
-            except BaseException:
-                os.rename(old, out_dir)
-                with contextlib.suppress(OSError):
-                    os.remove(os.path.join(out_dir, REPLACED))
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, out_dir)
+        _swap(out_dir, tmp, old)
     except BaseException:
         _remove_on_unwind(tmp)
         raise
     return out_dir
+
+
+# What stops a report: ignored from the swap on.
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _swap(out_dir, tmp, old):
+    """Puts tmp in place of out_dir, with a request to stop ignored from here on: the work is
+    done, and an exit of 128 + signal said "stopped" of a report that had replaced the earlier
+    one (the eighteenth adversarial pass, c9-sigINT-report-after-swap-window). A swap that fails
+    takes the handlers back and says its failure (the earlier report stays). Ignored, not
+    blocked: a signal blocked in the main thread may still reach another thread."""
+    saved = {number: signal.signal(number, signal.SIG_IGN) for number in _STOP_SIGNALS}
+    try:
+        _move_into_place(out_dir, tmp, old)
+    except BaseException:
+        for number, handler in saved.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        raise
+
+
+def _move_into_place(out_dir, tmp, old):
+    if os.path.isdir(out_dir):
+        # Said inside the folder before it moves aside: a DIR.old-PID without it is the
+        # user's (`mv rep rep.old-2024` kept yesterday's report and its notes, and the next
+        # report removed it as stale: the twelfth adversarial pass,
+        # c1-report-deletes-users-kept-old-report).
+        _write_mark(os.path.join(out_dir, REPLACED),
+                    "memrel report is replacing this folder; a stale copy is removed\n")
+        try:
+            os.rename(out_dir, old)
+        except BaseException:  # the mark goes with the failure: the folder stays the report
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(out_dir, REPLACED))
+            raise
+        try:
+            os.rename(tmp, out_dir)
+        except BaseException:
+            os.rename(old, out_dir)
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(out_dir, REPLACED))
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(tmp, out_dir)
 
 
 def _remove_on_unwind(tmp):

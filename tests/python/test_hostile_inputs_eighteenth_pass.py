@@ -165,3 +165,43 @@ def test_a_cells_result_descriptor_is_none_of_its_inputs(tmp_path):
                        cwd=tmp_path, timeout=120)
     refused(r, "--result-fd 5", "is the input w.json")
     assert (tmp_path / "w.json").read_bytes() == before
+
+
+def test_a_request_to_stop_during_the_reports_swap_is_ignored_the_report_is_written(tmp_path,
+                                                                                    monkeypatch):
+    """c9-sigINT-report-after-swap-window: a SIGINT as the report's folders moved gave exit 130,
+    "ended by SIGINT", though the new report had replaced the earlier one. From the swap on, a
+    request to stop is ignored: the work is done."""
+    import signal
+    import sys
+
+    from conftest import SCRIPTS
+
+    sys.path.insert(0, SCRIPTS)
+    try:
+        from memrel_report import folder
+    finally:
+        sys.path.pop(0)
+    saved = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    move = folder._move_into_place
+
+    def interrupted_move(*args):
+        os.kill(os.getpid(), signal.SIGINT)
+        move(*args)
+
+    monkeypatch.setattr(folder, "_move_into_place", interrupted_move)
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / ".memrel-report").write_text("")
+
+    def fill(tmp):
+        with open(os.path.join(tmp, "index.html"), "w") as f:
+            f.write("new")
+
+    try:
+        folder.write_atomically(str(out), fill)
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+    assert (out / "index.html").read_text() == "new"
+    assert sorted(os.listdir(tmp_path)) == ["rep"]
