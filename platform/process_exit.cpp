@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -45,8 +47,18 @@ bool runs_this_program_or_has_ended(pid_t pid) {
   struct stat self {
   }, other{};
   if (::stat("/proc/self/exe", &self) != 0) return false;
-  if (::stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &other) != 0)
-    return errno == ENOENT;  // gone, or a zombie (ended); EACCES: another user's process
+  if (::stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &other) != 0) {
+    if (errno != ENOENT) return false;  // EACCES: another user's process
+    // Gone, or a zombie (ended); but a kernel thread has no program either, and lives: --after-pid
+    // 2 waited for kthreadd until killed (the eighteenth adversarial pass,
+    // c4-cell-after-pid-kernel-thread-hangs).
+    std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+    if (!stat_file.is_open()) return true;  // gone
+    std::string text((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    const std::size_t end = text.rfind(')');
+    return end == std::string::npos || end + 2 >= text.size() || text[end + 2] == 'Z' ||
+           text[end + 2] == 'X';
+  }
   return self.st_dev == other.st_dev && self.st_ino == other.st_ino;
 }
 

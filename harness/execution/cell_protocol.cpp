@@ -40,6 +40,10 @@ void write_to_fd(int fd, const std::string& text) {
   }
 }
 
+// memrel's exit code for a failure of the machine's state (cli/exit_codes.hpp's kInternalError,
+// which harness/ does not include).
+constexpr int kMachineStateExitCode = 4;
+
 // MEMREL_INJECT_FAULT=slow-exit:MS (the list: harness/execution/cell.cpp): the runner's tests'
 // stand-in for a device cell's exit, which the driver's teardown of its context makes slow.
 void exit_slowly_if_asked(const CellResult& cell) {
@@ -139,7 +143,10 @@ int serve_cell(const CellRequest& r) {
       write_file_atomically(r.out, text);
   } catch (const std::runtime_error& e) {  // not the allocator's failure: the runner stops
     std::cerr << "memrel cell: the result could not be written: " << e.what() << "\n";
-    return kCellResultNotWritten;
+    // The runner's code (--result-fd) only for the runner; to a user who gave --out it is the
+    // machine's state, exit 4, as every memrel writer says it (5 is none of memrel's exit codes:
+    // the eighteenth adversarial pass, c8-cell-out-full-disk-exit5).
+    return r.result_fd >= 0 ? kCellResultNotWritten : kMachineStateExitCode;
   }
   exit_slowly_if_asked(result);
   return 0;

@@ -51,14 +51,21 @@ def render(jobs, out_dir, processes):
     except OSError:  # no semaphores here (some containers lack /dev/shm): draw in this process
         return [_render(job, out_dir) for job in jobs]
     try:
-        with pool:
-            return list(pool.map(_render, jobs, [out_dir] * len(jobs)))
+        plots = list(pool.map(_render, jobs, [out_dir] * len(jobs)))
     except BaseException:
-        # Stopped (or Ctrl-C): end the workers now rather than wait for their plots; what they
-        # drew goes with the temporary folder.
+        # Stopped (or Ctrl-C), or failed: end the workers now rather than wait for their plots;
+        # what they drew goes with the temporary folder. Not `with pool`, whose exit waits for
+        # the pool first: a worker started before a second could not be (`ulimit -n 16`, no
+        # descriptor for its pipe) waited for work for ever, and the report with it, its error
+        # said (the eighteenth adversarial pass, c8-ulimit-nofile-report-hangs).
+        # SIGKILL, not SIGTERM: a worker still starting turned SIGTERM into a Python exception
+        # there, and multiprocessing printed its traceback.
         for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.terminate()
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
         raise
+    pool.shutdown(wait=True)
+    return plots
 
 
 def default_jobs():

@@ -205,3 +205,25 @@ def test_a_request_to_stop_during_the_reports_swap_is_ignored_the_report_is_writ
             signal.signal(number, handler)
     assert (out / "index.html").read_text() == "new"
     assert sorted(os.listdir(tmp_path)) == ["rep"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("files", [15, 16, 17])
+def test_a_report_short_of_descriptors_ends_in_one_line(tmp_path, files):
+    """c8-ulimit-nofile-report-hangs: under `ulimit -n 16` the report said its error and never
+    ended: a plot worker started before the next could not be waited for work for ever, and the
+    pool's `with` waited for it; a worker ended while starting printed a traceback."""
+    import subprocess
+
+    from conftest import host_subset
+
+    run = host_subset(tmp_path, ["temp-then-delete", "fragmentation"], name="r.json")
+    try:
+        r = subprocess.run(["sh", "-c", f'ulimit -n {files} && exec "$@"', "sh", MEMREL, "-q",
+                            "report", "--jobs", "2", "--out", "rep", run],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the report did not end")
+    assert r.returncode in (0, 4), r.stderr
+    if r.returncode == 4:
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
