@@ -27,6 +27,7 @@
 #include "harness/workload/workload.hpp"
 #include "platform/address_space_limit.hpp"
 #include "platform/child_process.hpp"
+#include "platform/cpu_time_limit.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/owned_fd.hpp"
 #include "platform/path_for_json.hpp"
@@ -426,9 +427,20 @@ class Scheduler {
           "killed after the cell timeout of " + std::to_string(options_.cell_timeout_s) + " s");
     } else if (WIFSIGNALED(status)) {
       int sig = WTERMSIG(status);
-      cell = failed_cell(m.backend.name, m.name, m.path, "crashed",
-                         "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +
-                             (stderr_tail.empty() ? "" : ": " + stderr_tail));
+      const std::string killed = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) +
+                                 ")" + (stderr_tail.empty() ? "" : ": " + stderr_tail);
+      // The machine's CPU-time limit, not the allocator's crash: SIGXCPU at the soft limit,
+      // SIGKILL at the hard one (platform/cpu_time_limit.hpp).
+      const CpuTimeLimit cpu = cpu_time_limit();
+      if ((sig == SIGXCPU && cpu.soft_seconds) || (sig == SIGKILL && cpu.hard_seconds)) {
+        const std::uint64_t seconds = sig == SIGXCPU ? *cpu.soft_seconds : *cpu.hard_seconds;
+        cell = failed_cell(m.backend.name, m.name, m.path, "error",
+                           killed + "; under a CPU-time limit of " + std::to_string(seconds) +
+                               " s (ulimit -t): the machine's limit, not the allocator's; raise "
+                               "or lift it");
+      } else {
+        cell = failed_cell(m.backend.name, m.name, m.path, "crashed", killed);
+      }
     } else {
       std::string why;
       try {
@@ -612,6 +624,10 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   const std::optional<std::uint64_t> address_space = address_space_limit_bytes();
   run["address_space_limit_bytes"] =
       address_space ? nlohmann::json(*address_space) : nlohmann::json(nullptr);
+  // And the CPU-time limit, for the same reason (c8-ulimit-cpu-resume-keeps-crash).
+  const CpuTimeLimit cpu = cpu_time_limit();
+  run["cpu_time_limit_seconds"] =
+      cpu.soft_seconds ? nlohmann::json(*cpu.soft_seconds) : nlohmann::json(nullptr);
   // And how cells start: forked from a warm zygote or exec'd, which moves a host backend's figures
   // (peak_reserved 208101376 one way, 208244736 the other); a --resume or a merge across the two
   // mixed them under one mode no file recorded (the fifteenth adversarial pass, c5-zygote-*).

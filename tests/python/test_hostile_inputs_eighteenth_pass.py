@@ -227,3 +227,22 @@ def test_a_report_short_of_descriptors_ends_in_one_line(tmp_path, files):
     assert r.returncode in (0, 4), r.stderr
     if r.returncode == 4:
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@needs_memrel
+def test_a_cell_killed_by_the_cpu_time_limit_is_the_machines_error_not_a_crash(tmp_path):
+    """c8-ulimit-cpu-*: a cell killed at `ulimit -t` (SIGXCPU) was recorded as the allocator's
+    crash; it is an error that names the limit, as one out of memory under `ulimit -v` is."""
+    import json
+    import subprocess
+
+    (tmp_path / "cpu.json").write_text(json.dumps({
+        "schema": "memrel.workload/1", "name": "cpu", "description": "CPU-heavy",
+        "steps": [{"repeat": 200000, "steps": [{"alloc": "t", "bytes": 4096}, {"free": "t"}]}]}))
+    r = subprocess.run(["sh", "-c", 'ulimit -S -t 1 && exec "$@"', "sh", MEMREL, "-q", "run", "-b",
+                        "host-malloc", "-w", "./cpu.json", "-o", "r.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 3, r.stderr
+    cell = json.loads((tmp_path / "r.json").read_text())["cells"][0]
+    assert cell["status"] == "error", cell["reason"]
+    assert "CPU-time limit of 1 s (ulimit -t)" in cell["reason"]
