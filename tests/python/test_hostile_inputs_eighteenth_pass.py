@@ -72,23 +72,13 @@ def test_a_process_an_allocator_daemonizes_ends_with_memrel(tmp_path, signal_it)
     """c9-run-cell-daemon-child-outlives, c9-run-sigterm-cell-daemon-child: an allocator that
     forks, calls setsid() and forks again left memrel's process groups; the grandchild outlived
     memrel, reparented to init."""
-    import json
-    import shutil
     import signal
     import subprocess
     import time
 
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler to build the daemonizing backend")
-    (tmp_path / "dm.c").write_text(DAEMON_C)
-    subprocess.run([cc, "-shared", "-fPIC", "-o", str(tmp_path / "libdm.so"),
-                    str(tmp_path / "dm.c")], check=True)
-    (tmp_path / "dm.json").write_text(json.dumps({
-        "schema": "memrel.backend/1", "name": "dm", "description": "daemonizes",
-        "library": str(tmp_path / "libdm.so"), "space": "host", "alloc": "dm_alloc",
-        "free": "dm_free", "release": "dm_release", "allocated": "dm_allocated",
-        "reserved": "dm_reserved"}))
+    from test_hostile_inputs_seventeenth_pass import compiled_host_backend
+
+    compiled_host_backend(tmp_path, "dm", DAEMON_C, "dm", "daemonizes")
     tag = f"{os.getpid()}-{time.monotonic_ns()}"
     env = dict(os.environ, MEMREL_TEST_TAG=tag)
     workloads = "temp-then-delete,temp-then-delete-x100" if signal_it else "temp-then-delete"

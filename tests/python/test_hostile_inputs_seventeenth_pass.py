@@ -263,19 +263,25 @@ void ev_release(void) {}
 """
 
 
-def crashing_backend(folder):
-    """A host backend whose first allocation writes terminal escapes to stderr and aborts."""
+def compiled_host_backend(folder, name, c_source, prefix, description):
+    """FOLDER/NAME.json: a host backend whose library is C_SOURCE built here, its functions
+    PREFIX_alloc, _free, _release, _allocated and _reserved. Skips without a C compiler."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
-        pytest.skip("no C compiler to build the crashing backend")
-    (folder / "evil.c").write_text(EVIL_C)
-    subprocess.run([cc, "-shared", "-fPIC", "-o", str(folder / "libevil.so"),
-                    str(folder / "evil.c")], check=True)
-    (folder / "evil.json").write_text(json.dumps({
-        "schema": "memrel.backend/1", "name": "evil", "description": "aborts, loudly",
-        "library": str(folder / "libevil.so"), "space": "host", "alloc": "ev_alloc",
-        "free": "ev_free", "release": "ev_release", "allocated": "ev_allocated",
-        "reserved": "ev_reserved"}))
+        pytest.skip(f"no C compiler to build the backend '{name}'")
+    (folder / f"{name}.c").write_text(c_source)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(folder / f"lib{name}.so"),
+                    str(folder / f"{name}.c")], check=True)
+    (folder / f"{name}.json").write_text(json.dumps({
+        "schema": "memrel.backend/1", "name": name, "description": description,
+        "library": str(folder / f"lib{name}.so"), "space": "host",
+        **{key: f"{prefix}_{key}" for key in ("alloc", "free", "release", "allocated",
+                                              "reserved")}}))
+
+
+def crashing_backend(folder):
+    """A host backend whose first allocation writes terminal escapes to stderr and aborts."""
+    compiled_host_backend(folder, "evil", EVIL_C, "ev", "aborts, loudly")
 
 
 @needs_memrel
