@@ -34,8 +34,9 @@ def python(package, *args, cwd=ROOT, timeout=300):
                           text=True, env=env, cwd=cwd, timeout=timeout)
 
 
-def refused(r, *words):
-    assert r.returncode == 2, (r.returncode, r.stderr)
+def refused(r, *words, exit_code=2):
+    """R ended with EXIT_CODE (2: refused input) and one line on stderr holding every word."""
+    assert r.returncode == exit_code, (r.returncode, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
     for word in words:
