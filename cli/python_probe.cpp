@@ -1,5 +1,6 @@
 #include "cli/python_probe.hpp"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <cstdint>
@@ -10,6 +11,13 @@
 #include "platform/program_question.hpp"
 
 namespace memrel::cli {
+namespace {
+
+// Below this many descriptors an interpreter that does not answer is most likely starved of
+// them: Python's start-up alone opens a dozen files.
+constexpr rlim_t kFewestOpenFiles = 16;
+
+}  // namespace
 
 std::string python_interpreter_problem(const std::string& python) {
   // A name without / is looked up on PATH's absolute entries.
@@ -24,7 +32,22 @@ std::string python_interpreter_problem(const std::string& python) {
       limit ? " under an address-space limit of " + std::to_string(*limit >> 20) +
                   " MiB (ulimit -v: most likely out of memory; raise the limit)"
             : "";
-  if (!a.start_error.empty()) return "cannot be started (" + a.start_error + ")" + under_limit;
+  // And under a small open-files limit (`ulimit -n 6`): Python starts, cannot open what its
+  // start-up needs, and exits 0 having printed nothing (the nineteenth adversarial pass,
+  // c8-ulimit-n-python-misdiagnosed-*).
+  rlimit files{};
+  const bool few_files = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY &&
+                         files.rlim_cur < kFewestOpenFiles;
+  const std::string under_files_limit =
+      few_files ? " under an open-files limit of " + std::to_string(files.rlim_cur) +
+                      " (ulimit -n: too few descriptors to start it; raise the limit)"
+                : "";
+  if (!a.start_error.empty())
+    return "cannot be started (" + a.start_error + ")" + under_limit + under_files_limit;
+  if (few_files && a.printed.rfind("memrel-python-", 0) != 0)
+    return "did not start (asked for its version, it " + how_it_ended(a.status) +
+           (a.printed.empty() ? " and printed nothing)" : " and printed something else)") +
+           under_files_limit;
   if (!a.ended) return "did not answer within 10 s";
   if (WIFEXITED(a.status) && WEXITSTATUS(a.status) == 127 && a.printed.empty())
     return "cannot be run (not found, or not executable)";

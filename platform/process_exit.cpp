@@ -10,6 +10,7 @@
 #include <csignal>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -52,12 +53,20 @@ bool runs_this_program_or_has_ended(pid_t pid) {
     // Gone, or a zombie (ended); but a kernel thread has no program either, and lives: --after-pid
     // 2 waited for kthreadd until killed (the eighteenth adversarial pass,
     // c4-cell-after-pid-kernel-thread-hangs).
+    // A process that is exiting has no program either (its memory is gone), and is ours: told
+    // apart by the kernel thread's flag (PF_KTHREAD), field 9 of its stat.
     std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
     if (!stat_file.is_open()) return true;  // gone
     std::string text((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
     const std::size_t end = text.rfind(')');
-    return end == std::string::npos || end + 2 >= text.size() || text[end + 2] == 'Z' ||
-           text[end + 2] == 'X';
+    if (end == std::string::npos) return true;
+    std::istringstream fields(text.substr(end + 1));
+    std::string state;
+    long long parent = 0, group = 0, session = 0, tty = 0, terminal_group = 0;
+    unsigned long long flags = 0;
+    fields >> state >> parent >> group >> session >> tty >> terminal_group >> flags;
+    constexpr unsigned long long kKernelThread = 0x00200000;  // PF_KTHREAD
+    return !fields || (flags & kKernelThread) == 0;
   }
   return self.st_dev == other.st_dev && self.st_ino == other.st_ino;
 }

@@ -70,6 +70,30 @@ def _hex(text):
     return int(match[1], 16)
 
 
+def _line_of_bad_byte(f):
+    """The number of the first line of binary file f that is not UTF-8 text. TextIOWrapper
+    decodes a block at a time, so its error came with an earlier line: a bad byte on line 500
+    was said to be on line 371 (the nineteenth adversarial pass, c7-csv-nonutf8-wrong-line).
+    Read again, a line at a time, in pieces of bounded size."""
+    f.seek(0)
+    number, line, piece = 1, b"", f.readline(MAX_LINE_BYTES)
+    while piece:
+        line += piece
+        if piece.endswith(b"\n") or len(line) > 4 * MAX_LINE_BYTES:
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                # A line longer than the pieces may end in the middle of a character.
+                if not (e.reason == "unexpected end of data" and not piece.endswith(b"\n")):
+                    return number
+            if piece.endswith(b"\n"):
+                number, line = number + 1, b""
+            else:
+                line = line[-4:]
+        piece = f.readline(MAX_LINE_BYTES)
+    return number
+
+
 def _lines(path, f):
     """The file's lines, one at a time, none longer than MAX_LINE_BYTES: checked as it streams,
     so a file of one endless line is refused after 4 KiB, not read whole."""
@@ -79,7 +103,9 @@ def _lines(path, f):
         try:
             line = text.readline(MAX_LINE_BYTES + 1)
         except UnicodeDecodeError as e:
-            raise TraceInputError(path, f"line {number + 1}", f"not UTF-8 text ({e.reason})") from None
+            # The wrapper decodes ahead in blocks: the line it reads is not the bad byte's.
+            raise TraceInputError(path, f"line {_line_of_bad_byte(f)}",
+                                  f"not UTF-8 text ({e.reason})") from None
         if not line:
             return
         number += 1
