@@ -270,12 +270,15 @@ def _main(argv):
         raise
     except Exception as e:  # a broken install raises more than ImportError: one line
         said = " ".join(str(e).split())
-        if _limit_words() and ("failed to map segment" in said or "memory" in said.lower()):
-            # Not the install's fault: numpy's shared libraries did not fit (the sixteenth
-            # adversarial pass, c8-history-ulimit-v-blames-install).
+        if _limit_words():
+            # Under the user's limit, most likely not the install's fault: numpy's shared
+            # libraries did not fit (the sixteenth adversarial pass,
+            # c8-history-ulimit-v-blames-install), and numpy then says it was imported "from its
+            # source directory" (the nineteenth, c8-ulimit-v-history-changes-misdiagnosed).
             print(one_line(f"memrel history changes: Apache Otava could not be loaded"
-                           f"{_limit_words()}: most likely out of memory; raise the limit"),
-                  file=sys.stderr)
+                           f"{_limit_words()} ({type(e).__name__}: {said[:120]}): most likely out "
+                           "of memory; raise the limit (scripts/install-deps if it fails without "
+                           "one)"), file=sys.stderr)
             return 4
         print(one_line(f"memrel history changes: Apache Otava is not importable with "
                        f"{sys.executable} ({type(e).__name__}: {said}): run scripts/install-deps"),

@@ -187,6 +187,16 @@ def _swap(out_dir, tmp, old):
 
 
 def _move_into_place(out_dir, tmp, old):
+    # Checked again now, not only before the work: a link or a user's folder put at --out while
+    # the report was drawn was replaced (the mark written through the link into its target)
+    # (the nineteenth adversarial pass, c2-report-out-*-appears-midway).
+    if os.path.islink(out_dir) or (os.path.lexists(out_dir) and not os.path.isdir(out_dir)):
+        raise InputError(out_dir, "appeared while the report was made and is not a folder; "
+                                  "refusing to replace it (nothing written)")
+    if os.path.isdir(out_dir) and os.listdir(out_dir) and \
+            not _is_mark(os.path.join(out_dir, MARKER)):
+        raise InputError(out_dir, f"appeared while the report was made and is not a memrel report "
+                                  f"folder (no {MARKER}); refusing to replace it (nothing written)")
     if os.path.isdir(out_dir):
         # Said inside the folder before it moves aside: a DIR.old-PID without it is the
         # user's (`mv rep rep.old-2024` kept yesterday's report and its notes, and the next

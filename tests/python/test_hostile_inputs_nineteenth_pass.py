@@ -63,3 +63,37 @@ def test_a_snapshot_that_outgrows_the_users_address_space_limit_is_the_machines_
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "ulimit -v", exit_code=4)
     assert "malformed or hostile" not in r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("kind", ["symlink", "folder"])
+def test_a_report_does_not_replace_what_appears_at_its_out_path_while_it_draws(tmp_path,
+                                                                             monkeypatch, kind):
+    """c2-report-out-*-appears-midway: a link or a user's folder put at --out while the report
+    was drawn was replaced (the mark written through the link). Checked again at the swap."""
+    import sys
+
+    from conftest import SCRIPTS
+
+    sys.path.insert(0, SCRIPTS)
+    try:
+        from memrel_report import folder
+        from memrel_report.input_rules import InputError
+    finally:
+        sys.path.pop(0)
+    out = tmp_path / "rep"
+    (tmp_path / "target").mkdir()
+
+    def fill(tmp):  # the user's thing appears while the report draws
+        if kind == "symlink":
+            out.symlink_to(tmp_path / "target")
+        else:
+            out.mkdir()
+            (out / "mine").write_text("mine")
+
+    with pytest.raises(InputError, match="appeared while the report was made"):
+        folder.write_atomically(str(out), fill)
+    assert os.listdir(tmp_path / "target") == []
+    if kind == "folder":
+        assert (out / "mine").read_text() == "mine"
+    assert sorted(os.listdir(tmp_path)) == ["rep", "target"]
