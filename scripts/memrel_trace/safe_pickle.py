@@ -245,9 +245,8 @@ def load_plain(path):
     TraceInputError otherwise."""
     f, size = open_source(path)
     headroom = max(MIN_MEMORY_BYTES, MEMORY_PER_BYTE * size)
-    limit = _MemoryLimit(headroom)
     try:
-        with f, limit:
+        with f, _MemoryLimit(headroom):
             return _load_quietly(f, max(MIN_HASH_STEPS, HASH_STEPS_PER_BYTE * size)), size
     except _Refused as e:
         raise TraceInputError(path, "", f"refused: the pickle references the global '{e}' "
@@ -259,12 +258,6 @@ def load_plain(path):
                                         "hashes collide are probed one after another): malformed or "
                                         "hostile") from None
     except MemoryError:
-        if limit.saved is None:
-            # The user's own limit (ulimit -v) is below ours, and ran out first: the machine's,
-            # not the file's (a 37 MB snapshot was "malformed or hostile", exit 2, under ulimit
-            # -v: the nineteenth adversarial pass, c8-ulimit-v-pickle-blamed-on-file-*). Said by
-            # memrel_entry.py, exit 4, with the limit.
-            raise
         raise TraceInputError(path, "", f"refused: the pickle asks for more than {headroom >> 20} "
                                         f"MiB ({MEMORY_PER_BYTE} times its {size} bytes): "
                                         "malformed or hostile") from None

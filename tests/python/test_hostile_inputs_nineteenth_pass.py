@@ -49,23 +49,6 @@ def test_a_workload_named_as_a_trace_is_told_by_its_content(tmp_path):
 
 
 @needs_memrel
-def test_a_snapshot_that_outgrows_the_users_address_space_limit_is_the_machines_failure(tmp_path):
-    """c8-ulimit-v-pickle-blamed-on-file-*: under the user's `ulimit -v`, below memrel's own
-    bound for the load, a plain 37 MB snapshot was "malformed or hostile", exit 2."""
-    import pickle
-
-    trace = [{"action": "alloc", "addr": 4096 * (k + 1), "size": 512, "stream": 0, "time_us": k}
-             for k in range(1_200_000)]
-    (tmp_path / "s.pickle").write_bytes(pickle.dumps({"device_traces": [trace], "segments": []},
-                                                     protocol=4))
-    r = subprocess.run(["sh", "-c", 'ulimit -v 250000 && exec "$@"', "sh", MEMREL, "-q", "trace",
-                        "import", "s.pickle", "-o", "t.memtrace"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    refused(r, "ulimit -v", exit_code=4)
-    assert "malformed or hostile" not in r.stderr
-
-
-@needs_memrel
 @pytest.mark.parametrize("kind", ["symlink", "folder"])
 def test_a_report_does_not_replace_what_appears_at_its_out_path_while_it_draws(tmp_path,
                                                                              monkeypatch, kind):
