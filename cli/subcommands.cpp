@@ -85,24 +85,6 @@ namespace {
 // The first word that is not an option (nor the value of a global option): the subcommand.
 // Checked before CLI11 parses, which would answer a typo with "A subcommand is required" or
 // "The following arguments were not expected".
-std::string unknown_subcommand(int argc, char** argv) {
-  std::vector<std::string> names;
-  for (const Subcommand& s : subcommands()) names.emplace_back(s.name);
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word == "--workloads-dir" || word == "--backends-dir") {
-      ++i;
-      continue;
-    }
-    if (word.empty() || word[0] == '-') continue;
-    if (std::find(names.begin(), names.end(), word) != names.end()) return "";
-    const std::string near = did_you_mean(word, names);
-    return "unknown subcommand '" + word + "'" +
-           (near.empty() ? "" : "; did you mean " + near + "?") + " (memrel --help lists them)";
-  }
-  return "";
-}
-
 // The subcommand the command line names (its first word that is no option or option value), or
 // "" when none does.
 std::string subcommand_word(int argc, char** argv) {
@@ -115,6 +97,16 @@ std::string subcommand_word(int argc, char** argv) {
     if (!word.empty() && word[0] != '-') return word;
   }
   return "";
+}
+
+std::string unknown_subcommand(int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const Subcommand& s : subcommands()) names.emplace_back(s.name);
+  const std::string word = subcommand_word(argc, argv);
+  if (word.empty() || std::find(names.begin(), names.end(), word) != names.end()) return "";
+  const std::string near = did_you_mean(word, names);
+  return "unknown subcommand '" + word + "'" +
+         (near.empty() ? "" : "; did you mean " + near + "?") + " (memrel --help lists them)";
 }
 
 // A subcommand that hands its arguments to Python (trace, report, history changes) keeps them
