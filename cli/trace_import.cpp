@@ -17,6 +17,7 @@
 #include "cli/python_module.hpp"
 #include "harness/workload/trace_file.hpp"
 #include "platform/input_rules.hpp"
+#include "platform/machine_state_error.hpp"
 #include "platform/temporary_folder.hpp"
 
 namespace memrel::cli {
@@ -134,7 +135,10 @@ std::string ImportedTraces::prepare(const std::string& path) {
   for (const std::string prefix : {"memrel trace: ", "memrel: "})
     if (line.compare(0, prefix.size(), prefix) == 0) line = line.substr(prefix.size());
   if (r.exit_code == exit_code::kUnusableInput) throw std::invalid_argument(line);
-  throw std::runtime_error("importing " + path + ": " + (line.empty() ? "no message" : line));
+  // Exit 4 is the machine's (out of memory under `ulimit -v`, TMPDIR full), and the importer's
+  // line says which, "internal error" included when it is a bug: said as it is, not as memrel's
+  // own internal error.
+  throw MachineStateError("importing " + path + ": " + (line.empty() ? "no message" : line));
 }
 
 }  // namespace memrel::cli

@@ -22,7 +22,7 @@ from . import SCHEMA, rmm_log, torch_snapshot, trace_file
 
 MAX_DEVICE = 1023  # CUDA device indices; no machine has more
 from .builder import TraceBuilder
-from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, TraceInputError
+from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, AddressSpaceTooSmall, TraceInputError
 from .name_characters import forbidden_name_character
 from .source_file import open_source
 
@@ -178,7 +178,7 @@ def main(argv=None):
     except TraceInputError as e:
         print(f"memrel trace: {one_line(e)}", file=sys.stderr)
         return EXIT_INPUT
-    except _CannotWrite as e:
+    except (_CannotWrite, AddressSpaceTooSmall) as e:
         print(f"memrel trace: {one_line(e)}", file=sys.stderr)
         return EXIT_INTERNAL
     except KeyboardInterrupt:

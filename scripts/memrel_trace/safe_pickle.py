@@ -9,7 +9,9 @@ have no handler and are refused by the unpickler itself.
 Memory: a few bytes of pickle can ask for gigabytes (a memo index of 2^31 makes the unpickler
 allocate a table of 2^31 entries). The load runs under an address-space limit of
 MEMORY_PER_BYTE times the file's size (at least MIN_MEMORY_BYTES) above what the process
-already maps; past it the pickle is refused. Work: the load is one pass over the bytes; what
+already maps; past it the pickle is refused. Where the user's own limit (`ulimit -v`) is lower,
+theirs governs, and running out close to it is their limit's doing (exit 4, said as such), not
+the file's; a single request far past what is left is still the file's. Work: the load is one pass over the bytes; what
 the object graph shares (a list referenced twice) is walked once per object, never expanded
 (torch_snapshot bounds its recursive walks). One thing the unpickler itself expands: the hash of
 a dict key or a set member. CPython caches no tuple's hash, so hashing a tuple hashes all it
@@ -36,8 +38,10 @@ import pickle
 import resource
 import struct
 
+from memrel_outputs.address_space import user_limit_bytes  # the user's, as memrel hands it over
+
 from . import pickle_scan
-from .errors import TraceInputError
+from .errors import AddressSpaceTooSmall, TraceInputError
 from .source_file import open_source
 
 # A snapshot's objects take 10 to 20 times its bytes (scripts/trace-perf: 61 MiB -> about 1 GiB).
@@ -47,6 +51,11 @@ MIN_MEMORY_BYTES = 2 << 30
 # are strings (one each, at least a byte of pickle each), so 16 per byte is far above any.
 HASH_STEPS_PER_BYTE = 16
 MIN_HASH_STEPS = 10_000_000
+# Under a user's limit below that bound, a MemoryError within this much of their limit is theirs:
+# the largest single request of a real load (its bytes read whole, a list's or the memo's table
+# of pointers) is a few times the file's size.
+ONE_REQUEST_PER_BYTE = 32
+MIN_ROOM_FOR_ONE_REQUEST = 64 << 20
 # Scanned before the rest is read: a file whose first bytes are no pickle is refused at once.
 HEAD_BYTES = 1 << 20
 
@@ -189,12 +198,26 @@ def _mapped_bytes():
         return None
 
 
+def _peak_mapped_bytes():
+    """The most this process has mapped at once (VmPeak): a request the kernel refused is not in
+    it, so after a MemoryError it says how close the process came to its limit."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmPeak:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 class _MemoryLimit:
     """RLIMIT_AS lowered to what the process maps now plus `headroom` for the block, then put
-    back (an unprivileged process may raise its soft limit again, up to the hard one)."""
+    back (an unprivileged process may raise its soft limit again, up to the hard one). Where the
+    user's own limit is lower, theirs stays and `users_limit` says it."""
 
     def __init__(self, headroom):
-        self.headroom, self.saved = headroom, None
+        self.headroom, self.saved, self.users_limit = headroom, None, None
 
     def __enter__(self):
         mapped = _mapped_bytes()
@@ -204,7 +227,21 @@ class _MemoryLimit:
                 (soft == resource.RLIM_INFINITY or limit < soft):
             self.saved = (soft, hard)
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        else:
+            self.users_limit = min(x for x in (soft, hard, 1 << 63) if x != resource.RLIM_INFINITY)
         return self
+
+    def ran_into_users_limit(self, size):
+        """After a MemoryError: whether the user's lower limit, not the file, is the likely cause.
+        The load came within a few of the file's sizes of it (a real snapshot's objects grow a
+        little at a time, its largest single request is a list or a table of a few times its
+        bytes); a hostile request for gigabytes at once fails far below it (a memo index of
+        2^31, a bytes length past the file's end), and stays the file's fault."""
+        if self.users_limit is None or self.users_limit == 1 << 63:
+            return False
+        peak = _peak_mapped_bytes()
+        return peak is not None and \
+            self.users_limit - peak < max(MIN_ROOM_FOR_ONE_REQUEST, ONE_REQUEST_PER_BYTE * size)
 
     def __exit__(self, *exc):
         if self.saved is not None:
@@ -245,8 +282,9 @@ def load_plain(path):
     TraceInputError otherwise."""
     f, size = open_source(path)
     headroom = max(MIN_MEMORY_BYTES, MEMORY_PER_BYTE * size)
+    limit = _MemoryLimit(headroom)
     try:
-        with f, _MemoryLimit(headroom):
+        with f, limit:
             return _load_quietly(f, max(MIN_HASH_STEPS, HASH_STEPS_PER_BYTE * size)), size
     except _Refused as e:
         raise TraceInputError(path, "", f"refused: the pickle references the global '{e}' "
@@ -258,6 +296,11 @@ def load_plain(path):
                                         "hashes collide are probed one after another): malformed or "
                                         "hostile") from None
     except MemoryError:
+        if limit.ran_into_users_limit(size):
+            # The user's `ulimit -v` is below memrel's bound: a valid 37 MB snapshot under
+            # 293 MiB was "malformed or hostile" (the nineteenth adversarial pass,
+            # c8-ulimit-v-pickle-blamed-on-file): the machine's limit, exit 4.
+            raise AddressSpaceTooSmall(path, user_limit_bytes() or limit.users_limit, headroom) from None
         raise TraceInputError(path, "", f"refused: the pickle asks for more than {headroom >> 20} "
                                         f"MiB ({MEMORY_PER_BYTE} times its {size} bytes): "
                                         "malformed or hostile") from None
