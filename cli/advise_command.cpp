@@ -272,8 +272,15 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
                                       ": run it again with --out " + out_dir + " and --resume");
   }
   std::remove(journal.c_str());
-  if (page.exit_code != 0)
-    std::cerr << "memrel advise: the report page was not written: " << page.error_text << "\n";
+  if (page.exit_code != 0) {
+    // A part that failed after the page was in place (a wrapper's exit 137 once Python had
+    // ended) left it there while the line said "not written", with nothing after the colon
+    // (the twentieth adversarial pass, c8-python-wrapper-exit137-advise): the page of a failed
+    // part is not trusted, and the line is the part's last.
+    std::remove((out_dir + "/advise.html").c_str());
+    std::cerr << "memrel advise: the report page was not written: "
+              << one_line_text(page.error_text.substr(page.error_text.rfind('\n') + 1)) << "\n";
+  }
 
   std::cout << frontier_table(advice) << recommendation_text(advice);
   const double seconds =

@@ -219,9 +219,16 @@ constexpr const char* kEntryRanMark = "memrel_entry.py ran\n";
 
 bool entry_ran(int fd) { return read_whole_fd(fd).rfind(kEntryRanMark, 0) == 0; }
 
-bool is_memrel_exit_code(int code) {
+// 128 + N is memrel's own only when memrel asked the part to stop (`asked_to_stop`): the part
+// is in a group of its own, so no terminal's signal reaches it but through memrel. Otherwise it
+// is a wrapper that did not exec and passed on how its Python ended (137: the OOM killer), or a
+// signal someone sent the part alone: passed on as memrel's code, it was 137 with no line, or
+// 130, "interrupted", when nothing had interrupted memrel (the twentieth adversarial pass,
+// c8-python-wrapper-exit*).
+bool is_memrel_exit_code(int code, bool asked_to_stop) {
   return code == exit_code::kSuccess || code == exit_code::kUnusableInput ||
-         code == exit_code::kInternalError || code >= exit_code::kInterruptedBase;
+         code == exit_code::kInternalError ||
+         (asked_to_stop && code >= exit_code::kInterruptedBase);
 }
 
 // How the part ended when that was not by one of memrel's exit codes: "exited 1", "ended by
@@ -274,7 +281,8 @@ std::string out_of_memory_line(const std::string& python, int status, const std:
 
 int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
                      const std::string& held, bool entry_ran) {
-  const bool own_code = WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status));
+  const bool own_code =
+      WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status), passed_on != 0);
   if (passed_on != 0) {
     // The user's request: what the part wrote after it (a KeyboardInterrupt's traceback from
     // inside the interpreter's start-up, "Exception ignored" at its exit) is the request's echo,
@@ -486,8 +494,10 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && result.error_text.empty()) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = "cannot run " + spec.args[0] + " (not found or not executable)";
+    return result;
   }
-  const bool own_code = WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status));
+  // A request to stop was thrown above as Interrupted: no 128 + N here is memrel's own.
+  const bool own_code = WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status), false);
   if (own_code && !entry_ran(entry_mark.get())) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = spec.args[0] + " exited " + std::to_string(WEXITSTATUS(status)) +
@@ -511,9 +521,17 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
                         "Python interpreter that can start?";
     return result;
   }
-  if (WIFSIGNALED(status))
-    result.error_text += (result.error_text.empty() ? "" : "; ") + std::string("killed by ") +
-                         signal_name(WTERMSIG(status));
+  if (!own_code) {
+    // How the part ended, with the interpreter named, after the part's own last line (callers
+    // keep the last line): a wrapper's exit 1 with nothing on stderr was "importing FILE: no
+    // message" in `run -w snap.pickle` (the twentieth adversarial pass,
+    // c8-run-pickle-python-exit1-says-nothing).
+    result.exit_code = exit_code::kInternalError;
+    result.error_text +=
+        (result.error_text.empty() ? "" : "; ") + spec.args[0] + " " + foreign_end(status) +
+        (WIFEXITED(status) ? ", which is none of memrel's exit codes (the Python part failed)"
+                           : "");
+  }
   return result;
 }
 

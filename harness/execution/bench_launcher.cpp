@@ -196,6 +196,15 @@ void remove_stale_temporary_files(const std::string& path, const std::vector<Ben
   }
 }
 
+// memrel_bench's line for a backend that cannot run here: "memrel_bench: backend NAME
+// unavailable: WHY" (benchmarks/main.cpp; NAME as it names the backend, a configuration's
+// included).
+bool says_unavailable(const std::string& line) {
+  const std::string start = "memrel_bench: backend ";
+  return line.compare(0, start.size(), start) == 0 &&
+         line.find(" unavailable: ", start.size()) != std::string::npos;
+}
+
 // The outcome of a process that has ended; the JSON file put in place when it is whole.
 BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status, bool timed_out,
                               std::uint64_t timeout_s) {
@@ -220,6 +229,17 @@ BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status,
                : size < 0       ? BenchStatus::kUnavailable
                : size == 0      ? BenchStatus::kNoneMatched
                                 : BenchStatus::kOk;
+    // "Unavailable" is what memrel_bench says it is (benchmarks/main.cpp, unavailable()), not
+    // any exit 0 without a file: a broken memrel_bench that wrote nothing was "unavailable
+    // here: " with no reason, exit 0, for host-malloc (the twentieth adversarial pass,
+    // c8-bench-broken-bench-exit0-is-unavailable).
+    if (o.status == BenchStatus::kUnavailable && !says_unavailable(o.last_line)) {
+      o.status = BenchStatus::kFailed;
+      o.last_line =
+          "exited 0 and wrote no results file, without saying the backend is "
+          "unavailable" +
+          (o.last_line.empty() ? std::string() : "; its last line: " + o.last_line);
+    }
   }
   std::remove(bench_temporary_path(job).c_str());  // whatever is left of it: never kept
   return o;

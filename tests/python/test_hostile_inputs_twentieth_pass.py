@@ -1,12 +1,15 @@
 """What the twentieth adversarial pass of issue 23 found, and the nineteenth's one fault left open
 (docs/inputs.md, "Twentieth pass"): each test fails on the code before its fix."""
 
+import os
 import pickle
 import subprocess
+import sys
 
 import pytest
 
-from test_hostile_inputs import MEMREL, needs_memrel, refused
+from conftest import HOST_RUN
+from test_hostile_inputs import MEMREL, RMM_LOG, memrel, needs_memrel, refused
 
 
 def _under_address_space_limit(kib, *args, cwd):
@@ -47,3 +50,75 @@ def test_a_memo_bomb_under_the_same_limit_is_still_the_files_fault(tmp_path):
     (tmp_path / "memo.pickle").write_bytes(b"\x80\x04Nr\xff\xff\xff\x7f.")
     refused(_under_address_space_limit(200_000, "trace", "import", "memo.pickle", "-o", "t.memtrace",
                                        cwd=tmp_path), "memo.pickle", "malformed or hostile")
+
+
+def _wrapper_python(tmp_path, exit_code):
+    """A MEMREL_PYTHON that runs Python without exec and then exits EXIT_CODE, as a shell wrapper
+    passes on a Python the OOM killer took (137) or that segfaulted (139); the version probe
+    (`-c`) goes to Python itself."""
+    wrapper = tmp_path / f"python-then-exit-{exit_code}"
+    wrapper.write_text(f'#!/bin/sh\nif [ "$2" = "-c" ]; then exec {sys.executable} "$@"; fi\n'
+                       f'{sys.executable} "$@"\nexit {exit_code}\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+@needs_memrel
+@pytest.mark.parametrize("exit_code", [130, 137, 139])
+@pytest.mark.parametrize("command", ["trace", "report"])
+def test_a_python_parts_exit_of_128_or_more_is_not_memrels_own(tmp_path, exit_code, command):
+    """c8-python-wrapper-exit*: memrel exited 137 (or 139) with nothing said, and 130 meant
+    "interrupted" when nothing had interrupted it: 128 + N is memrel's only when memrel asked the
+    part to stop."""
+    args = (["trace", "import", RMM_LOG, "-o", "t.memtrace"] if command == "trace" else
+            ["report", "--out", "rep", HOST_RUN])
+    r = memrel("-q", *args, env={"MEMREL_PYTHON": _wrapper_python(tmp_path, exit_code)},
+               cwd=tmp_path, timeout=300)
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    last = r.stderr.strip().splitlines()[-1]
+    assert f"exited {exit_code}, which is none of memrel's exit codes" in last, r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("exit_code", [1, 137])
+def test_an_imports_failing_interpreter_is_named_in_run(tmp_path, exit_code):
+    """c8-run-pickle-python-exit1-says-nothing: `run -w snap.pickle` said "internal error:
+    importing ./snap.pickle: no message" where `trace import` named the interpreter and how it
+    ended."""
+    _valid_snapshot(tmp_path / "snap.pickle", 10)
+    python = _wrapper_python(tmp_path, exit_code)
+    line = refused(memrel("-q", "run", "-b", "host-malloc", "-w", "./snap.pickle", "-o", "r.json",
+                          env={"MEMREL_PYTHON": python}, cwd=tmp_path),
+                   "snap.pickle", python, f"exited {exit_code}", exit_code=4)
+    assert "no message" not in line and "internal error" not in line, line
+    assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+def test_a_memrel_bench_that_writes_nothing_without_saying_why_failed(tmp_path):
+    """c8-bench-broken-bench-exit0-is-unavailable: a memrel_bench that passed memrel's probes and
+    exited 0 having written nothing made host-malloc "unavailable here: " (no reason), exit 0.
+    Unavailable is what memrel_bench says; anything else is a failure of the bench (exit 3)."""
+    real = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
+    fake = tmp_path / "memrel_bench"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in --help|--version|'
+                    f'--benchmark_list_tests*) exec {real} "$@";; esac; done\nexit 0\n')
+    fake.chmod(0o755)
+    r = memrel("-q", "bench", "-b", "host-malloc", "--bench", fake, "-o", "bo", "--quick",
+               cwd=tmp_path)
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    assert "bench host-malloc: rc 0: exited 0 and wrote no results file" in r.stderr, r.stderr
+    assert "unavailable here: \n" not in r.stderr
+
+
+@needs_memrel
+def test_a_backend_memrel_bench_says_is_unavailable_stays_unavailable(tmp_path):
+    """The other side: memrel_bench's own "backend X unavailable: why" (a GPU backend on a machine
+    without one) is still a fact, exit 0."""
+    r = memrel("-q", "bench", "-b", "cuda-malloc", "--quick", "--filter", "^pair/", "-o", "bo",
+               cwd=tmp_path)
+    if "unavailable" not in r.stderr:
+        pytest.skip("cuda-malloc runs here")
+    assert r.returncode == 0, r.stderr
+    assert "bench cuda-malloc: unavailable here: memrel_bench: backend cuda-malloc unavailable: " \
+        in r.stderr, r.stderr
