@@ -182,11 +182,13 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
       check_output_writable(a.json, "--json");
   }
   struct stat st {};
-  if (!a.resume && lstat(journal.c_str(), &st) == 0)
-    throw std::invalid_argument(journal +
-                                ": the journal of an interrupted advise is there: continue it "
-                                "with --resume (the same trace, grid, backends and options), or "
-                                "remove it");
+  if (!a.resume)
+    if (std::string taken = journal_place_taken(
+            journal,
+            "the journal of an interrupted advise is there: continue it with --resume (the same "
+            "trace, grid, backends and options), or remove it");
+        !taken.empty())
+      throw std::invalid_argument(taken);
   if (a.resume && lstat(journal.c_str(), &st) != 0)
     throw std::invalid_argument(journal +
                                 ": no journal to resume (the advise finished, or never started)");

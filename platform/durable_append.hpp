@@ -17,8 +17,11 @@ class FileInUse : public std::runtime_error {
 // Holds an exclusive flock on the file while open: one writer at a time.
 class DurableAppendFile {
  public:
-  // Creates PATH, refusing one that exists, and makes its name durable (fsync of the folder).
-  static DurableAppendFile create_new(const std::string& path);
+  // Creates PATH holding `first_record`, refusing one that exists, and makes its name durable
+  // (fsync of the folder). The file appears with its first record in it, never empty: it is
+  // written to an unnamed file (O_TMPFILE) that is then linked in, where the file system allows
+  // it (else created, then written).
+  static DurableAppendFile create_new(const std::string& path, const std::string& first_record);
   // Opens PATH to append after cutting it to its first keep_bytes (what a reader found whole).
   // Both throw FileInUse, touching nothing, when another process holds the file.
   static DurableAppendFile open_existing(const std::string& path, std::uint64_t keep_bytes);

@@ -1,11 +1,17 @@
 #include "harness/execution/run_journal.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "platform/file_kind.hpp"
 #include "platform/input_rules.hpp"
 
 namespace memrel {
@@ -24,12 +30,21 @@ JournalContent read_journal(const std::string& path) {
     throw ResultsError(path +
                        ": is a symbolic link, not a regular file; a journal is continued only "
                        "in place (move the file it names there)");
+  // Empty, or cut before its first line ended: the start of a run killed as it began, which holds
+  // no cell. "--resume: empty file" and a fresh run's "continue it with --resume" sent the user
+  // round in a circle (the twentieth adversarial pass, c5-empty-journal-file-blocks-both).
+  const std::string no_cell = path +
+                              ": holds no cell (a run killed as it began leaves this): run again "
+                              "without --resume, which replaces it";
   std::string text;
   try {
+    if (lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+      throw ResultsError(no_cell);
     text = read_input_text(path, 2 * kMaxResultsFileBytes, "journal");
   } catch (const InputError& e) {
     throw ResultsError(e.what());
   }
+  if (text.find('\n') == std::string::npos) throw ResultsError(no_cell);
   JournalContent content;
   std::size_t start = 0, line = 0;
   while (start < text.size()) {
@@ -87,7 +102,6 @@ JournalContent read_journal(const std::string& path) {
     start = end + 1;
     content.whole_bytes = start;
   }
-  if (line == 0) throw ResultsError(path + ": the journal has no whole first line");
   return content;
 }
 
@@ -102,28 +116,54 @@ std::string journal_mismatch(const nlohmann::json& journal_run, const nlohmann::
   return "the journal has fields this run lacks";
 }
 
+std::string journal_place_taken(const std::string& path, const std::string& journal_is_there) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return "";
+  // A FIFO or a folder there was "the journal of an interrupted run: continue it with
+  // --resume", which refused it (the twentieth adversarial pass, c5-journal-not-a-file-advice).
+  if (!S_ISREG(st.st_mode))
+    return path + ": is " + file_kind_name(st.st_mode) +
+           ", not a journal memrel wrote: move it away (it is where the journal goes)";
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return path + ": " + journal_is_there;
+  char buffer[65536];
+  bool whole_first_line = false;
+  for (std::uint64_t read_bytes = 0; !whole_first_line && read_bytes < 2 * kMaxResultsFileBytes;) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    whole_first_line = std::memchr(buffer, '\n', static_cast<std::size_t>(n)) != nullptr;
+    read_bytes += static_cast<std::uint64_t>(n);
+  }
+  // Held: a run still going (one that made its journal the plain way, a moment before writing
+  // its first line).
+  const bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  if (!whole_first_line && !held) {
+    // Killed as it began (SIGKILL between the file and its first line): it holds no cell. Removed
+    // under the lock, so that no run can be writing it meanwhile.
+    std::remove(path.c_str());
+    close(fd);
+    return "";
+  }
+  close(fd);
+  if (held) return path + ": in use by a run that is still going";
+  return path + ": " + journal_is_there;
+}
+
 RunJournal RunJournal::start(const std::string& path, const nlohmann::json& run,
                              const nlohmann::json& context) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) == 0)
-    throw ResultsError(path +
-                       ": the journal of an interrupted run is there: continue it with "
-                       "`memrel run --resume` (the same options), or remove it");
-  RunJournal journal = [&] {
-    try {
-      return RunJournal(DurableAppendFile::create_new(path));
-    } catch (const FileInUse&) {
-      throw ResultsError(path + ": in use by a run that is still going");
-    }
-  }();
-  nlohmann::json header = {{"schema", kJournalSchema}, {"run", run}, {"context", context}};
+  if (std::string taken = journal_place_taken(
+          path,
+          "the journal of an interrupted run is there: continue it with `memrel run --resume` "
+          "(the same options), or remove it");
+      !taken.empty())
+    throw ResultsError(taken);
+  const nlohmann::json header = {{"schema", kJournalSchema}, {"run", run}, {"context", context}};
   try {
-    journal.file_.append(header.dump() + "\n");
-  } catch (...) {
-    std::remove(path.c_str());  // made just above and empty: no journal of a run that never began
-    throw;
+    return RunJournal(DurableAppendFile::create_new(path, header.dump() + "\n"));
+  } catch (const FileInUse&) {
+    throw ResultsError(path + ": in use by a run that is still going");
   }
-  return journal;
 }
 
 RunJournal RunJournal::resume(const std::string& path, const JournalContent& content) {

@@ -37,6 +37,12 @@ struct JournalContent {
 // runner was killed while writing it) is not an error: it is left out, and cut on resume.
 JournalContent read_journal(const std::string& path);
 
+// Before a fresh run: why the journal's place is taken ("PATH: " and `journal_is_there` when a
+// journal is there); "" when it is free. The start of a run killed as it began (a file without a
+// whole first line that no live run holds, made before journals appeared whole) holds no cell: it
+// is removed, and "" returned. What is not a regular file is said as such: no resume can take it.
+std::string journal_place_taken(const std::string& path, const std::string& journal_is_there);
+
 // Empty when `run` is the run the journal was started for; else what differs, for the user.
 std::string journal_mismatch(const nlohmann::json& journal_run, const nlohmann::json& run);
 

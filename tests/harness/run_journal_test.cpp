@@ -110,7 +110,7 @@ TEST(DurableAppendFile, AFileMadeByAnotherProcessJustNowIsInUse) {
   testing::TempDir dir;
   const std::string path = dir.file("j.json.journal");
   { std::ofstream(path) << ""; }
-  EXPECT_THROW(DurableAppendFile::create_new(path), FileInUse);
+  EXPECT_THROW(DurableAppendFile::create_new(path, "{}\n"), FileInUse);
 }
 
 TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
@@ -131,8 +131,12 @@ TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
   std::string record = nlohmann::json({{"index", 0}, {"cell", to_json(cell("a"))}})
                            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                        "\n";
-  EXPECT_EQ(error_of(""), path + ": empty file");
-  EXPECT_EQ(error_of("{\"schema\""), path + ": the journal has no whole first line");
+  EXPECT_EQ(error_of(""), path +
+                              ": holds no cell (a run killed as it began leaves this): run again "
+                              "without --resume, which replaces it");
+  EXPECT_EQ(error_of("{\"schema\""), path +
+                                         ": holds no cell (a run killed as it began leaves this): "
+                                         "run again without --resume, which replaces it");
   EXPECT_EQ(error_of("{\"schema\": \"memrel.results/1\"}\n"),
             path + ": line 1: not a memrel journal (expected \"schema\": \"memrel.journal/1\")");
   EXPECT_EQ(error_of(header + "{oops\n"), path + ": line 2: malformed JSON at byte 2");

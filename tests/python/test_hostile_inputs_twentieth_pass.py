@@ -122,3 +122,34 @@ def test_a_backend_memrel_bench_says_is_unavailable_stays_unavailable(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "bench cuda-malloc: unavailable here: memrel_bench: backend cuda-malloc unavailable: " \
         in r.stderr, r.stderr
+
+
+RUN_ARGS = ["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "r.json"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("left", [b"", b'{"schema": "memrel.journal/1", "run": {'])
+def test_a_journal_of_a_run_killed_as_it_began_does_not_block_the_next(tmp_path, left):
+    """c5-sigkill-leaves-empty-journal, c5-empty-journal-file-blocks-both,
+    c5-partial-header-journal-blocks-both: a run killed between making its journal and writing
+    its first line left 0 bytes; the next run said "continue it with --resume", and --resume
+    said "empty file". Such a file holds no cell: --resume says so and what to do, a fresh run
+    replaces it."""
+    (tmp_path / "r.json.journal").write_bytes(left)
+    refused(memrel("-q", *RUN_ARGS, "--resume", cwd=tmp_path), "r.json.journal", "holds no cell",
+            "without --resume")
+    r = memrel("-q", *RUN_ARGS, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "r.json").exists() and not (tmp_path / "r.json.journal").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_what_is_no_file_at_the_journals_place_is_not_called_a_journal(tmp_path, kind):
+    """c5-journal-not-a-file-advice: a FIFO or a folder there was "the journal of an interrupted
+    run is there: continue it with --resume", which refused it."""
+    place = tmp_path / "r.json.journal"
+    os.mkfifo(place) if kind == "fifo" else place.mkdir()
+    line = refused(memrel("-q", *RUN_ARGS, cwd=tmp_path), "r.json.journal",
+                   "a FIFO" if kind == "fifo" else "a folder", "move it away")
+    assert "--resume" not in line, line
