@@ -81,12 +81,15 @@ bool needs_trace_import(const std::string& path) {
   // *.csv was sent to the importer and refused, where validate said ok; an RMM log named *.txt
   // was imported by run and refused by validate (the eighteenth adversarial pass,
   // c10-validate-*). A trace (its magic) and a JSON document are not imported.
-  if (is_trace_path(path)) return false;
+  // The importer's sources are told before a trace's name: an RMM log or a snapshot named
+  // *.memtrace was "no MEMTRACE magic" in run, validate and advise, where the same file under
+  // any other name was imported (the twentieth adversarial pass, c10-run-w-rmm-log-named-memtrace).
   std::string head = read_input_head(path, 64);
   // A pickle of protocol 2 or later, or an RMM log's header (after a UTF-8 byte order mark).
   if (head.size() >= 2 && head[0] == '\x80' && head[1] >= 2 && head[1] <= 5) return true;
   if (head.rfind("\xef\xbb\xbf", 0) == 0) head = head.substr(3);
   if (head.rfind("Thread,Time,Action,Pointer,Size,Stream", 0) == 0) return true;
+  if (is_trace_path(path)) return false;
   const std::size_t first = head.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && head[first] == '{') return false;
   return ends_with(path, ".pickle") || ends_with(path, ".pkl") || ends_with(path, ".csv");

@@ -153,3 +153,17 @@ def test_what_is_no_file_at_the_journals_place_is_not_called_a_journal(tmp_path,
     line = refused(memrel("-q", *RUN_ARGS, cwd=tmp_path), "r.json.journal",
                    "a FIFO" if kind == "fifo" else "a folder", "move it away")
     assert "--resume" not in line, line
+
+
+@needs_memrel
+def test_an_import_source_named_memtrace_is_told_by_its_content(tmp_path):
+    """c10-run-w-rmm-log-named-memtrace, c10-validate-pickle-named-memtrace: an RMM log or a
+    snapshot named *.memtrace was "not a memrel trace (no MEMTRACE magic)", where the same file
+    under any other name was imported: content first (docs/traces.md)."""
+    with open(RMM_LOG, "rb") as f:
+        (tmp_path / "log.memtrace").write_bytes(b"".join(f.readlines()[:40]))
+    r = memrel("-q", "run", "-b", "host-malloc", "-w", "./log.memtrace", "-o", "r.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    _valid_snapshot(tmp_path / "p.memtrace", 5)
+    r = memrel("validate", "./p.memtrace", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
