@@ -153,9 +153,10 @@ std::string merged_path(const AbArgs& a, const Side& side, const std::string& ba
 // round: a link, FIFO or folder at a round's file or a merged one was found only after every
 // round had run (the fifth pass). Each is checked again as it is put in place.
 void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_names,
-                      const GlobalOptions& global) {
+                      const std::vector<std::string>& backend_inputs, const GlobalOptions& global) {
   std::vector<std::string> inputs = {a.reference.bench, a.candidate.bench, a.candidate.backend};
   inputs.insert(inputs.end(), a.backends.begin(), a.backends.end());
+  inputs.insert(inputs.end(), backend_inputs.begin(), backend_inputs.end());
   check_output_folder(a.out, inputs, "--out");
   for (const char* sub : {"rounds", "reference", "candidate"})
     check_output_folder(a.out + "/" + sub, inputs, "--out");
@@ -192,12 +193,17 @@ BenchCommand command_of(const Side& side, const AbArgs& a, const GlobalOptions& 
 }
 
 // A backend as given (a name, a name in the backends folder, or a file's path) and its name.
+// The files it reads (a backend file and the library it names) are inputs of ab: its outputs
+// were written over the library every round loads, exit 0 (the twentieth adversarial pass,
+// c1-ab-markdown-onto-backend-library), where run, cell, advise and bench refused it.
 struct GivenBackend {
   std::string given, name;
+  std::vector<std::string> input_files;
 };
 
 GivenBackend resolved(const std::string& given, const GlobalOptions& global) {
-  return {given, resolve_backend(given, global.backends_dir).name};
+  BackendInfo backend = resolve_backend(given, global.backends_dir);
+  return {given, backend.name, backend.input_files};
 }
 
 // One backend's rounds so far, per role.
@@ -351,9 +357,15 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   if (a.out.empty())
     a.out = install_layout().output_dir + "/runs/ab-" + started + "-" + std::to_string(getpid());
   a.run_id = a.out + " " + started;
-  std::vector<std::string> backend_names;
-  for (const GivenBackend& b : backends) backend_names.push_back(b.name);
-  check_ab_outputs(a, backend_names, global);
+  std::vector<std::string> backend_names, backend_inputs;
+  for (const GivenBackend& b : backends) {
+    backend_names.push_back(b.name);
+    backend_inputs.insert(backend_inputs.end(), b.input_files.begin(), b.input_files.end());
+  }
+  if (candidate_backend)
+    backend_inputs.insert(backend_inputs.end(), candidate_backend->input_files.begin(),
+                          candidate_backend->input_files.end());
+  check_ab_outputs(a, backend_names, backend_inputs, global);
   // Asked last of the checks, as it starts a process; this build's own is one.
   for (const Side* side : {&a.reference, &a.candidate}) {
     if (side->bench == bench_beside_executable()) continue;

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import HOST_RUN
+from conftest import HOST_RUN, ROOT
 from test_hostile_inputs import MEMREL, RMM_LOG, memrel, needs_memrel, refused
 
 
@@ -167,3 +167,20 @@ def test_an_import_source_named_memtrace_is_told_by_its_content(tmp_path):
     _valid_snapshot(tmp_path / "p.memtrace", 5)
     r = memrel("validate", "./p.memtrace", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("option", ["--markdown", "--json", "--junit", "--summary"])
+def test_ab_writes_nothing_over_the_library_it_benchmarks(tmp_path, option):
+    """c1-ab-*-onto-backend-library: ab's outputs were written over the shared library that the
+    backend file names (and every round loads), exit 0; run, cell, advise and bench refused it."""
+    library = tmp_path / "mylib.so"
+    library.write_bytes(open(os.path.join(os.path.dirname(MEMREL),
+                                          "libmemrel_pluggable_host_example.so"), "rb").read())
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        backend = f.read().replace('"libmemrel_pluggable_host_example.so"', f'"{library}"')
+    (tmp_path / "b.json").write_text(backend)
+    before = library.read_bytes()
+    refused(memrel("-q", "ab", "-b", "./b.json", "--rounds", "5", "--quick", "--out", "abo",
+                   option, "mylib.so", cwd=tmp_path), "mylib.so")
+    assert library.read_bytes() == before
