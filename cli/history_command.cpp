@@ -134,20 +134,26 @@ int run_show(const std::string& db_path, const std::string& metric) {
     if (!by_machine.count(p.machine_id)) machines.push_back(p.machine_id);
     by_machine[p.machine_id].push_back(&p);
   }
-  std::cout << "# " << metric << "\n";
+  // Markdown, as compare's and history changes' tables: every text from a run escaped (a
+  // workload named 'a|b<i>' and a commit 'c|x' split the row and passed markup: the twentieth
+  // adversarial pass, c9-history-show-raw-markup).
+  using format::markdown_cell;
+  std::cout << "# " << markdown_cell(metric) << "\n";
   for (const std::string& m : machines) {
     const auto& series = by_machine[m];
-    std::cout << "\n## machine " << (m.empty() ? "unknown (no fingerprint recorded)" : m) << " ("
-              << (series.front()->gpu_model.empty() ? "no GPU" : series.front()->gpu_model) << "), "
-              << series.size() << " runs\n\n"
+    std::cout << "\n## machine "
+              << (m.empty() ? "unknown (no fingerprint recorded)" : markdown_cell(m)) << " ("
+              << (series.front()->gpu_model.empty() ? "no GPU"
+                                                    : markdown_cell(series.front()->gpu_model))
+              << "), " << series.size() << " runs\n\n"
               << "| run | started | memrel | value | change |\n|---|---|---|---|---|\n";
     const HistoryPoint* previous = nullptr;
     for (const HistoryPoint* p : series) {
       std::string change = previous == nullptr ? ""
                                                : format::relative_change(p->value - previous->value,
                                                                          previous->value);
-      std::cout << "| " << p->run_id << " | " << p->started << " | "
-                << (p->memrel_commit.empty() ? "?" : p->memrel_commit) << " | "
+      std::cout << "| " << p->run_id << " | " << markdown_cell(p->started) << " | "
+                << (p->memrel_commit.empty() ? "?" : markdown_cell(p->memrel_commit)) << " | "
                 << shown(p->value, metric) << " | " << change << " |\n";
       previous = p;
     }

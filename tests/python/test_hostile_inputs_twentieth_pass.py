@@ -184,3 +184,17 @@ def test_ab_writes_nothing_over_the_library_it_benchmarks(tmp_path, option):
     refused(memrel("-q", "ab", "-b", "./b.json", "--rounds", "5", "--quick", "--out", "abo",
                    option, "mylib.so", cwd=tmp_path), "mylib.so")
     assert library.read_bytes() == before
+
+
+@needs_memrel
+def test_history_show_escapes_what_it_puts_in_its_markdown_table(tmp_path):
+    """c9-history-show-raw-markup: the metric's name passed raw into `history show`'s heading and
+    table ('<i>' as markup, '|' splitting a row), where compare and history changes escape it."""
+    (tmp_path / "w.json").write_text('{"schema": "memrel.workload/1", "name": "a|b<i>", "steps": '
+                                     '[{"alloc": "x", "bytes": 4096}, {"mark": "m"}]}')
+    assert memrel("-q", "run", "-b", "host-malloc", "-w", "./w.json", "-o", "r.json",
+                  cwd=tmp_path).returncode == 0
+    assert memrel("-q", "history", "--db", "h.sqlite", "add", "r.json", cwd=tmp_path).returncode == 0
+    r = memrel("history", "--db", "h.sqlite", "show", "host-malloc/a|b<i>:peak_reserved", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "<i>" not in r.stdout and "a\\|b&lt;i&gt;" in r.stdout, r.stdout
