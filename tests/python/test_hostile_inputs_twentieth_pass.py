@@ -1,6 +1,7 @@
 """What the twentieth adversarial pass of issue 23 found, and the nineteenth's one fault left open
 (docs/inputs.md, "Twentieth pass"): each test fails on the code before its fix."""
 
+import json
 import os
 import pickle
 import subprocess
@@ -198,3 +199,20 @@ def test_history_show_escapes_what_it_puts_in_its_markdown_table(tmp_path):
     r = memrel("history", "--db", "h.sqlite", "show", "host-malloc/a|b<i>:peak_reserved", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "<i>" not in r.stdout and "a\\|b&lt;i&gt;" in r.stdout, r.stdout
+
+
+@needs_memrel
+@pytest.mark.parametrize("started", ["x", "2026-1-1", "12026-01-01T00:00:00Z", "2026-13-01"])
+def test_history_add_refuses_a_start_time_the_history_cannot_order(tmp_path, started):
+    """c6-history-add-bad-started-poisons-db: a results file whose context.started is no date was
+    added (exit 0), and from then on `report --history` refused the whole history."""
+    with open(HOST_RUN) as f:
+        run = json.load(f)
+    run["context"]["started"] = started
+    (tmp_path / "r.json").write_text(json.dumps(run))
+    refused(memrel("-q", "history", "--db", "h.sqlite", "add", "r.json", cwd=tmp_path),
+            "r.json", "context.started", "not an ISO 8601 time")
+    assert memrel("-q", "history", "--db", "h.sqlite", "add", HOST_RUN, cwd=tmp_path).returncode == 0
+    r = memrel("-q", "report", "--out", "rep", "--history", "h.sqlite", HOST_RUN, cwd=tmp_path,
+               timeout=300)
+    assert r.returncode == 0, r.stderr
