@@ -19,24 +19,28 @@ def backend_file_parts(backends):
     whatever backends its nights ran, so 'Foo' and 'foo' (refused together in one run's report)
     may both be there; their plots were history-latency-Foo.png and history-latency-foo.png, one
     file on a case-insensitive file system or in a zip (the sixteenth adversarial pass,
-    c6-history-report-case-only-plot-names). Such names each keep a short hash of themselves.
-    ValueError when two still agree (a name crafted to equal another's part with its hash)."""
+    c6-history-report-case-only-plot-names). Such names each keep a short hash of themselves,
+    again as long as two still agree: a name crafted to equal another's part with its hash
+    ('pl-07e0f038' beside 'Pl') made the history refused for good, every later night too (the
+    twentieth adversarial pass, c6-history-crafted-backend-collision). Each round asks a crafter
+    for another preimage of a hash; ValueError after rounds no one reaches by chance."""
     parts = {b: slug(b) for b in backends}
-    folded = {}
-    for b, part in parts.items():
-        folded.setdefault(part.lower(), []).append(b)
-    for sharing in folded.values():
-        if len(sharing) > 1:
-            for b in sharing:
+    for _ in range(_HASH_ROUNDS):
+        folded = {}
+        for b, part in parts.items():
+            folded.setdefault(part.lower(), []).append(b)
+        sharing = [group for group in folded.values() if len(group) > 1]
+        if not sharing:
+            return parts
+        for group in sharing:
+            for b in group:
                 digest = hashlib.sha256(b.encode("utf-8", "surrogatepass")).hexdigest()[:8]
                 parts[b] = f"{parts[b]}-{digest}"
-    seen = {}
-    for b, part in parts.items():
-        other = seen.setdefault(part.lower(), b)
-        if other != b:
-            raise ValueError(f"backends {other!r} and {b!r} would share one history plot "
-                             f"({part}, letters' case aside)")
-    return parts
+    raise ValueError(f"backends {sorted(group)!r} would share one history plot after "
+                     f"{_HASH_ROUNDS} rounds of hashing (names crafted to collide)")
+
+
+_HASH_ROUNDS = 4
 
 
 def anchor(group, part):

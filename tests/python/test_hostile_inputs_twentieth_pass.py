@@ -216,3 +216,18 @@ def test_history_add_refuses_a_start_time_the_history_cannot_order(tmp_path, sta
     r = memrel("-q", "report", "--out", "rep", "--history", "h.sqlite", HOST_RUN, cwd=tmp_path,
                timeout=300)
     assert r.returncode == 0, r.stderr
+
+
+def test_history_plot_names_stay_distinct_when_a_name_is_crafted_to_collide():
+    """c6-history-crafted-backend-collision: 'pl-07e0f038' is 'Pl''s file part with its hash;
+    beside 'Pl' and 'pl' the history report refused the whole history ("would share one history
+    plot"), for every later night too. Hashing again until no two agree keeps them apart."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    try:
+        from memrel_report.history_pages import backend_file_parts
+    finally:
+        sys.path.pop(0)
+    crafted = "pl-" + __import__("hashlib").sha256(b"Pl").hexdigest()[:8]
+    parts = backend_file_parts(["Pl", "pl", crafted, "host-malloc"])
+    assert len({p.lower() for p in parts.values()}) == 4, parts
+    assert parts["host-malloc"] == "host-malloc"
