@@ -326,19 +326,26 @@ def timeline(cell):
 
 
 def timeline_cells(cells):
-    """The cells a timeline can be drawn for: those with steps."""
-    return [c for c in cells if c.raw["steps"]]
+    """The cells a timeline can be drawn for: those with steps, a trace's replay aside (its
+    curves are the trace's own chart, on its page)."""
+    return [c for c in cells if c.raw["steps"] and c.raw.get("trace") is None]
 
 
 def select_timelines(cells, wanted):
     """The cells to draw a timeline for: every cell with steps when `wanted` is None, else those
-    named "backend/workload" (backend as labelled). Raises ValueError naming an unknown one."""
+    named "backend/workload" (backend as labelled). Raises ValueError naming an unknown one, and
+    a trace's cell, which was offered, taken and drawn nowhere (the twentieth adversarial pass,
+    c10-report-timeline-trace-cell-draws-nothing)."""
     drawable = timeline_cells(cells)
     if wanted is None:
         return drawable
     by_name = {f"{c.label}/{c.workload}": c for c in drawable}
+    traces = {f"{c.label}/{c.workload}" for c in cells if c.raw.get("trace") is not None}
     chosen = []
     for name in wanted:
+        if name in traces:
+            raise ValueError(f"'{name}' replays a trace: its curves are the trace's chart, on the "
+                             f"trace's page, not a timeline (cells with one: {', '.join(by_name) or 'none'})")
         if name not in by_name:
             raise ValueError(f"no cell '{name}' with steps (cells: {', '.join(by_name) or 'none'})")
         chosen.append(by_name[name])

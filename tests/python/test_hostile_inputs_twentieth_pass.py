@@ -231,3 +231,19 @@ def test_history_plot_names_stay_distinct_when_a_name_is_crafted_to_collide():
     parts = backend_file_parts(["Pl", "pl", crafted, "host-malloc"])
     assert len({p.lower() for p in parts.values()}) == 4, parts
     assert parts["host-malloc"] == "host-malloc"
+
+
+@needs_memrel
+def test_report_timeline_of_a_trace_cell_is_refused_not_ignored(tmp_path):
+    """c10-report-timeline-trace-cell-draws-nothing: `--timeline BACKEND/TRACE` was listed among
+    the choices, taken (exit 0), and no timeline was drawn at all."""
+    with open(RMM_LOG, "rb") as f:
+        (tmp_path / "s.csv").write_bytes(b"".join(f.readlines()[:40]))
+    assert memrel("-q", "trace", "import", "--name", "tb", "-o", "tb.memtrace", "s.csv",
+                  cwd=tmp_path).returncode == 0
+    assert memrel("-q", "run", "-b", "host-malloc", "-w", "./tb.memtrace,temp-then-delete", "-o",
+                  "r.json", cwd=tmp_path).returncode == 0
+    line = refused(memrel("-q", "report", "--out", "rep", "r.json", "--timeline", "host-malloc/tb",
+                          cwd=tmp_path, timeout=300), "host-malloc/tb", "replays a trace")
+    assert "host-malloc/tb," not in line.split("cells with one:")[-1], line
+    assert not (tmp_path / "rep").exists()
