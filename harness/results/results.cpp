@@ -401,6 +401,10 @@ void expect_known_status(const CellResult& cell) {
 // page of a second run's host-malloc (the tenth adversarial pass, c6-subject-key-ambiguous-slash,
 // c6-report-relabel-collides-with-crafted-name).
 void expect_backend_name(const CellResult& cell) {
+  // Nor empty: no backend is named "", and its report page was "backend-unnamed-..." (the
+  // twentieth adversarial pass, c10-results-backend-name-empty-accepted).
+  if (cell.backend.empty()) bad("backend", "is empty; every backend has a name");
+  if (cell.workload.empty()) bad("workload", "is empty; every workload has a name");
   for (char c : std::string("/# "))
     if (cell.backend.find(c) != std::string::npos)
       bad("backend", nlohmann::json(cell.backend).dump() + " holds '" + std::string(1, c) +

@@ -193,7 +193,11 @@ def _check_cell(cell, where):
     if cell["status"] not in STATUSES:
         raise _Bad(f'{where}.status: "{cell["status"]}" is none of {", ".join(STATUSES)}')
     # As harness/results/results.cpp reads it: a '/' splits the subject backend/workload, a '#'
-    # or a space makes a "backend #N" label of collect_cells (the tenth adversarial pass).
+    # or a space makes a "backend #N" label of collect_cells (the tenth adversarial pass); and
+    # neither name is empty (the twentieth, c10-results-backend-name-empty-accepted).
+    for name in ("backend", "workload"):
+        if not cell[name]:
+            raise _Bad(f"{where}.{name}: is empty; every {name} has a name")
     for c in "/# ":
         if c in cell["backend"]:
             raise _Bad(f"{where}.backend: {json.dumps(cell['backend'])} holds {c!r}, which no "

@@ -247,3 +247,18 @@ def test_report_timeline_of_a_trace_cell_is_refused_not_ignored(tmp_path):
                           cwd=tmp_path, timeout=300), "host-malloc/tb", "replays a trace")
     assert "host-malloc/tb," not in line.split("cells with one:")[-1], line
     assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("name", ["backend", "workload"])
+@pytest.mark.parametrize("command", ["compare", "report", "history"])
+def test_a_results_file_with_an_empty_name_is_refused(tmp_path, name, command):
+    """c10-results-backend-name-empty-accepted: a cell whose backend is "" was read by compare,
+    report and history add (its page "backend-unnamed-..."), where "x y" and "x/y" were refused."""
+    with open(HOST_RUN) as f:
+        run = json.load(f)
+    run["cells"][0][name] = ""
+    (tmp_path / "r.json").write_text(json.dumps(run))
+    args = {"compare": ["compare", HOST_RUN, "r.json"], "report": ["report", "--out", "rep", "r.json"],
+            "history": ["history", "--db", "h.sqlite", "add", "r.json"]}[command]
+    refused(memrel("-q", *args, cwd=tmp_path, timeout=300), "r.json", name, "empty")
