@@ -157,6 +157,17 @@ void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_n
   std::vector<std::string> inputs = {a.reference.bench, a.candidate.bench, a.candidate.backend};
   inputs.insert(inputs.end(), a.backends.begin(), a.backends.end());
   inputs.insert(inputs.end(), backend_inputs.begin(), backend_inputs.end());
+  // A library a side preloads is loaded by every one of its rounds: an input as well (the
+  // twentieth adversarial pass, c1-ab-markdown-onto-reference-env-preload). ld.so splits the
+  // list at colons and spaces.
+  for (const Side* side : {&a.reference, &a.candidate})
+    for (const auto& [name, value] : environment_of(*side))
+      if (name == "LD_PRELOAD")
+        for (std::size_t start = 0; start < value.size();) {
+          const std::size_t end = std::min(value.find_first_of(": ", start), value.size());
+          if (end > start) inputs.push_back(value.substr(start, end - start));
+          start = end + 1;
+        }
   check_output_folder(a.out, inputs, "--out");
   for (const char* sub : {"rounds", "reference", "candidate"})
     check_output_folder(a.out + "/" + sub, inputs, "--out");

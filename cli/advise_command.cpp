@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -78,6 +79,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   const auto start = std::chrono::steady_clock::now();
   if (a.resume && a.out.empty())
     throw std::invalid_argument("--resume: give --out, the folder of the interrupted advise");
+  // A file that is not there is said as such: "nosuch.html: not a trace" misled (the twentieth
+  // adversarial pass, c10-advise-missing-input-message).
+  if (struct stat input{}; stat(a.input.c_str(), &input) != 0)
+    throw std::invalid_argument(a.input + ": cannot read (" + std::strerror(errno) + ")");
   if (!needs_trace_import(a.input) && !is_trace_path(a.input))
     throw std::invalid_argument(a.input +
                                 ": not a trace (.memtrace), a PyTorch snapshot (.pickle) or an "

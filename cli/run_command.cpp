@@ -280,9 +280,11 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
                  "Backends: names, or backend files (docs/pluggable-backends.md); repeat or "
                  "comma-separate; a configuration NAME:KEY=VALUE,... (docs/backends.md, "
                  "\"Settings\") (default: all but null, and every file of --backends-dir)");
-  app.add_option("-w,--workload", a->workloads,
-                 "Workload names or files, or traces: FILE.memtrace, a PyTorch snapshot .pickle or "
-                 "an RMM log .csv (docs/traces.md) (default: every file in --workloads-dir)")
+  app.add_option(
+         "-w,--workload", a->workloads,
+         "Workload names or files, or traces: FILE.memtrace, a PyTorch snapshot .pickle or "
+         "an RMM log .csv (docs/traces.md) (default: every workload .json and trace .memtrace in "
+         "--workloads-dir; a snapshot or a log there is not imported: import it first)")
       ->delimiter(',');
   app.add_option("-o,--out", a->out,
                  "Results file (default: " + install_layout().output_dir + "/runs/run-TIME.json)");

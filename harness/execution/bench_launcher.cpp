@@ -326,8 +326,12 @@ std::vector<BenchOutcome> schedule(
       if (!gpus.empty()) o.gpu = gpus[slot].index;
       const std::size_t index = ended.index;
       if (o.status == BenchStatus::kFailed && o.exit_code == kBenchUsageExit) {
-        throw std::invalid_argument(command.bench + " --backend " + job.backend + ": " +
-                                    o.last_line);
+        // Its usage error says what was wrong; a memrel_bench that said nothing is named so
+        // (the line ended at the colon: the twentieth adversarial pass,
+        // c8-bench-exit2-empty-reason).
+        throw std::invalid_argument(
+            command.bench + " --backend " + job.backend + ": " +
+            (o.last_line.empty() ? "exited 2 (bad input) and said nothing" : o.last_line));
       }
       outcomes[index] = o;
       if (on_done) on_done(job, o);

@@ -262,3 +262,38 @@ def test_a_results_file_with_an_empty_name_is_refused(tmp_path, name, command):
     args = {"compare": ["compare", HOST_RUN, "r.json"], "report": ["report", "--out", "rep", "r.json"],
             "history": ["history", "--db", "h.sqlite", "add", "r.json"]}[command]
     refused(memrel("-q", *args, cwd=tmp_path, timeout=300), "r.json", name, "empty")
+
+
+@needs_memrel
+def test_ab_writes_nothing_over_a_library_a_side_preloads(tmp_path):
+    """c1-ab-markdown-onto-reference-env-preload: `--reference-env LD_PRELOAD=pre.so --markdown
+    pre.so` wrote the table over the library every reference round preloads."""
+    library = tmp_path / "pre.so"
+    library.write_bytes(open(os.path.join(os.path.dirname(MEMREL),
+                                          "libmemrel_pluggable_host_example.so"), "rb").read())
+    before = library.read_bytes()
+    refused(memrel("-q", "ab", "-b", "host-malloc", "--rounds", "5", "--quick", "--out", "abo",
+                   "--reference-env", f"LD_PRELOAD={library}", "--markdown", "pre.so",
+                   cwd=tmp_path), "pre.so")
+    assert library.read_bytes() == before
+
+
+@needs_memrel
+def test_advise_of_a_missing_file_says_it_is_missing(tmp_path):
+    """c10-advise-missing-input-message: `advise nosuch.html` said "not a trace (.memtrace), a
+    PyTorch snapshot (.pickle) or an RMM log (.csv)"."""
+    refused(memrel("-q", "advise", "-b", "host-malloc", "--out", "ao", "nosuch.html", cwd=tmp_path),
+            "nosuch.html", "No such file")
+
+
+@needs_memrel
+def test_a_memrel_bench_usage_error_without_a_message_is_named(tmp_path):
+    """c8-bench-exit2-empty-reason: a memrel_bench that exited 2 saying nothing gave a line ending
+    at its colon."""
+    real = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
+    fake = tmp_path / "memrel_bench"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in --help|--version|'
+                    f'--benchmark_list_tests*) exec {real} "$@";; esac; done\nexit 2\n')
+    fake.chmod(0o755)
+    refused(memrel("-q", "bench", "-b", "host-malloc", "--bench", fake, "-o", "bo", "--quick",
+                   cwd=tmp_path), "exited 2 (bad input) and said nothing")
