@@ -43,6 +43,21 @@ std::string utc_now_iso8601() {
   return buffer;
 }
 
+bool starts_with_a_date(const std::string& text) {
+  auto digits = [&text](std::size_t from, std::size_t count) {
+    for (std::size_t i = from; i < from + count; ++i)
+      if (i >= text.size() || text[i] < '0' || text[i] > '9') return false;
+    return true;
+  };
+  if (!digits(0, 4) || text.size() < 10 || text[4] != '-' || !digits(5, 2) || text[7] != '-' ||
+      !digits(8, 2))
+    return false;
+  const int month = (text[5] - '0') * 10 + (text[6] - '0');
+  const int day = (text[8] - '0') * 10 + (text[9] - '0');
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31 &&
+         (text.size() == 10 || text[10] == 'T' || text[10] == ' ');
+}
+
 std::string given_commit_problem() {
   const char* given = std::getenv("MEMREL_GIT_COMMIT");
   if (given == nullptr) return "";
@@ -82,7 +97,11 @@ nlohmann::json run_context() {
     commit = given_commit != nullptr
                  ? given_commit
                  : command_output("git -C '" + source + "' rev-parse HEAD 2>/dev/null");
-    dirty = !command_output("git -C '" + source +
+    // --no-optional-locks: status refreshes the index and writes it back under index.lock when
+    // it may; a run killed with its process group mid-write left that lock in the checkout, and
+    // the developer's next `git commit` failed ("index.lock: File exists": seen twice while the
+    // twentieth adversarial pass's kill cases ran against a build tree).
+    dirty = !command_output("git --no-optional-locks -C '" + source +
                             "' status --porcelain --untracked-files=no 2>/dev/null")
                  .empty();
   } else if (given_commit != nullptr) {

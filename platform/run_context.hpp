@@ -8,6 +8,10 @@ namespace memrel {
 
 std::string utc_now_iso8601();
 
+// Whether `text` begins with a calendar date, YYYY-MM-DD, then ends or goes on with its time ('T'
+// or ' '), as a run's start time must: the history orders runs by it and makes nights of the date.
+bool starts_with_a_date(const std::string& text);
+
 // time, host, kernel, CPU, git commit, memrel version, GPU and driver (through NVML, without a
 // CUDA context), CUDA runtime version.
 nlohmann::json run_context();

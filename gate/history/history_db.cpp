@@ -155,22 +155,6 @@ double figure_value(Statement& q, int column, int rowid_column, const std::strin
                      "), column value: " + shown + " is not a finite number; not a memrel history");
 }
 
-// Whether `text` begins with a calendar date, YYYY-MM-DD, then ends or goes on with a time ('T'
-// or ' '): the history orders its runs by it and makes its nights of the date.
-bool starts_with_a_date(const std::string& text) {
-  auto digits = [&text](std::size_t from, std::size_t count) {
-    for (std::size_t i = from; i < from + count; ++i)
-      if (i >= text.size() || text[i] < '0' || text[i] > '9') return false;
-    return true;
-  };
-  if (!digits(0, 4) || text.size() < 10 || text[4] != '-' || !digits(5, 2) || text[7] != '-' ||
-      !digits(8, 2))
-    return false;
-  const int month = std::stoi(text.substr(5, 2)), day = std::stoi(text.substr(8, 2));
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31 &&
-         (text.size() == 10 || text[10] == 'T' || text[10] == ' ');
-}
-
 // When the file's run started: its context's "started" (results), "memrel_started" (memrel's
 // benchmark files) or Google Benchmark's own "date"; "" when it has none. One that is no date
 // was stored as it was, and from then on `report --history` refused the whole history, every

@@ -13,6 +13,7 @@
 
 #include "platform/file_kind.hpp"
 #include "platform/input_rules.hpp"
+#include "platform/run_context.hpp"
 
 namespace memrel {
 
@@ -75,12 +76,16 @@ JournalContent read_journal(const std::string& path) {
       if (!j["run"].is_object() || !j["context"].is_object())
         throw ResultsError(where + "\"run\" and \"context\" must be objects");
       const nlohmann::json& context = j["context"];
-      if (!context.contains("started") || !context["started"].is_string())
-        throw ResultsError(where + "context: \"started\" must be a string (a UTC time)");
+      // A time: a resume wrote the results with it, and `history add` refuses one that is no
+      // date (the twentieth adversarial pass, c5-journal-context-started-garbage).
+      if (!context.contains("started") || !context["started"].is_string() ||
+          !starts_with_a_date(context["started"].get<std::string>()))
+        throw ResultsError(where +
+                           "context: \"started\" must be a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
       if (context.contains("resumed")) {
         bool strings = context["resumed"].is_array();
         for (const auto& r : strings ? context["resumed"] : nlohmann::json::array())
-          strings = strings && r.is_string();
+          strings = strings && r.is_string() && starts_with_a_date(r.get<std::string>());
         if (!strings)
           throw ResultsError(where + "context: \"resumed\" must be a list of strings (UTC times)");
       }

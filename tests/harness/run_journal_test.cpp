@@ -143,6 +143,15 @@ TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
   EXPECT_EQ(error_of(header + record + record), path + ": line 3: cell 0 recorded twice");
   EXPECT_EQ(error_of(header + "{\"index\": -1, \"cell\": {}}\n"),
             path + ": line 2: not a cell record ({\"index\": N, \"cell\": {...}})");
+  // A start time that is no date: the resume wrote it into the results, which `history add`
+  // then refused (the twentieth adversarial pass, c5-journal-context-started-garbage).
+  nlohmann::json garbage = kContext;
+  garbage["started"] = "garbage";
+  EXPECT_EQ(
+      error_of(
+          nlohmann::json({{"schema", kJournalSchema}, {"run", kRun}, {"context", garbage}}).dump() +
+          "\n"),
+      path + ": line 1: context: \"started\" must be a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
 }
 
 TEST(RunJournal, AMismatchSaysWhatDiffers) {
