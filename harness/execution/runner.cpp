@@ -29,6 +29,8 @@
 #include "platform/child_process.hpp"
 #include "platform/cpu_time_limit.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_state_error.hpp"
+#include "platform/one_line_text.hpp"
 #include "platform/owned_fd.hpp"
 #include "platform/path_for_json.hpp"
 #include "platform/run_context.hpp"
@@ -482,6 +484,26 @@ class Scheduler {
                                " without a usable result (" + why + ")" +
                                (stderr_tail.empty() ? "" : ": " + stderr_tail));
     }
+    // A failed cell whose backend file or library is gone now could not load it: the machine's
+    // state, not the allocator's failure. Recorded as `error` or `crashed`, a --resume after the
+    // file was put back kept it (the twenty-first adversarial pass,
+    // c8-lib-vanishes-midrun-kept-by-resume, c8-backend-file-vanishes-midrun): the run stops
+    // instead, and the finished cells stay in the journal.
+    if (cell.status == "error" || cell.status == "crashed")
+      for (const std::string& input : m.backend.input_files) {
+        struct stat st {};
+        const bool gone = stat(input.c_str(), &st) != 0;
+        if (!gone && S_ISREG(st.st_mode)) continue;
+        throw MachineStateError(
+            m.backend.name + " x " + m.name + ": " + input + ", which the backend needs, " +
+            (gone ? "disappeared" : "stopped being a regular file") +
+            " during the run (the cell failed: " + one_line_text(cell.reason).substr(0, 300) +
+            "); not the allocator's failure. The run stopped" +
+            (options_.journal_path.empty()
+                 ? std::string()
+                 : "; its finished cells are kept in " + options_.journal_path +
+                       " (put the file back and continue with --resume)"));
+      }
     cell.wall_ns = wall_ns;
     if (!cell.timing) cell.timing.emplace();
     cell.timing->started_by = started_by;

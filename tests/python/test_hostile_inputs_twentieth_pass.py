@@ -297,3 +297,42 @@ def test_a_memrel_bench_usage_error_without_a_message_is_named(tmp_path):
     fake.chmod(0o755)
     refused(memrel("-q", "bench", "-b", "host-malloc", "--bench", fake, "-o", "bo", "--quick",
                    cwd=tmp_path), "exited 2 (bad input) and said nothing")
+
+
+@needs_memrel
+@pytest.mark.parametrize("vanishing", ["library", "backend file"])
+def test_a_backend_input_that_vanishes_mid_run_stops_the_run_instead_of_failing_cells(tmp_path,
+                                                                                     vanishing):
+    """The twenty-first pass, c8-lib-vanishes-midrun-kept-by-resume and
+    c8-backend-file-vanishes-midrun: a library (or backend file) missing for a moment mid-run made
+    the cells then started `error` or `crashed`, the allocator's failure, and a --resume with it
+    back kept them. The run stops (exit 4) naming the file; the resume runs those cells."""
+    import time
+    library = tmp_path / "lib2.so"
+    library.write_bytes(open(os.path.join(os.path.dirname(MEMREL),
+                                          "libmemrel_pluggable_host_example.so"), "rb").read())
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        backend = f.read().replace('"libmemrel_pluggable_host_example.so"', f'"{library}"')
+    (tmp_path / "bk.json").write_text(backend)
+    args = [MEMREL, "-q", "run", "--zygote", "none", "-b", "./bk.json", "-w",
+            "temp-then-delete,fragmentation,paired-large,single-large", "-o", "r.json"]
+    run = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, env=dict(os.environ, MEMREL_TEST_HOST_EXAMPLE_DELAY_US="200000"))
+    journal = tmp_path / "r.json.journal"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and run.poll() is None:
+        if journal.exists() and journal.read_text().count("\n") >= 2:  # its first cell is in
+            break
+        time.sleep(0.01)
+    moved = tmp_path / "moved"
+    (library if vanishing == "library" else tmp_path / "bk.json").rename(moved)
+    _, err = run.communicate(timeout=120)
+    moved.rename(library if vanishing == "library" else tmp_path / "bk.json")
+    if run.returncode == 0:
+        pytest.skip("every cell had loaded the backend before it vanished (a slow machine)")
+    assert run.returncode == 4, err
+    assert "during the run" in err and "not the allocator's failure" in err, err
+    r = memrel("-q", *args[2:], "--resume", cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "r.json") as f:
+        assert {c["status"] for c in json.load(f)["cells"]} == {"ok"}
