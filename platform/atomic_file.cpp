@@ -19,6 +19,7 @@
 #include "platform/machine_state_error.hpp"
 #include "platform/mount_points.hpp"
 #include "platform/path_spelling.hpp"
+#include "platform/stop_signals_held.hpp"
 
 namespace fs = std::filesystem;
 
@@ -348,6 +349,7 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   check_output_file(path);
+  const StopSignalsHeld held;  // from the temporary file's making to its rename
   std::string tmp = path + ".tmp." + std::to_string(getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0 && errno == EEXIST) {

@@ -84,9 +84,11 @@ std::string ChildStderrRelay::finish() {
 }
 
 void ChildStderrRelay::copy_lines() {
+  // SIGPIPE, and the stop signals too: those are the main thread's to take (its handlers, or
+  // StopSignalsHeld while it writes a file), never this thread's default death.
   sigset_t pipe_signal;
   sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
+  for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&pipe_signal, signal);
   pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
   char buffer[65536];
   while (true) {

@@ -18,6 +18,7 @@
 #include "platform/one_line_text.hpp"
 #include "platform/path_for_json.hpp"
 #include "platform/run_context.hpp"
+#include "platform/stop_signals_held.hpp"
 
 namespace memrel {
 
@@ -219,6 +220,7 @@ HistoryDb::HistoryDb(const std::string& path, NewFile) : path_(path) {
 // link() never replaces: two `history add` making PATH at once both link, one finds it made
 // (EEXIST) and opens that one.
 void HistoryDb::create_whole(const std::string& path) {
+  const StopSignalsHeld held;  // the temporary database made, linked in and removed, or not made
   const fs::path target(path);
   const std::string temporary = (target.parent_path() / ("." + target.filename().string() +
                                                          ".memrel-new-" + std::to_string(getpid())))

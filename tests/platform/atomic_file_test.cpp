@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <stdexcept>
 
+#include "platform/stop_signals_held.hpp"
 #include "test_support.hpp"
 
 namespace memrel {
@@ -137,6 +139,28 @@ TEST(OutputRule, TheRunningProgramIsAnInputOfEveryCommand) {
   EXPECT_THROW(
       check_output_folder(std::filesystem::path(program.front()).parent_path().string(), {}),
       OutputError);
+}
+
+volatile std::sig_atomic_t stops_seen = 0;
+void count_stop(int) { stops_seen = stops_seen + 1; }
+
+// The twenty-first adversarial pass, c9-sig*-compare-*-tmp: a SIGTERM while a file was written
+// under its temporary name ended memrel there, the temporary file left for good. Held, the signal
+// waits until the file is whole (or gone) and the block ends.
+TEST(StopSignalsHeld, AStopSignalWaitsUntilTheBlockEnds) {
+  struct sigaction counting {
+  }, before{};
+  counting.sa_handler = count_stop;
+  sigemptyset(&counting.sa_mask);
+  ASSERT_EQ(sigaction(SIGTERM, &counting, &before), 0);
+  stops_seen = 0;
+  {
+    const StopSignalsHeld held;
+    raise(SIGTERM);
+    EXPECT_EQ(stops_seen, 0);
+  }
+  EXPECT_EQ(stops_seen, 1);
+  sigaction(SIGTERM, &before, nullptr);
 }
 
 }  // namespace
