@@ -170,17 +170,25 @@ def test_an_import_source_named_memtrace_is_told_by_its_content(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+def _host_example_copy(tmp_path, library_name, backend_name=None):
+    """A copy of the pluggable host example's library as TMP_PATH/LIBRARY_NAME, and (given
+    BACKEND_NAME) a backend file there naming it; the library's path."""
+    library = tmp_path / library_name
+    library.write_bytes(open(os.path.join(os.path.dirname(MEMREL),
+                                          "libmemrel_pluggable_host_example.so"), "rb").read())
+    if backend_name:
+        with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+            backend = f.read().replace('"libmemrel_pluggable_host_example.so"', f'"{library}"')
+        (tmp_path / backend_name).write_text(backend)
+    return library
+
+
 @needs_memrel
 @pytest.mark.parametrize("option", ["--markdown", "--json", "--junit", "--summary"])
 def test_ab_writes_nothing_over_the_library_it_benchmarks(tmp_path, option):
     """c1-ab-*-onto-backend-library: ab's outputs were written over the shared library that the
     backend file names (and every round loads), exit 0; run, cell, advise and bench refused it."""
-    library = tmp_path / "mylib.so"
-    library.write_bytes(open(os.path.join(os.path.dirname(MEMREL),
-                                          "libmemrel_pluggable_host_example.so"), "rb").read())
-    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
-        backend = f.read().replace('"libmemrel_pluggable_host_example.so"', f'"{library}"')
-    (tmp_path / "b.json").write_text(backend)
+    library = _host_example_copy(tmp_path, "mylib.so", "b.json")
     before = library.read_bytes()
     refused(memrel("-q", "ab", "-b", "./b.json", "--rounds", "5", "--quick", "--out", "abo",
                    option, "mylib.so", cwd=tmp_path), "mylib.so")
@@ -268,9 +276,7 @@ def test_a_results_file_with_an_empty_name_is_refused(tmp_path, name, command):
 def test_ab_writes_nothing_over_a_library_a_side_preloads(tmp_path):
     """c1-ab-markdown-onto-reference-env-preload: `--reference-env LD_PRELOAD=pre.so --markdown
     pre.so` wrote the table over the library every reference round preloads."""
-    library = tmp_path / "pre.so"
-    library.write_bytes(open(os.path.join(os.path.dirname(MEMREL),
-                                          "libmemrel_pluggable_host_example.so"), "rb").read())
+    library = _host_example_copy(tmp_path, "pre.so")
     before = library.read_bytes()
     refused(memrel("-q", "ab", "-b", "host-malloc", "--rounds", "5", "--quick", "--out", "abo",
                    "--reference-env", f"LD_PRELOAD={library}", "--markdown", "pre.so",
@@ -308,12 +314,7 @@ def test_a_backend_input_that_vanishes_mid_run_stops_the_run_instead_of_failing_
     the cells then started `error` or `crashed`, the allocator's failure, and a --resume with it
     back kept them. The run stops (exit 4) naming the file; the resume runs those cells."""
     import time
-    library = tmp_path / "lib2.so"
-    library.write_bytes(open(os.path.join(os.path.dirname(MEMREL),
-                                          "libmemrel_pluggable_host_example.so"), "rb").read())
-    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
-        backend = f.read().replace('"libmemrel_pluggable_host_example.so"', f'"{library}"')
-    (tmp_path / "bk.json").write_text(backend)
+    library = _host_example_copy(tmp_path, "lib2.so", "bk.json")
     args = [MEMREL, "-q", "run", "--zygote", "none", "-b", "./bk.json", "-w",
             "temp-then-delete,fragmentation,paired-large,single-large", "-o", "r.json"]
     run = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
