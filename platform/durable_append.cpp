@@ -36,6 +36,27 @@ void lock_or_refuse(int fd, const std::string& path) {
 
 namespace {
 
+// All of `data` written at the end of `fd` and synced, or MachineStateError/std::runtime_error
+// naming `path`. A record written in part is cut off again: a full disk or `ulimit -f` (EFBIG)
+// leaves the records before it whole, never half a line.
+void append_and_sync(int fd, const std::string& data, const std::string& path) {
+  const off_t before = lseek(fd, 0, SEEK_END);
+  std::size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      if (before >= 0 && ftruncate(fd, before) == 0) fsync(fd);
+      throw MachineStateError("cannot write " + path + ": " + std::strerror(err));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  while (fsync(fd) != 0) {
+    if (errno != EINTR) throw failure(path, "cannot sync");
+  }
+}
+
 void sync_folder_of(const std::string& path) {
   const std::string folder = std::filesystem::path(path).parent_path().string();
   const int dir = open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -55,23 +76,11 @@ int link_in_written_file(const std::string& path, const std::string& first_recor
   if (fd < 0) return -1;
   // Locked before it has a name: no other process can see it unlocked.
   lock_or_refuse(fd, path);
-  for (std::size_t done = 0; done < first_record.size();) {
-    const ssize_t n = write(fd, first_record.data() + done, first_record.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : ENOSPC;
-      close(fd);  // unnamed: nothing is left behind
-      throw MachineStateError("cannot write " + path + ": " + std::strerror(err));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  while (fsync(fd) != 0) {
-    if (errno != EINTR) {
-      const int err = errno;
-      close(fd);
-      errno = err;
-      throw failure(path, "cannot sync");
-    }
+  try {
+    append_and_sync(fd, first_record, path);
+  } catch (...) {
+    close(fd);  // unnamed: nothing is left behind
+    throw;
   }
   char unnamed[64];
   std::snprintf(unnamed, sizeof unnamed, "/proc/self/fd/%d", fd);
@@ -143,24 +152,6 @@ DurableAppendFile::~DurableAppendFile() {
   if (fd_ >= 0) close(fd_);
 }
 
-void DurableAppendFile::append(const std::string& data) {
-  // A record written in part is cut off again: a full disk or `ulimit -f` (EFBIG) leaves the
-  // records before it whole, never half a line.
-  const off_t before = lseek(fd_, 0, SEEK_END);
-  std::size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd_, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : ENOSPC;
-      if (before >= 0 && ftruncate(fd_, before) == 0) fsync(fd_);
-      throw MachineStateError("cannot write " + path_ + ": " + std::strerror(err));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  while (fsync(fd_) != 0) {
-    if (errno != EINTR) throw failure(path_, "cannot sync");
-  }
-}
+void DurableAppendFile::append(const std::string& data) { append_and_sync(fd_, data, path_); }
 
 }  // namespace memrel

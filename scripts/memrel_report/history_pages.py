@@ -14,6 +14,10 @@ def page_file(group):
     return f"history-{slug(GROUPS[group][0])}.html"
 
 
+# Rounds of hashing that backend_file_parts gives names that still agree.
+_HASH_ROUNDS = 4
+
+
 def backend_file_parts(backends):
     """A file-name part per backend, no two alike with letters' case aside. A history holds
     whatever backends its nights ran, so 'Foo' and 'foo' (refused together in one run's report)
@@ -38,9 +42,6 @@ def backend_file_parts(backends):
                 parts[b] = f"{parts[b]}-{digest}"
     raise ValueError(f"backends {sorted(group)!r} would share one history plot after "
                      f"{_HASH_ROUNDS} rounds of hashing (names crafted to collide)")
-
-
-_HASH_ROUNDS = 4
 
 
 def anchor(group, part):

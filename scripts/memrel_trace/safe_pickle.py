@@ -228,7 +228,8 @@ class _MemoryLimit:
             self.saved = (soft, hard)
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         else:
-            self.users_limit = min(x for x in (soft, hard, 1 << 63) if x != resource.RLIM_INFINITY)
+            finite = [x for x in (soft, hard) if x != resource.RLIM_INFINITY]
+            self.users_limit = min(finite) if finite else None
         return self
 
     def ran_into_users_limit(self, size):
@@ -237,7 +238,7 @@ class _MemoryLimit:
         little at a time, its largest single request is a list or a table of a few times its
         bytes); a hostile request for gigabytes at once fails far below it (a memo index of
         2^31, a bytes length past the file's end), and stays the file's fault."""
-        if self.users_limit is None or self.users_limit == 1 << 63:
+        if self.users_limit is None:
             return False
         peak = _peak_mapped_bytes()
         return peak is not None and \
