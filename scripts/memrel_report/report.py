@@ -44,15 +44,24 @@ def render(jobs, out_dir, processes):
     matplotlib_config_folder.prepare()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    pool = None
     try:
-        pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
-                                   initializer=memrel_outputs.stopping.die_with_parent,
-                                   initargs=(os.getpid(),))
-    except OSError:  # no semaphores here (some containers lack /dev/shm): draw in this process
-        return [_render(job, out_dir) for job in jobs]
-    try:
-        plots = list(pool.map(_render, jobs, [out_dir] * len(jobs)))
+        # The workers are forked, and the pool's threads started, by the first submit (in map).
+        with memrel_outputs.stopping.deferred_while_starting_workers():
+            try:
+                pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
+                                           initializer=memrel_outputs.stopping.die_with_parent,
+                                           initargs=(os.getpid(),))
+            except OSError:  # no semaphores here (some containers lack /dev/shm)
+                pass
+            else:
+                results = pool.map(_render, jobs, [out_dir] * len(jobs))
+        if pool is None:  # draw in this process
+            return [_render(job, out_dir) for job in jobs]
+        plots = list(results)
     except BaseException:
+        if pool is None:
+            raise
         # Stopped (or Ctrl-C), or failed: end the workers now rather than wait for their plots;
         # what they drew goes with the temporary folder. Not `with pool`, whose exit waits for
         # the pool first: a worker started before a second could not be (`ulimit -n 16`, no
