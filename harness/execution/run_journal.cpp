@@ -96,10 +96,13 @@ JournalContent read_journal(const std::string& path) {
           !j.contains("cell"))
         throw ResultsError(where + "not a cell record ({\"index\": N, \"cell\": {...}})");
       std::size_t index = j["index"].get<std::size_t>();
-      if (content.cells.count(index))
+      // An `unavailable` cell is run again by a --resume (its tool may be there now), and the
+      // later record stands for it; any other cell is recorded once.
+      auto earlier = content.cells.find(index);
+      if (earlier != content.cells.end() && earlier->second.status != "unavailable")
         throw ResultsError(where + "cell " + std::to_string(index) + " recorded twice");
       try {
-        content.cells.emplace(index, cell_from_json(j["cell"]));
+        content.cells.insert_or_assign(index, cell_from_json(j["cell"]));
       } catch (const ResultsError& e) {
         throw ResultsError(where + e.what());
       }

@@ -712,14 +712,25 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
     for (const auto& m : matrix) keys.emplace_back(m.backend.name, m.name);
     check_journal_cells(options.journal_path, content.cells, keys);      // index, backend, workload
     journal.emplace(RunJournal::resume(options.journal_path, content));  // locked, or refused
-    for (auto& [index, cell] : content.cells) done.emplace(index, std::move(cell));
+    // A cell that was `unavailable` is run again: that was the machine's state (a framework not
+    // installed, no device), not a result, and a --resume after the tool was installed kept it
+    // (arguable in the twentieth adversarial pass; issue 23, class 8: never kept by --resume).
+    std::size_t tried_again = 0;
+    for (auto& [index, cell] : content.cells) {
+      if (cell.status == "unavailable")
+        ++tried_again;
+      else
+        done.emplace(index, std::move(cell));
+    }
     // The run is the journal's: it started then, and continues now.
     nlohmann::json resumed = content.context.value("resumed", nlohmann::json::array());
     resumed.push_back(context["started"]);
     context["started"] = content.context["started"];
     context["resumed"] = resumed;
     progress << "resuming " << options.journal_path << ": " << done.size() << " of "
-             << matrix.size() << " cells already finished" << std::endl;
+             << matrix.size() << " cells already finished";
+    if (tried_again > 0) progress << " (" << tried_again << " unavailable then, tried again)";
+    progress << std::endl;
   } else if (!options.journal_path.empty()) {
     journal.emplace(RunJournal::start(options.journal_path, run, context));
   }

@@ -154,6 +154,35 @@ TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
       path + ": line 1: context: \"started\" must be a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
 }
 
+TEST(RunJournal, ACellUnavailableThenIsRecordedAgainByTheResumeThatRanIt) {
+  // A --resume runs an `unavailable` cell again (its tool may be installed now); the journal then
+  // holds both records, and a later resume reads the second. A cell that ran is recorded once.
+  testing::TempDir dir;
+  std::string path = dir.file("run.json.journal");
+  auto line = [](const CellResult& c) {
+    return nlohmann::json({{"index", 0}, {"cell", to_json(c)}})
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+           "\n";
+  };
+  CellResult unavailable = cell("a");
+  unavailable.status = "unavailable";
+  unavailable.reason = "the framework is not installed";
+  std::string header =
+      nlohmann::json({{"schema", kJournalSchema}, {"run", kRun}, {"context", kContext}}).dump() +
+      "\n";
+  testing::write_text(path, header + line(unavailable) + line(unavailable) + line(cell("a")));
+  JournalContent content = read_journal(path);
+  ASSERT_EQ(content.cells.size(), 1u);
+  EXPECT_EQ(content.cells.at(0).status, "ok");
+  testing::write_text(path, header + line(unavailable) + line(cell("a")) + line(cell("a")));
+  try {
+    read_journal(path);
+    ADD_FAILURE() << "a cell that ran, recorded twice, was read";
+  } catch (const ResultsError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": line 4: cell 0 recorded twice");
+  }
+}
+
 TEST(RunJournal, AMismatchSaysWhatDiffers) {
   EXPECT_EQ(journal_mismatch(kRun, kRun), "");
   nlohmann::json other = kRun;

@@ -347,3 +347,26 @@ def test_a_signal_removes_the_temporary_trace_of_an_imported_snapshot(tmp_path, 
     assert runner.returncode == 130, stderr
     assert wait_for(lambda: not any(map(alive, map(int, pids.read_text().split()))), 5)
     assert os.listdir(tmp) == []
+
+
+def test_a_resume_runs_again_a_cell_that_was_unavailable(tmp_path):
+    """An `unavailable` cell says what the machine lacked then (a framework, a device), not what
+    the allocator did: a --resume after the tool was installed kept it (issue 23, class 8; an
+    arguable finding of the twentieth adversarial pass). Here the journal of an interrupted run
+    holds its first cell as unavailable, as a run before the install wrote it."""
+    out = tmp_path / "run.json"
+    args = ["-b", "host-malloc", "-w", f"{FAST},{SLOW}", "-o", out]
+    journal = tmp_path / "run.json.journal"
+    stop_at_its_first_cell(args, journal)
+    header = journal_lines(journal)[0]
+    # The record of such a cell: the one a machine without CUDA writes, of this run's cell.
+    assert run(["-b", "cuda-malloc", "-w", FAST, "-o", tmp_path / "no-device.json"]).returncode in (0, 3)
+    cell = json.loads((tmp_path / "no-device.json").read_text())["cells"][0]
+    if cell["status"] != "unavailable":
+        pytest.skip("cuda-malloc runs on this machine: no unavailable cell to start from")
+    cell["backend"] = "host-malloc"
+    journal.write_text(json.dumps(header) + "\n" + json.dumps({"index": 0, "cell": cell}) + "\n")
+    r = run(args + ["--resume"])
+    assert r.returncode == 0, r.stderr
+    assert "0 of 2 cells already finished (1 unavailable then, tried again)" in r.stderr, r.stderr
+    assert [c["status"] for c in json.loads(out.read_text())["cells"]] == ["ok", "ok"]
