@@ -2009,10 +2009,12 @@ def test_compare_markdown_past_the_file_size_limit_is_exit_4_in_one_line(tmp_pat
 
 @needs_memrel
 def test_a_report_that_fails_leaves_no_temporary_folder(tmp_path):
-    """f20: a report that failed internally (too few file descriptors) left rep.tmp-PID/."""
+    """f20: a report that failed internally (too few file descriptors) left rep.tmp-PID/.
+    16: enough to start two plot workers, too few for them to draw (with 8 to 12 the workers
+    cannot start and the report draws in one process, and succeeds)."""
     shutil.copy(HOST_RUN, tmp_path / "run.json")
-    r = subprocess.run(["bash", "-c", 'ulimit -n 8; exec "$@"', "bash", MEMREL, "report",
-                        "--out", "rep", "run.json"], capture_output=True, text=True, cwd=tmp_path,
+    r = subprocess.run(["bash", "-c", 'ulimit -n 16; exec "$@"', "bash", MEMREL, "report",
+                        "--jobs", "2", "--out", "rep", "run.json"], capture_output=True, text=True, cwd=tmp_path,
                        timeout=300, env=dict(os.environ, MEMREL_PYTHON=sys.executable))
     assert r.returncode in (2, 4), (r.returncode, r.stderr)
     assert sorted(os.listdir(tmp_path)) == ["run.json"], r.stderr
