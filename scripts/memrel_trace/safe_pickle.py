@@ -30,6 +30,10 @@ of that count: their hashes are salted per process, nobody can make them collide
 twice is counted twice (it is probed past the same keys again).
 The pure-Python one is 4 to 7 times slower, the C one has no hook between building a key and
 hashing it.
+A tuple's hash also recurses, in C, once per level of nesting: a tuple nested a million deep (a
+megabyte of TUPLE1) as a key crashed the interpreter (SIGSEGV, its stack exhausted: the
+twenty-second adversarial pass, c7-pickle-deep-tuple-*). A key or member nested more than
+MAX_HASHED_NESTING deep is refused before it is hashed (a snapshot's keys are strings).
 """
 
 import contextlib
@@ -58,6 +62,9 @@ ONE_REQUEST_PER_BYTE = 32
 MIN_ROOM_FOR_ONE_REQUEST = 64 << 20
 # Scanned before the rest is read: a file whose first bytes are no pickle is refused at once.
 HEAD_BYTES = 1 << 20
+# Tuples within tuples a key or set member may hold: CPython hashes each level by a C call, and
+# its default recursion limit is 1000.
+MAX_HASHED_NESTING = 1000
 
 
 class _Refused(Exception):
@@ -69,6 +76,10 @@ class _TooMuchHashing(Exception):
     pass
 
 
+class _NestedTooDeep(Exception):
+    pass
+
+
 def _int_hash_steps(value):
     """An int's hash walks its 30-bit digits, every time (no int caches its hash)."""
     return 1 + value.bit_length() // 30
@@ -77,8 +88,9 @@ def _int_hash_steps(value):
 def _hash_steps(value, sizes):
     """What hashing `value` walks: 1, or for a tuple 1 + each element's, expanded (a part
     referenced twice counts twice, as tuplehash walks it twice). `sizes` caches each distinct
-    tuple's (by id; the tuple is kept alive beside its size), so the count itself is linear in
-    the distinct tuples. A frozenset caches its own hash: 1 + its length, once."""
+    tuple's (by id; the tuple is kept alive beside its size and its nesting), so the count itself
+    is linear in the distinct tuples. A frozenset caches its own hash: 1 + its length, once.
+    _NestedTooDeep for a tuple nested more than MAX_HASHED_NESTING deep."""
     if type(value) is frozenset:
         return 1 + len(value)
     if type(value) is int:
@@ -94,10 +106,16 @@ def _hash_steps(value, sizes):
             todo.append((t, True))
             todo.extend((e, False) for e in t if type(e) is tuple and id(e) not in sizes)
             continue
-        total = 1
+        total, nesting = 1, 1
         for e in t:
-            total += sizes[id(e)][1] if type(e) is tuple else _hash_steps(e, sizes)
-        sizes[id(t)] = (t, total)
+            if type(e) is tuple:
+                total += sizes[id(e)][1]
+                nesting = max(nesting, 1 + sizes[id(e)][2])
+            else:
+                total += _hash_steps(e, sizes)
+        if nesting > MAX_HASHED_NESTING:
+            raise _NestedTooDeep()
+        sizes[id(t)] = (t, total, nesting)
     return sizes[id(value)][1]
 
 
@@ -290,6 +308,10 @@ def load_plain(path):
     except _Refused as e:
         raise TraceInputError(path, "", f"refused: the pickle references the global '{e}' "
                                         "(a snapshot is plain data; nothing was imported or run)") from None
+    except _NestedTooDeep:
+        raise TraceInputError(path, "", f"refused: a dict key or set member holds tuples nested more than "
+                                        f"{MAX_HASHED_NESTING} deep (hashing one takes a C call per "
+                                        "level): malformed or hostile") from None
     except _TooMuchHashing:
         raise TraceInputError(path, "", "refused: hashing its dict keys and set members takes more than "
                                         f"{max(MIN_HASH_STEPS, HASH_STEPS_PER_BYTE * size)} steps (a tuple "

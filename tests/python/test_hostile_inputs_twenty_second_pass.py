@@ -1,0 +1,39 @@
+"""What the twenty-second adversarial pass of issue 23 found (docs/inputs.md, "Twenty-second
+pass"): each test fails on the code before its fix."""
+
+import pytest
+
+from test_hostile_inputs import memrel, needs_memrel, refused
+
+
+def _deep_tuple_pickle(path, depth, hashed_as):
+    """A pickle whose one dict key (or frozenset member) is a tuple nested DEPTH deep: an empty
+    tuple, then TUPLE1 DEPTH times (a byte per level)."""
+    deep = b")" + b"\x85" * depth
+    body = b"}" + deep + b"K\x01s" if hashed_as == "key" else b"(" + deep + b"\x91"
+    path.write_bytes(b"\x80\x04" + body + b".")
+
+
+@needs_memrel
+@pytest.mark.parametrize("hashed_as", ["key", "frozenset"])
+@pytest.mark.parametrize("command", ["import", "run"])
+def test_a_tuple_nested_a_million_deep_as_a_key_is_refused_not_a_crash(tmp_path, hashed_as, command):
+    """c7-pickle-deep-tuple-key, -frozenset, c7-run-w-pickle-deep-tuple: a megabyte of TUPLE1
+    as a key: hashing it recursed in C a million levels deep, and the interpreter died of
+    SIGSEGV (exit 4, "python3 ended by SIGSEGV"). A hostile file: exit 2, before it is hashed."""
+    _deep_tuple_pickle(tmp_path / "deep.pickle", 1_000_000, hashed_as)
+    args = (["trace", "import", "deep.pickle", "-o", "t.memtrace"] if command == "import" else
+            ["run", "-b", "host-malloc", "-w", "deep.pickle", "-o", "r.json"])
+    refused(memrel("-q", *args, cwd=tmp_path), "deep.pickle", "nested more than 1000 deep",
+            "malformed or hostile")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deep.pickle"]
+
+
+@needs_memrel
+def test_a_tuple_nested_within_the_bound_is_hashed_as_before(tmp_path):
+    """The bound's other side: 999 levels load, and the file is refused for what it is (no
+    snapshot), not for its nesting."""
+    _deep_tuple_pickle(tmp_path / "deep.pickle", 999, "key")
+    line = refused(memrel("-q", "trace", "import", "deep.pickle", "-o", "t.memtrace", cwd=tmp_path),
+                   "deep.pickle", "not a PyTorch memory snapshot")
+    assert "nested" not in line
