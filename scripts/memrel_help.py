@@ -72,7 +72,16 @@ def whole_number(text):
 
     if not re.fullmatch(_INT, text, flags=re.ASCII):
         raise argparse.ArgumentTypeError(f"{text!r}: not a whole number (ASCII digits)")
+    _refuse_negative_zero(text)
     return int(text)
+
+
+def _refuse_negative_zero(text):
+    """"-0" is 0 to int() and float(), and so within a range from 0: a sign no range from 0
+    allows, refused as the C++ options refuse it (cli/threshold_options.hpp; the twenty-second
+    adversarial pass, c4-trace-import-device)."""
+    if text.startswith("-") and float(text) == 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a negative sign on zero")
 
 
 whole_number.__name__ = "whole number"
@@ -90,6 +99,7 @@ def finite_number(text):
     mantissa = re.split("[eE]", text)[0]
     if float(text) == 0 and re.search("[1-9]", mantissa):
         raise argparse.ArgumentTypeError(f"{text!r}: too small for a number here (it reads as 0)")
+    _refuse_negative_zero(text)
     return float(text)
 
 

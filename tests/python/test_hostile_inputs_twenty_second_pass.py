@@ -1,9 +1,11 @@
 """What the twenty-second adversarial pass of issue 23 found (docs/inputs.md, "Twenty-second
 pass"): each test fails on the code before its fix."""
 
+import argparse
+
 import pytest
 
-from test_hostile_inputs import memrel, needs_memrel, refused
+from test_hostile_inputs import memrel, needs_memrel, refused, scripts_module
 
 
 def _deep_tuple_pickle(path, depth, hashed_as):
@@ -37,3 +39,18 @@ def test_a_tuple_nested_within_the_bound_is_hashed_as_before(tmp_path):
     line = refused(memrel("-q", "trace", "import", "deep.pickle", "-o", "t.memtrace", cwd=tmp_path),
                    "deep.pickle", "not a PyTorch memory snapshot")
     assert "nested" not in line
+
+
+@needs_memrel
+@pytest.mark.parametrize("value", ["-0", "-00"])
+def test_a_negative_sign_on_zero_is_refused_as_the_cpp_options_refuse_it(tmp_path, value):
+    """c4-trace-import-device: `trace import --device -0` imported device 0, exit 0, where every
+    C++ option refuses a negative zero; the history's thresholds took "-0.0" too."""
+    _deep_tuple_pickle(tmp_path / "s.pickle", 1, "key")  # any file: the option is read first
+    refused(memrel("-q", "trace", "import", "s.pickle", "-o", "t.memtrace", "--device", value,
+                   cwd=tmp_path), "--device", "a negative sign on zero")
+    memrel_help = scripts_module("memrel_help")
+    for parse, text in ((memrel_help.whole_number, value), (memrel_help.finite_number, value + ".0")):
+        with pytest.raises(argparse.ArgumentTypeError, match="negative sign on zero"):
+            parse(text)
+    assert memrel_help.whole_number("0") == 0 and memrel_help.finite_number("0.0") == 0
