@@ -1,6 +1,10 @@
 #include "gate/print/junit.hpp"
 
+#include <map>
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gate/format.hpp"
 #include "gate/print/change_column.hpp"
@@ -59,6 +63,25 @@ std::string classname(const std::string& file, const std::string& subject) {
   return out;
 }
 
+// Each cell's classname, one per subject: with its dots replaced, "a.b" and "a_b" shared one,
+// and a regression of one was reported under the other's name (the twenty-second adversarial
+// pass, c6-junit-dot-underscore-workloads-collide). A later subject whose classname an earlier
+// one holds gets " (2)", " (3)", ... added.
+std::map<std::string, std::string> unique_classnames(const std::string& file,
+                                                     const std::vector<Row>& rows) {
+  std::map<std::string, std::string> of_subject;
+  std::set<std::string> taken;
+  for (const auto& r : rows) {
+    if (of_subject.count(r.subject)) continue;
+    std::string name = classname(file, r.subject);
+    for (int n = 2; taken.count(name); ++n)
+      name = classname(file, r.subject) + " (" + std::to_string(n) + ")";
+    taken.insert(name);
+    of_subject.emplace(r.subject, name);
+  }
+  return of_subject;
+}
+
 }  // namespace
 
 std::string to_junit_xml(const Report& report) {
@@ -77,8 +100,9 @@ std::string to_junit_xml(const Report& report) {
     }
     out << "  <testsuite name=\"" << xml(f.title) << "\" tests=\"" << f.rows.size()
         << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
+    const auto classnames = unique_classnames(f.title, f.rows);
     for (const auto& r : f.rows) {
-      out << "    <testcase classname=\"" << xml(classname(f.title, r.subject)) << "\" name=\""
+      out << "    <testcase classname=\"" << xml(classnames.at(r.subject)) << "\" name=\""
           << xml(r.metric) << "\"";
       if (fails(r.verdict)) {
         out << ">\n      <failure message=\"" << xml(verdict_name(r.verdict)) << "\">"

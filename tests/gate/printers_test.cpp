@@ -49,6 +49,24 @@ TEST(JunitXml, ClassnamesHaveOneDotBetweenFileAndCell) {
   EXPECT_NE(xml.find("classname=\"bench-host_malloc.pair_warm/4096\""), std::string::npos) << xml;
 }
 
+TEST(JunitXml, CellsWhoseDotsAreReplacedKeepClassnamesOfTheirOwn) {
+  // "a.b" and "a_b" made one classname, and a regression of one was reported under the other's
+  // name (the twenty-second adversarial pass, c6-junit-dot-underscore-workloads-collide).
+  Report report;
+  report.files.push_back({"r.json", "", "", {}});
+  add_row(report.files[0].rows, "host-malloc/a_b", "peak", "1", "1", "", Verdict::kOk);
+  add_row(report.files[0].rows, "host-malloc/a.b", "peak", "1", "3", "", Verdict::kRegression);
+  add_row(report.files[0].rows, "host-malloc/a.b", "release", "1", "1", "", Verdict::kOk);
+  std::string xml = to_junit_xml(report);
+  EXPECT_EQ(count(xml, "classname=\"r.host-malloc/a_b\" "), 1u) << xml;
+  EXPECT_EQ(count(xml, "classname=\"r.host-malloc/a_b (2)\" "), 2u) << xml;
+  const std::size_t failure = xml.find("<failure ");
+  ASSERT_NE(failure, std::string::npos);
+  EXPECT_NE(xml.rfind("classname=\"r.host-malloc/a_b (2)\" name=\"peak\"", failure),
+            std::string::npos)
+      << xml;
+}
+
 TEST(JunitXml, NamesAreEscaped) {
   Report report;
   report.files.push_back({"a<b>.json", "", "", {}});
