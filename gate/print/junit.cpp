@@ -46,7 +46,7 @@ bool fails(Verdict v) { return v == Verdict::kRegression || v == Verdict::kMissi
 
 std::string describe(const Row& r) {
   const std::string change = change_column(r);
-  return "baseline " + r.baseline + "; current " + r.current +
+  return r.subject + ": baseline " + r.baseline + "; current " + r.current +
          (change.empty() ? "" : "; change " + change) + " (" + verdict_name(r.verdict) + ")";
 }
 
@@ -65,19 +65,23 @@ std::string classname(const std::string& file, const std::string& subject) {
 
 // Each cell's classname, one per subject: with its dots replaced, "a.b" and "a_b" shared one,
 // and a regression of one was reported under the other's name (the twenty-second adversarial
-// pass, c6-junit-dot-underscore-workloads-collide). A later subject whose classname an earlier
-// one holds gets " (2)", " (3)", ... added.
+// pass, c6-junit-dot-underscore-workloads-collide). A subject whose name is its classname's as
+// written keeps it; one whose dots were replaced into a name another holds gets " (2)", " (3)",
+// ... added (its failure message names it as written).
 std::map<std::string, std::string> unique_classnames(const std::string& file,
                                                      const std::vector<Row>& rows) {
   std::map<std::string, std::string> of_subject;
   std::set<std::string> taken;
-  for (const auto& r : rows) {
-    if (of_subject.count(r.subject)) continue;
-    std::string name = classname(file, r.subject);
-    for (int n = 2; taken.count(name); ++n)
-      name = classname(file, r.subject) + " (" + std::to_string(n) + ")";
-    taken.insert(name);
-    of_subject.emplace(r.subject, name);
+  for (const bool dotted : {false, true}) {
+    for (const auto& r : rows) {
+      if (of_subject.count(r.subject) || (r.subject.find('.') != std::string::npos) != dotted)
+        continue;
+      const std::string plain = classname(file, r.subject);
+      std::string name = plain;
+      for (int n = 2; taken.count(name); ++n) name = plain + " (" + std::to_string(n) + ")";
+      taken.insert(name);
+      of_subject.emplace(r.subject, name);
+    }
   }
   return of_subject;
 }

@@ -88,6 +88,25 @@ def _anchor(text):
     return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
 
 
+def _heading_ids(blocks):
+    """An id per heading, no two alike on the page nor like a table's or a chart's: the
+    headings `my_alloc` and `my-alloc` shared one, and the contents' link to the first led to
+    the second (the twenty-second adversarial pass, c6-report-history-anchor-collision). A
+    later one gets -2, -3, ... added; one of no letter or digit is "section"."""
+    taken = {b.anchor for b in blocks if isinstance(b, Table) and b.anchor}
+    taken |= {a for b in blocks if isinstance(b, Grid) and b.anchors for a in b.anchors}
+    ids = {}
+    for b in blocks:
+        if isinstance(b, Heading):
+            base = _anchor(b.text) or "section"
+            unique, n = base, 2
+            while unique in taken:
+                unique, n = f"{base}-{n}", n + 1
+            taken.add(unique)
+            ids[id(b)] = unique
+    return ids
+
+
 # --- Markdown ---------------------------------------------------------------------------------
 
 # Every text in report.md is text, never markup (docs/inputs.md, "Markup"): names, descriptions,
@@ -211,6 +230,7 @@ def to_html(title, blocks, site_nav=None, contents=True):
     """One page. site_nav: [Link] to the site's other pages, at the top; contents: a list of the
     page's sections under the title."""
     sections = [b for b in blocks if isinstance(b, Heading) and b.level == 2]
+    heading_ids = _heading_ids(blocks)
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{_html(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>"]
@@ -219,7 +239,7 @@ def to_html(title, blocks, site_nav=None, contents=True):
     out.append(f"<h1>{_html(title)}</h1>")
     if sections and contents:
         out.append("<nav><ul>")
-        out += [f'<li><a href="#{_anchor(s.text)}">{_html(s.text)}</a></li>' for s in sections]
+        out += [f'<li><a href="#{_html(heading_ids[id(s)])}">{_html(s.text)}</a></li>' for s in sections]
         out.append("</ul></nav>")
     for b in blocks:
         if isinstance(b, Links):
@@ -235,7 +255,7 @@ def to_html(title, blocks, site_nav=None, contents=True):
                              (f"<p>{_html(caption)}</p>" if caption else "") + "</div>")
             out.append('<div class="grid">' + "\n".join(cells) + "</div>")
         elif isinstance(b, Heading):
-            out.append(f'<h{b.level} id="{_anchor(b.text)}">{_html(b.text)}</h{b.level}>')
+            out.append(f'<h{b.level} id="{_html(heading_ids[id(b)])}">{_html(b.text)}</h{b.level}>')
         elif isinstance(b, Para):
             out.append(f"<p>{_html(b.text)}</p>")
         elif isinstance(b, Bullets):
