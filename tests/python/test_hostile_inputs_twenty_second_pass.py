@@ -2,6 +2,7 @@
 pass"): each test fails on the code before its fix."""
 
 import argparse
+import re
 
 import pytest
 
@@ -54,3 +55,15 @@ def test_a_negative_sign_on_zero_is_refused_as_the_cpp_options_refuse_it(tmp_pat
         with pytest.raises(argparse.ArgumentTypeError, match="negative sign on zero"):
             parse(text)
     assert memrel_help.whole_number("0") == 0 and memrel_help.finite_number("0.0") == 0
+
+
+def test_headings_whose_ids_would_meet_get_ids_of_their_own():
+    """c6-report-history-anchor-collision: the history pages' sections for backends my_alloc and
+    my-alloc had one id, and the contents' link to the first led to the second."""
+    document = scripts_module("memrel_report.document")
+    blocks = [document.Heading(2, "my_alloc"), document.Heading(2, "my-alloc"),
+              document.Heading(2, "???"), document.Table(["a"], [["1"]], anchor="section")]
+    html = document.to_html("t", blocks)
+    ids = re.findall(r' id="([^"]*)"', html)
+    assert sorted(ids) == ["my-alloc", "my-alloc-2", "section", "section-2"], ids
+    assert re.findall(r'<a href="#([^"]*)">', html) == ["my-alloc", "my-alloc-2", "section-2"]
