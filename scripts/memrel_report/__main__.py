@@ -92,11 +92,14 @@ def main(argv=None):
               "scripts/install-deps, or set MEMREL_PYTHON to a Python that has it", file=sys.stderr)
         return EXIT_INTERNAL
     try:
-        # One results file given twice (by two spellings, or a link) would count its run twice.
-        for i, path in enumerate(args.results):
-            for earlier in args.results[:i]:
-                if os.path.exists(path) and os.path.exists(earlier) and os.path.samefile(path, earlier):
-                    raise load.InputError(path, f"the same file as {earlier}, given twice")
+        # One results file given twice (by two spellings, or a link) would count its run twice;
+        # one --bench file twice, its benchmarks (the twenty-second adversarial pass,
+        # c6-report-bench-same-file-twice).
+        for given in (args.results, args.bench):
+            for i, path in enumerate(given):
+                for earlier in given[:i]:
+                    if os.path.exists(path) and os.path.exists(earlier) and os.path.samefile(path, earlier):
+                        raise load.InputError(path, f"the same file as {earlier}, given twice")
         runs = [load.load_results(path) for path in args.results]
         cells = load.collect_cells(runs)
         if not cells and not args.history:

@@ -2,10 +2,12 @@
 pass"): each test fails on the code before its fix."""
 
 import argparse
+import os
 import re
 
 import pytest
 
+from conftest import HOST_BENCH, HOST_RUN
 from test_hostile_inputs import memrel, needs_memrel, refused, scripts_module
 
 
@@ -67,3 +69,14 @@ def test_headings_whose_ids_would_meet_get_ids_of_their_own():
     ids = re.findall(r' id="([^"]*)"', html)
     assert sorted(ids) == ["my-alloc", "my-alloc-2", "section", "section-2"], ids
     assert re.findall(r'<a href="#([^"]*)">', html) == ["my-alloc", "my-alloc-2", "section-2"]
+
+
+@needs_memrel
+def test_one_bench_file_given_twice_is_refused_as_a_results_file_is(tmp_path):
+    """c6-report-bench-same-file-twice: `report --bench B --bench LINK-TO-B` counted B's
+    benchmarks twice, exit 0, where a results file given twice is refused."""
+    os.link(HOST_BENCH, tmp_path / "again.json")
+    refused(memrel("-q", "report", "--jobs", "1", "--out", "rep", "--bench", HOST_BENCH,
+                   "--bench", "./again.json", HOST_RUN, cwd=tmp_path),
+            "again.json", "the same file as", "given twice")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.json"]
