@@ -220,9 +220,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     std::cerr << "memrel advise: " << trace.name << " on " << sweep.size() << " configurations\n";
   std::ostream no_progress(nullptr);
   fs::create_directories(out_dir);  // the journal's folder, from the first cell on
+  FileIdentity journal_file;
   RunResults results = [&] {
     try {
-      return run_suite(options, global.verbosity < 0 ? no_progress : std::cerr);
+      return run_suite(options, global.verbosity < 0 ? no_progress : std::cerr, &journal_file);
     } catch (const Interrupted& e) {
       // The runner says where the journal is; without --out the folder was made up here.
       if (!a.out.empty()) throw;
@@ -278,7 +279,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     throw Interrupted(e.signal(), std::string(e.what()) + "; every cell is in " + journal +
                                       ": run it again with --out " + out_dir + " and --resume");
   }
-  std::remove(journal.c_str());
+  remove_if_same_file(journal, journal_file);  // as `run` removes its own (run_command.cpp)
   if (page.exit_code != 0) {
     // A part that failed after the page was in place (a wrapper's exit 137 once Python had
     // ended) left it there while the line said "not written", with nothing after the colon

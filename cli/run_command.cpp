@@ -254,10 +254,15 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
                             "; set TMPDIR to a folder with room that memrel can write in");
   make_output_folder(a.out);
   std::ostream no_progress(nullptr);  // -q: a stream without a buffer writes nothing
-  RunResults results = run_suite(a.options, global.verbosity < 0 ? no_progress : std::cerr);
+  FileIdentity journal;
+  RunResults results =
+      run_suite(a.options, global.verbosity < 0 ? no_progress : std::cerr, &journal);
   write_file_atomically(a.out, to_json(results).dump(1) + "\n");
-  // Every cell is in the results now; a kill before this line leaves a journal to resume.
-  std::remove(a.options.journal_path.c_str());
+  // Every cell is in the results now; a kill before this line leaves a journal to resume. Ours
+  // only: removed by hand while this run went on, the name may be another run's journal now,
+  // and removing it lost that run's finished cells (the twenty-second adversarial pass,
+  // c5-live-journal-removed-second-run-loses-cells).
+  remove_if_same_file(a.options.journal_path, journal);
   int failed = 0;
   for (const auto& c : results.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -153,5 +154,20 @@ DurableAppendFile::~DurableAppendFile() {
 }
 
 void DurableAppendFile::append(const std::string& data) { append_and_sync(fd_, data, path_); }
+
+FileIdentity DurableAppendFile::identity() const {
+  struct stat st {};
+  if (fd_ < 0 || fstat(fd_, &st) != 0) return {};
+  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino), true};
+}
+
+bool remove_if_same_file(const std::string& path, const FileIdentity& identity) {
+  struct stat st {};
+  if (!identity.known || lstat(path.c_str(), &st) != 0 ||
+      static_cast<std::uint64_t>(st.st_dev) != identity.device ||
+      static_cast<std::uint64_t>(st.st_ino) != identity.inode)
+    return false;
+  return unlink(path.c_str()) == 0;
+}
 
 }  // namespace memrel

@@ -8,6 +8,18 @@
 
 namespace memrel {
 
+// A file as the kernel knows it: its device and inode. A name can come to mean another file (the
+// file removed by hand and a new one made in its place); this says whether it has.
+struct FileIdentity {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  bool known = false;
+};
+
+// Removes PATH only when it is still the file `identity` was taken of; true when it did. What
+// another process has made in its place is left alone.
+bool remove_if_same_file(const std::string& path, const FileIdentity& identity);
+
 // Another process holds the file (DurableAppendFile's lock).
 class FileInUse : public std::runtime_error {
  public:
@@ -34,6 +46,8 @@ class DurableAppendFile {
   // All of `data` written and synced, or std::runtime_error naming the file.
   void append(const std::string& data);
   const std::string& path() const { return path_; }
+  // The file this object writes, whatever name it has now (or none).
+  FileIdentity identity() const;
 
  private:
   DurableAppendFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}

@@ -64,6 +64,8 @@ class RunJournal {
 
   // On disk when it returns.
   void record(std::size_t index, const CellResult& cell);
+  // The journal's file, to remove it by (remove_if_same_file) once the results are written.
+  FileIdentity identity() const { return file_.identity(); }
 
  private:
   explicit RunJournal(DurableAppendFile file) : file_(std::move(file)) {}

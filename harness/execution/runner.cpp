@@ -594,7 +594,8 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
              : error;
 }
 
-RunResults run_suite(const RunOptions& options, std::ostream& progress) {
+RunResults run_suite(const RunOptions& options, std::ostream& progress,
+                     FileIdentity* journal_file) {
   nlohmann::json context = run_context();
   // What makes two runs the same run: a journal is continued only by its own.
   nlohmann::json run = {
@@ -736,6 +737,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress) {
   }
 
   Scheduler(options, matrix, progress).run(done, journal ? &*journal : nullptr);
+  if (journal && journal_file) *journal_file = journal->identity();
 
   RunResults results;
   results.context = context;

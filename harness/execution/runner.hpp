@@ -30,6 +30,7 @@
 #include "harness/execution/cell.hpp"
 #include "harness/execution/shard.hpp"
 #include "harness/results/results.hpp"
+#include "platform/durable_append.hpp"
 #include "platform/gpu_selection.hpp"
 
 namespace memrel {
@@ -99,6 +100,10 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
 // cell worth reading (harness/execution/run_summary.hpp), as they end. Throws ResultsError for a
 // journal that is there without --resume, missing or of another run with it; Interrupted
 // (platform/interrupt.hpp) after a signal, once the running cells are ended.
-RunResults run_suite(const RunOptions& options, std::ostream& progress);
+// `journal`, when given: the journal's file, for the caller to remove once the results are
+// written (remove_if_same_file: a journal another run made under the same name after this one's
+// was removed by hand is that run's).
+RunResults run_suite(const RunOptions& options, std::ostream& progress,
+                     FileIdentity* journal = nullptr);
 
 }  // namespace memrel

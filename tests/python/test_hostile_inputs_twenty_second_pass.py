@@ -2,13 +2,17 @@
 pass"): each test fails on the code before its fix."""
 
 import argparse
+import json
 import os
 import re
+import subprocess
+import time
 
 import pytest
 
 from conftest import HOST_BENCH, HOST_RUN
-from test_hostile_inputs import memrel, needs_memrel, refused, scripts_module
+from test_hostile_inputs import MEMREL, memrel, needs_memrel, refused, scripts_module
+from test_hostile_inputs_twentieth_pass import _host_example_copy
 
 
 def _deep_tuple_pickle(path, depth, hashed_as):
@@ -80,3 +84,27 @@ def test_one_bench_file_given_twice_is_refused_as_a_results_file_is(tmp_path):
                    "--bench", "./again.json", HOST_RUN, cwd=tmp_path),
             "again.json", "the same file as", "given twice")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["again.json"]
+
+
+@needs_memrel
+def test_a_run_removes_its_own_journal_only_never_one_made_in_its_place(tmp_path):
+    """c5-live-journal-removed-second-run-loses-cells: a run's journal removed by hand while it
+    went on, a second run started on the same -o made its own there, and the first, done,
+    removed that one by its name: the second's finished cells were lost. Here the other journal
+    is a file put in the place; the first run, done, leaves it."""
+    _host_example_copy(tmp_path, "lib.so", "bk.json")
+    args = [MEMREL, "-q", "run", "--zygote", "none", "-b", "./bk.json", "-w",
+            "temp-then-delete,fragmentation,paired-large", "-o", "r.json"]
+    run = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, env=dict(os.environ, MEMREL_TEST_HOST_EXAMPLE_DELAY_US="200000"))
+    journal = tmp_path / "r.json.journal"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and run.poll() is None and not journal.exists():
+        time.sleep(0.01)
+    journal.unlink()
+    journal.write_text("another run's journal\n")
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 0, err
+    assert journal.read_text() == "another run's journal\n"
+    with open(tmp_path / "r.json") as f:
+        assert [c["status"] for c in json.load(f)["cells"]] == ["ok"] * 3
