@@ -13,6 +13,7 @@
 
 #include "gate/history/history_figures.hpp"
 #include "platform/file_kind.hpp"
+#include "platform/file_size_limit.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/name_characters.hpp"
 #include "platform/one_line_text.hpp"
@@ -63,21 +64,43 @@ std::string digest(const std::string& content) {
   return text;
 }
 
+// How long a write waits for another process's (two nightly steps adding at once wait for each
+// other).
+constexpr int kBusyWaitMs = 10000;
+
 // The failure of the last SQLite call on DB, thrown. A write that fails for the machine's state
 // (SQLite's "disk I/O error" for EFBIG past `ulimit -f` or EIO, "database or disk is full", out of
 // memory) is exit 4, as every memrel writer says it (docs/inputs.md, "Failures that are not the
 // allocator's"): a MachineStateError. Anything else (not a database, read-only, a schema it does
 // not hold) is the database's, exit 2: a ResultsError. `history add` said exit 2 past `ulimit -f`
-// (the fifth adversarial pass, f22).
-[[noreturn]] void sqlite_failed(int code, const std::string& path, const std::string& why) {
+// (the fifth adversarial pass, f22). The system's error beside SQLite's: past `ulimit -f` it said
+// only "disk I/O error". A database another process holds for longer than memrel waits is the
+// machine's state too, exit 4, not an unusable file (the twenty-second adversarial pass,
+// c8-ulimit-f16-hadd, c8-history-add-db-locked-exit2).
+[[noreturn]] void sqlite_failed(int code, const std::string& path, std::string why,
+                                int system_errno) {
   code &= 0xff;  // the primary code of an extended one
-  if (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_NOMEM)
+  if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+    throw MachineStateError(path + ": in use by another process for more than " +
+                            std::to_string(kBusyWaitMs / 1000) + " s (" + why +
+                            "); nothing added: run it again once that process is done");
+  if (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_NOMEM) {
+    // SQLite keeps errno as it was when it noticed the failure, which need not be the write's.
+    const std::optional<std::uint64_t> size_limit = file_size_limit_bytes();
+    if (system_errno == EFBIG)
+      why += ": " + std::string(std::strerror(EFBIG)) + ", past the file size limit (ulimit -f)";
+    else if (code != SQLITE_NOMEM && size_limit)
+      why +=
+          ", under a file size limit of " + std::to_string(*size_limit >> 10) + " KiB (ulimit -f)";
+    else if (system_errno != 0 && code != SQLITE_NOMEM)
+      why += ": " + std::string(std::strerror(system_errno));
     throw MachineStateError(path + ": cannot write (" + why + "); nothing added");
+  }
   throw ResultsError(path + ": " + why);
 }
 
 [[noreturn]] void sqlite_failed(sqlite3* db, const std::string& path) {
-  sqlite_failed(sqlite3_errcode(db), path, sqlite3_errmsg(db));
+  sqlite_failed(sqlite3_errcode(db), path, sqlite3_errmsg(db), sqlite3_system_errno(db));
 }
 
 // A prepared statement, finalized however the scope is left.
@@ -261,7 +284,7 @@ void HistoryDb::open(int flags) {
     sqlite3_close(db_);
     throw ResultsError(path + ": " + why);
   }
-  sqlite3_busy_timeout(db_, 10000);  // two nightly steps adding at once wait for each other
+  sqlite3_busy_timeout(db_, kBusyWaitMs);  // two nightly steps adding at once wait for each other
   try {
     exec("PRAGMA foreign_keys = ON");
     // The schema version, checked: a file of something else, or of a newer memrel, is refused.
@@ -329,8 +352,9 @@ void HistoryDb::exec(const std::string& sql) {
     std::string why = error ? error : sqlite3_errmsg(db_);
     sqlite3_free(error);
     const int code = sqlite3_errcode(db_);  // before the rollback sets its own
+    const int system_errno = sqlite3_system_errno(db_);
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    sqlite_failed(code, path_, why);
+    sqlite_failed(code, path_, why, system_errno);
   }
 }
 

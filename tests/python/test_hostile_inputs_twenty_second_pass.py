@@ -5,7 +5,9 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -108,3 +110,43 @@ def test_a_run_removes_its_own_journal_only_never_one_made_in_its_place(tmp_path
     assert journal.read_text() == "another run's journal\n"
     with open(tmp_path / "r.json") as f:
         assert [c["status"] for c in json.load(f)["cells"]] == ["ok"] * 3
+
+
+@needs_memrel
+@pytest.mark.parametrize("database", ["new", "existing"])
+def test_history_add_past_the_file_size_limit_says_the_limit(tmp_path, database):
+    """c8-ulimit-f16-hadd, c8-ulimit-f1-hnew: past `ulimit -f`, `history add` said SQLite's
+    "disk I/O error" alone (exit 4): the limit, the thing to change, is said."""
+    if database == "existing":
+        assert memrel("-q", "history", "--db", "h.sqlite", "add", HOST_RUN, cwd=tmp_path).returncode == 0
+        run = json.loads(open(HOST_RUN).read())
+        run["context"]["note"] = "another run"  # another digest: added anew
+        (tmp_path / "run.json").write_text(json.dumps(run))
+    else:
+        shutil.copy(HOST_RUN, tmp_path / "run.json")
+    r = subprocess.run(["bash", "-c", 'ulimit -f 16; exec "$@"', "bash", MEMREL, "-q", "history",
+                        "--db", "h.sqlite", "add", "run.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    refused(r, "h.sqlite: cannot write", "ulimit -f", "nothing added", exit_code=4)
+
+
+@needs_memrel
+def test_a_history_another_process_holds_is_the_machines_state_not_bad_input(tmp_path):
+    """c8-history-add-db-locked-exit2: a database another process held locked for longer than
+    memrel waits (10 s) was "database is locked", exit 2, as if the file were unusable."""
+    assert memrel("-q", "history", "--db", "h.sqlite", "add", HOST_RUN, cwd=tmp_path).returncode == 0
+    run = json.loads(open(HOST_RUN).read())
+    run["context"]["note"] = "another run"
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time\n"
+                               "c = sqlite3.connect('h.sqlite', isolation_level=None)\n"
+                               "c.execute('BEGIN EXCLUSIVE'); print('held', flush=True)\n"
+                               "time.sleep(60)"], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        refused(memrel("-q", "history", "--db", "h.sqlite", "add", "run.json", cwd=tmp_path),
+                "h.sqlite: in use by another process for more than 10 s", "database is locked",
+                "nothing added", exit_code=4)
+    finally:
+        holder.kill()
+        holder.wait()
