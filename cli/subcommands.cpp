@@ -179,6 +179,12 @@ int checked_stdout(int rc) {
   return exit_code::kInternalError;
 }
 
+// Whether the working folder has a name still (getcwd fails with ENOENT once it was removed).
+bool working_folder_exists() {
+  char path[4096];
+  return getcwd(path, sizeof path) != nullptr || errno != ENOENT;
+}
+
 // "memrel: out of memory ..." on stderr with nothing allocated: memory is what ran out.
 void say_out_of_memory() {
   char line[256];
@@ -218,6 +224,15 @@ int run_command_line(int argc, char** argv) {
   std::set_terminate(on_terminate);
   if (std::string problem = stack_limit_problem(); !problem.empty()) {
     std::cerr << "memrel: " << problem << "\n";
+    return exit_code::kInternalError;
+  }
+  // Run from a folder removed meanwhile, a relative path was "internal error: filesystem error:
+  // cannot make absolute path", and a Python part "not a Python interpreter" (pyenv's shim
+  // cannot start there): the twenty-second adversarial pass, c8-deleted-cwd-blames-interpreter.
+  // Not in a cell: the runner's own state is said by the runner.
+  if (subcommand_word(argc, argv) != "cell" && !working_folder_exists()) {
+    std::cerr << "memrel: the working folder no longer exists (removed while in use): cd into a "
+                 "folder that exists and run it again\n";
     return exit_code::kInternalError;
   }
   // The environment is input too: said once, before anything runs.

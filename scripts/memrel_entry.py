@@ -26,7 +26,13 @@ _here = os.path.dirname(os.path.abspath(__file__))
 # library, its site-packages) or memrel's own: those hold what they hold wherever memrel is run
 # from, and dropping them refused every Python part run from scripts/ and took matplotlib away
 # from a report run from site-packages (the fifteenth adversarial pass, c3-cwd-is-*).
-_cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
+# A working folder removed while memrel ran from it has no name: nothing of it can be imported,
+# and the part runs on (with absolute paths), where it said the interpreter could not start (the
+# twenty-second adversarial pass, c8-deleted-cwd-blames-interpreter).
+try:
+    _cwd = {os.getcwd(), os.path.realpath(os.getcwd())}
+except FileNotFoundError:
+    _cwd = set()
 if _cwd & {os.path.realpath(p) for p in [_here, *sys.path] if os.path.isabs(p)}:
     _cwd = set()
 _user = [p for p in os.environ.get("MEMREL_PYTHONPATH", "").split(os.pathsep) if p]

@@ -150,3 +150,18 @@ def test_a_history_another_process_holds_is_the_machines_state_not_bad_input(tmp
     finally:
         holder.kill()
         holder.wait()
+
+
+@needs_memrel
+@pytest.mark.parametrize("args", [["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "r.json"],
+                                  ["trace", "import", "{tmp}/s.pickle", "-o", "{tmp}/t.memtrace"]])
+def test_a_working_folder_removed_meanwhile_is_said_as_such(tmp_path, args):
+    """c8-deleted-cwd-blames-interpreter: run from a folder removed meanwhile, `run -o r.json`
+    was "internal error: filesystem error: cannot make absolute path", and a Python part "not a
+    Python interpreter" (pyenv's shim cannot start there)."""
+    _deep_tuple_pickle(tmp_path / "s.pickle", 1, "key")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    r = subprocess.run(["bash", "-c", 'mkdir gone && cd gone && rmdir ../gone && exec "$@"', "bash",
+                        MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "the working folder no longer exists", exit_code=4)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.pickle"]
