@@ -194,6 +194,7 @@ class CellRun : public ProgramContext {
 
   // Lets the runner's tests produce a misbehaving cell on demand: MEMREL_INJECT_FAULT is
   //   abort                  the cell crashes (SIGABRT);
+  //   exit:N                 the cell exits N at once, as an allocator that gives up does;
   //   hang                   the cell never ends;
   //   hang-with-child:FILE   the cell starts a child that never ends, writes "CELL CHILD" (pids)
   //                          to FILE, and never ends (no process may outlive the runner);
@@ -213,6 +214,7 @@ class CellRun : public ProgramContext {
     if (only != nullptr && std::string(only) != backend_.name + "/" + workload_.name) return;
     std::string f = fault;
     if (f == "abort") std::abort();
+    if (f.rfind("exit:", 0) == 0) _exit(std::stoi(f.substr(5)));
     if (f == "hang") hang();
     if (f.rfind("hang-with-child:", 0) == 0) {
       start_endless_child(f.substr(16));

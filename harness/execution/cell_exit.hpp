@@ -8,8 +8,11 @@
 
 namespace memrel {
 
-// The cell's exit code for it; no other exit of `memrel cell` uses 5.
+// The cell's exit code for it; no other exit of `memrel cell` uses 5 (an allocator might: the
+// runner believes the code only beside the line below, or where TMPDIR takes no file).
 constexpr int kCellResultNotWritten = 5;
+// How the cell's stderr line for it begins.
+constexpr const char* kCellResultNotWrittenLine = "memrel cell: the result could not be written";
 
 // Thrown by the runner when a cell exits with kCellResultNotWritten: the run stops (exit 4), the
 // finished cells stay in the journal.

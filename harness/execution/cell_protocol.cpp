@@ -142,7 +142,7 @@ int serve_cell(const CellRequest& r) {
     else
       write_file_atomically(r.out, text);
   } catch (const std::runtime_error& e) {  // not the allocator's failure: the runner stops
-    std::cerr << "memrel cell: the result could not be written: " << e.what() << "\n";
+    std::cerr << kCellResultNotWrittenLine << ": " << e.what() << "\n";
     // The runner's code (--result-fd) only for the runner; to a user who gave --out it is the
     // machine's state, exit 4, as every memrel writer says it (5 is none of memrel's exit codes:
     // the eighteenth adversarial pass, c8-cell-out-full-disk-exit5).

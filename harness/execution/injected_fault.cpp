@@ -1,5 +1,6 @@
 #include "harness/execution/injected_fault.hpp"
 
+#include <string>
 #include <string_view>
 
 namespace memrel {
@@ -22,14 +23,18 @@ std::string injected_fault_problem(const std::string& value) {
     if (starts(v, form)) return v.size() > form.size() ? "" : "names no file after the colon";
   if (starts(v, "slow-exit:"))
     return whole_number(v.substr(10)) ? "" : "slow-exit: takes a whole number of milliseconds";
+  if (starts(v, "exit:"))
+    return whole_number(v.substr(5)) && std::stoi(std::string(v.substr(5))) <= 255
+               ? ""
+               : "exit: takes an exit code from 0 to 255";
   if (starts(v, "rendezvous:")) {
     const std::size_t colon = v.rfind(':');
     return colon > 11 && whole_number(v.substr(colon + 1)) && v.substr(colon + 1) != "0"
                ? ""
                : "rendezvous: takes a folder and a positive count (rendezvous:DIR:N)";
   }
-  return "is none of abort, hang, hang-with-child:FILE, leave-child:FILE, rendezvous:DIR:N, "
-         "slow-exit:MS (a test hook)";
+  return "is none of abort, exit:N, hang, hang-with-child:FILE, leave-child:FILE, "
+         "rendezvous:DIR:N, slow-exit:MS (a test hook)";
 }
 
 }  // namespace memrel

@@ -34,6 +34,7 @@
 #include "platform/owned_fd.hpp"
 #include "platform/path_for_json.hpp"
 #include "platform/run_context.hpp"
+#include "platform/temporary_folder.hpp"
 #include "platform/zygote.hpp"
 
 namespace memrel {
@@ -416,6 +417,15 @@ class Scheduler {
     return spec;
   }
 
+  // Whether an exit of kCellResultNotWritten is the cell's own (it says so on stderr, or it could
+  // not even write that and TMPDIR takes no file now). An allocator that gives up with exit(5)
+  // was blamed on TMPDIR and stopped the run, exit 4, every --resume again (the twenty-second
+  // adversarial pass, c8-allocator-exit5-blamed-on-tmpdir): its cell has crashed.
+  static bool cell_could_not_hand_over(const std::string& stderr_tail) {
+    if (stderr_tail.find(kCellResultNotWrittenLine) != std::string::npos) return true;
+    return stderr_tail.empty() && !temporary_folder_problem().empty();
+  }
+
   // A crash, a timeout or a missing result becomes the cell's status.
   CellResult outcome(const MatrixCell& m, const RunningChild& child, int status, bool timed_out,
                      const std::string& started_by) const {
@@ -468,7 +478,8 @@ class Scheduler {
       } catch (const ResultsError& e) {
         why = e.what();
       }
-      if (!why.empty() && WEXITSTATUS(status) == kCellResultNotWritten)
+      if (!why.empty() && WEXITSTATUS(status) == kCellResultNotWritten &&
+          cell_could_not_hand_over(stderr_tail))
         throw CellResultNotWritten(
             m.backend.name + " x " + m.name + ": the cell ran but could not write its result (" +
             (stderr_tail.empty() ? std::string("nor its stderr") : stderr_tail) +

@@ -165,3 +165,20 @@ def test_a_working_folder_removed_meanwhile_is_said_as_such(tmp_path, args):
                         MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "the working folder no longer exists", exit_code=4)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.pickle"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("zygote", ["none", "all"])
+def test_an_allocator_that_exits_5_has_crashed_its_cell_not_filled_tmpdir(tmp_path, zygote):
+    """c8-allocator-exit5-blamed-on-tmpdir: 5 is `memrel cell`'s code for "the result could not
+    be written"; an allocator giving up with exit(5) was blamed on TMPDIR, and the whole run
+    stopped (exit 4), every --resume again. The cell's own code is believed beside its line."""
+    r = memrel("-q", "run", "--zygote", zygote, "-b", "host-malloc", "-w",
+               "temp-then-delete,fragmentation", "-o", "r.json", cwd=tmp_path,
+               env={"MEMREL_INJECT_FAULT": "exit:5", "MEMREL_INJECT_FAULT_CELL": "host-malloc/fragmentation"})
+    assert r.returncode == 3, r.stderr
+    assert "TMPDIR" not in r.stderr, r.stderr
+    cells = {c["workload"]: c for c in json.loads((tmp_path / "r.json").read_text())["cells"]}
+    assert cells["temp-then-delete"]["status"] == "ok"
+    assert cells["fragmentation"]["status"] == "crashed"
+    assert cells["fragmentation"]["reason"].startswith("exited with code 5"), cells["fragmentation"]
