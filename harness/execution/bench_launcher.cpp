@@ -127,7 +127,10 @@ std::optional<int> exited(const Running& r) {
 // one with something in it (a benchmark that failed, exit 3, still leaves the others' figures).
 // Returns the file's size, -1 when there is none. Google Benchmark writes an empty file when its
 // filter matched nothing (the second adversarial pass: an empty bench-null.json reported "ok").
-long long finish_file(const BenchJob& job) {
+// kCutOffByItsExit: a file cut off by a memrel_bench that exited other than 0 (an allocator
+// that gave up with exit(1) mid-benchmark), not kept.
+constexpr long long kCutOffByItsExit = -2;
+long long finish_file(const BenchJob& job, int exit_code) {
   const std::string tmp = bench_temporary_path(job);
   struct stat st {};
   if (stat(tmp.c_str(), &st) != 0) return -1;
@@ -140,6 +143,10 @@ long long finish_file(const BenchJob& job) {
   // so across exec) or on a full disk it exits 0 with the file cut off (the fifth pass put half a
   // bench-null.json in place and said "ok"). A file that is not whole JSON is the machine's
   // failure, not a result.
+  // Cut off by a process that failed, it is that process's failure, not the disk's: an
+  // allocator's exit(1) was "a full disk?", exit 4, and the backends after it never ran (the
+  // twenty-second adversarial pass, c8-bench-allocator-exit1-blamed-on-disk).
+  if (exit_code != 0 && !nlohmann::json::accept(content)) return kCutOffByItsExit;
   if (!nlohmann::json::accept(content))
     throw MachineStateError(job.json_path + ": memrel_bench's output is cut off at byte " +
                             std::to_string(content.size()) +
@@ -222,9 +229,13 @@ BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status,
     o.status = BenchStatus::kCrashed;
     o.exit_code = WTERMSIG(status);
   } else {
-    const long long size = finish_file(job);
     o.exit_code = WEXITSTATUS(status);
+    const long long size = finish_file(job, o.exit_code);
     o.file_written = size > 0;
+    if (size == kCutOffByItsExit)
+      o.last_line = "exited " + std::to_string(o.exit_code) +
+                    " before its results file was whole (not kept)" +
+                    (o.last_line.empty() ? std::string() : "; its last line: " + o.last_line);
     o.status = o.exit_code != 0 ? BenchStatus::kFailed
                : size < 0       ? BenchStatus::kUnavailable
                : size == 0      ? BenchStatus::kNoneMatched

@@ -182,3 +182,27 @@ def test_an_allocator_that_exits_5_has_crashed_its_cell_not_filled_tmpdir(tmp_pa
     assert cells["temp-then-delete"]["status"] == "ok"
     assert cells["fragmentation"]["status"] == "crashed"
     assert cells["fragmentation"]["reason"].startswith("exited with code 5"), cells["fragmentation"]
+
+
+@needs_memrel
+def test_a_memrel_bench_that_fails_midway_is_the_backends_failure_not_the_disks(tmp_path):
+    """c8-bench-allocator-exit1-blamed-on-disk, c8-ab-allocator-exit1: an allocator that gave up
+    with exit(1) mid-benchmark left memrel_bench's JSON cut off, and bench said "a full disk or
+    a file size limit?" (exit 4), the backends after it never run. A file cut off by a process
+    that failed is that backend's failure (exit 3); the others run."""
+    real = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
+    fake = tmp_path / "memrel_bench"
+    # As memrel_bench does for a backend whose allocator exits mid-run: part of its JSON, exit 1.
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in --help|--version|'
+                    f'--benchmark_list_tests*) exec {real} "$@";; esac; done\n'
+                    'case "$*" in *"--backend null"*) exec ' + real + ' "$@";; esac\n'
+                    'for a in "$@"; do case "$a" in --benchmark_out=*) '
+                    'printf \'{"context": {"date": "x",\' > "${a#--benchmark_out=}";; esac; done\n'
+                    'exit 1\n')
+    fake.chmod(0o755)
+    r = memrel("-q", "bench", "-b", "host-malloc,null", "--bench", fake, "-o", "bo", "--quick",
+               "--filter", "^pair/", "--min-time", "0.001", cwd=tmp_path)
+    assert r.returncode == 3, r.stderr
+    assert "full disk" not in r.stderr and "host-malloc" in r.stderr, r.stderr
+    assert "before its results file was whole" in r.stderr, r.stderr
+    assert sorted(os.listdir(tmp_path / "bo")) == ["bench-null.json"], r.stderr
