@@ -22,6 +22,7 @@
 #include "platform/address_space_limit.hpp"
 #include "platform/device_probe.hpp"
 #include "platform/host_probe.hpp"
+#include "platform/memory_limits.hpp"
 #include "platform/path_for_json.hpp"
 #include "platform/process_exit.hpp"
 
@@ -89,7 +90,7 @@ class CellRun : public ProgramContext {
       result_.status = "error";
       result_.reason = e.what();
     }
-    blame_an_address_space_limit();
+    blame_a_memory_limit();
     // After the workload: the record lives in the heap a host backend's probes count, and its
     // size must not depend on the environment (a cell pinned to a GPU by CUDA_VISIBLE_DEVICES
     // measures the same bytes as one that is not).
@@ -113,15 +114,19 @@ class CellRun : public ProgramContext {
   // machine's limit, not of what it does: recorded as its "oom", exit 0, with no word of the
   // limit, the cell stood for an allocator's result in a nightly and in every --resume (the
   // tenth adversarial pass, c8-run-ulimit-v-recorded-as-oom). An error of the cell instead
-  // (exit 3), saying the limit. A device allocator's memory is not the process's address space.
-  void blame_an_address_space_limit() {
+  // (exit 3), saying the limit. Only when the failed request came within reach of it: under a
+  // generous limit an allocator's own refusal was blamed on it, and a data-segment limit
+  // (`ulimit -d`, which bounds malloc's mappings too) was not looked at (the twenty-second
+  // adversarial pass, c8-allocator-oom-blamed-on-ulimit-v, c8-ulimit-d-recorded-as-allocator-oom).
+  // A device allocator's memory is not the process's address space.
+  void blame_a_memory_limit() {
     if (result_.status != "oom" || backend_.space != MemorySpace::kHost) return;
-    const std::optional<std::uint64_t> limit = address_space_limit_bytes();
-    if (!limit) return;
+    const std::string limit =
+        replayer_ ? replayer_->limit_at_first_oom() : memory_limit_reached(failed_request_bytes_);
+    if (limit.empty()) return;
     result_.status = "error";
-    result_.reason += "; under an address-space limit of " + std::to_string(*limit >> 20) +
-                      " MiB (ulimit -v): the machine's limit, not the allocator's; raise or lift "
-                      "it";
+    result_.reason +=
+        "; under " + limit + ": the machine's limit, not the allocator's; raise or lift it";
   }
 
   void set_up() {
@@ -370,6 +375,7 @@ class CellRun : public ProgramContext {
             result_.steps.resize(i + 1);
             result_.status = "oom";
             result_.reason = step.location + ": " + e.what();
+            failed_request_bytes_ = step.bytes;
             return;
           }
           record.latency_ns = elapsed_ns(t);
@@ -433,6 +439,8 @@ class CellRun : public ProgramContext {
   std::unique_ptr<TraceReplayer> replayer_;  // trace workloads only
   std::uint64_t requested_live_ = 0;
   std::size_t current_step_ = 0;
+  // The size of the request that ran out, when a step did (0: the backend ran out as it began).
+  std::uint64_t failed_request_bytes_ = 0;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "harness/execution/elapsed.hpp"
+#include "platform/memory_limits.hpp"
 #include "platform/path_for_json.hpp"
 
 namespace memrel {
@@ -143,6 +144,7 @@ void TraceReplayer::run(Allocator& allocator, const TraceProbe& probe, CellResul
           m.at = probe(live, true);
           replay_ooms_.push_back(std::move(m));
           result.reason = "event " + std::to_string(i) + ": " + e.what();
+          if (space_ == MemorySpace::kHost) limit_at_first_oom_ = memory_limit_reached(bytes);
         }
         due(i + 1);
         continue;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "allocators/allocator.hpp"
@@ -38,6 +39,10 @@ class TraceReplayer {
   // other allocator error is thrown, as a workload step's would be.
   void run(Allocator& allocator, const TraceProbe& probe, CellResult& result);
 
+  // The memory limit the first failed allocation came within reach of (memory_limit_reached,
+  // taken as it failed), or "": host memory only.
+  const std::string& limit_at_first_oom() const { return limit_at_first_oom_; }
+
  private:
   struct PlannedMark {
     std::uint64_t event = 0;
@@ -55,6 +60,7 @@ class TraceReplayer {
   const Trace& trace_;
   TracePlan plan_;
   MemorySpace space_;
+  std::string limit_at_first_oom_;
   std::uint64_t page_bytes_ = 4096;
   std::vector<void*> pointers_;                    // block -> its memory; null when it failed
   std::vector<std::uint32_t> alloc_ns_, free_ns_;  // per call, saturated at ~4.3 s

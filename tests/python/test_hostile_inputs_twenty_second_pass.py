@@ -206,3 +206,47 @@ def test_a_memrel_bench_that_fails_midway_is_the_backends_failure_not_the_disks(
     assert "full disk" not in r.stderr and "host-malloc" in r.stderr, r.stderr
     assert "before its results file was whole" in r.stderr, r.stderr
     assert sorted(os.listdir(tmp_path / "bo")) == ["bench-null.json"], r.stderr
+
+
+def _under_limits(script, *args, cwd):
+    return subprocess.run(["bash", "-c", script + '; exec "$@"', "bash", MEMREL, "-q", *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@needs_memrel
+def test_a_data_segment_limit_is_the_machines_as_an_address_space_limit_is(tmp_path):
+    """c8-ulimit-d-recorded-as-allocator-oom: under `ulimit -d 100000` (which bounds malloc's
+    mappings too), glibc's malloc failed at 64 MiB and the cell was the allocator's own "oom",
+    exit 0, no word of the limit; under `ulimit -v` the same is an error naming the limit."""
+    r = _under_limits("ulimit -d 100000", "run", "-b", "host-malloc", "-w", "fragmentation",
+                      "-o", "r.json", cwd=tmp_path)
+    assert r.returncode == 3, r.stderr
+    cell = json.loads((tmp_path / "r.json").read_text())["cells"][0]
+    assert cell["status"] == "error", cell
+    assert "under a data-segment limit of 97 MiB (ulimit -d): the machine's limit" in cell["reason"]
+
+
+@needs_memrel
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to build the refusing allocator")
+def test_an_allocators_own_refusal_far_below_a_generous_limit_stays_its_outcome(tmp_path):
+    """c8-allocator-oom-blamed-on-ulimit-v: under `ulimit -v` of about 95 GiB, an allocator that
+    refused 4 MB (far below the limit) had its "oom" turned into an error blamed on the limit.
+    The refusal is the allocator's outcome, with the limit as without it."""
+    (tmp_path / "refuses.c").write_text(
+        "#include <stdlib.h>\n#include <sys/types.h>\n"
+        "void* refusing_alloc(ssize_t size, int device, void* stream) {\n"
+        "  return size > 1024 * 1024 ? NULL : malloc(size);\n}\n"
+        "void refusing_free(void* p, ssize_t size, int device, void* stream) { free(p); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(tmp_path / "librefuses.so"),
+                    str(tmp_path / "refuses.c")], check=True)
+    (tmp_path / "refuses.json").write_text(json.dumps({
+        "schema": "memrel.backend/1", "name": "refuses", "description": "refuses over 1 MiB",
+        "library": str(tmp_path / "librefuses.so"), "space": "host",
+        "alloc": "refusing_alloc", "free": "refusing_free"}))
+    args = ["run", "-b", "./refuses.json", "-w", "temp-then-delete", "-o"]
+    plain = memrel("-q", *args, "plain.json", cwd=tmp_path)
+    limited = _under_limits("ulimit -v 100000000", *args, "limited.json", cwd=tmp_path)
+    cells = [json.loads((tmp_path / f).read_text())["cells"][0] for f in ("plain.json", "limited.json")]
+    assert (plain.returncode, cells[0]["status"]) == (0, "oom"), (plain.stderr, cells[0])
+    assert (limited.returncode, cells[1]["status"]) == (0, "oom"), (limited.stderr, cells[1])
+    assert "ulimit" not in cells[1]["reason"], cells[1]
