@@ -30,6 +30,7 @@
 #include "platform/cpu_time_limit.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
+#include "platform/memory_limits.hpp"
 #include "platform/one_line_text.hpp"
 #include "platform/owned_fd.hpp"
 #include "platform/path_for_json.hpp"
@@ -658,6 +659,9 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
   const std::optional<std::uint64_t> address_space = address_space_limit_bytes();
   run["address_space_limit_bytes"] =
       address_space ? nlohmann::json(*address_space) : nlohmann::json(nullptr);
+  // And the data-segment limit (`ulimit -d`), which a cell blames the same way; only where one
+  // is set, so that a journal of an older memrel, made without one, is still this run's.
+  if (const std::optional<std::uint64_t> data = data_limit_bytes()) run["data_limit_bytes"] = *data;
   // And the CPU-time limit, for the same reason (c8-ulimit-cpu-resume-keeps-crash).
   const CpuTimeLimit cpu = cpu_time_limit();
   run["cpu_time_limit_seconds"] =
