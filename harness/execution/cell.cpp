@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -200,6 +201,7 @@ class CellRun : public ProgramContext {
   // Lets the runner's tests produce a misbehaving cell on demand: MEMREL_INJECT_FAULT is
   //   abort                  the cell crashes (SIGABRT);
   //   exit:N                 the cell exits N at once, as an allocator that gives up does;
+  //   signal:N               the cell raises signal N (SIGKILL: as the OOM killer ends it);
   //   hang                   the cell never ends;
   //   hang-with-child:FILE   the cell starts a child that never ends, writes "CELL CHILD" (pids)
   //                          to FILE, and never ends (no process may outlive the runner);
@@ -220,6 +222,11 @@ class CellRun : public ProgramContext {
     std::string f = fault;
     if (f == "abort") std::abort();
     if (f.rfind("exit:", 0) == 0) _exit(std::stoi(f.substr(5)));
+    if (f.rfind("signal:", 0) == 0) {
+      const int number = std::stoi(f.substr(7));
+      std::signal(number, SIG_DFL);  // SIGXCPU and the others end the cell, whatever it set
+      raise(number);
+    }
     if (f == "hang") hang();
     if (f.rfind("hang-with-child:", 0) == 0) {
       start_endless_child(f.substr(16));

@@ -27,13 +27,18 @@ std::string injected_fault_problem(const std::string& value) {
     return whole_number(v.substr(5)) && std::stoi(std::string(v.substr(5))) <= 255
                ? ""
                : "exit: takes an exit code from 0 to 255";
+  if (starts(v, "signal:"))
+    return whole_number(v.substr(7)) && std::stoi(std::string(v.substr(7))) >= 1 &&
+                   std::stoi(std::string(v.substr(7))) <= 31
+               ? ""
+               : "signal: takes a signal number from 1 to 31";
   if (starts(v, "rendezvous:")) {
     const std::size_t colon = v.rfind(':');
     return colon > 11 && whole_number(v.substr(colon + 1)) && v.substr(colon + 1) != "0"
                ? ""
                : "rendezvous: takes a folder and a positive count (rendezvous:DIR:N)";
   }
-  return "is none of abort, exit:N, hang, hang-with-child:FILE, leave-child:FILE, "
+  return "is none of abort, exit:N, signal:N, hang, hang-with-child:FILE, leave-child:FILE, "
          "rendezvous:DIR:N, slow-exit:MS (a test hook)";
 }
 

@@ -443,10 +443,18 @@ class Scheduler {
       const std::string killed = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) +
                                  ")" + (stderr_tail.empty() ? "" : ": " + stderr_tail);
       // The machine's CPU-time limit, not the allocator's crash: SIGXCPU at the soft limit,
-      // SIGKILL at the hard one (platform/cpu_time_limit.hpp).
+      // SIGKILL at the hard one (platform/cpu_time_limit.hpp). Only a cell that can have used
+      // that much CPU time (its wall time on every CPU): under `ulimit -t 1000` a cell killed
+      // after milliseconds (by the OOM killer, or itself) was blamed on the limit (the
+      // twenty-second adversarial pass, c8-sigkill-blamed-on-cpu-limit).
       const CpuTimeLimit cpu = cpu_time_limit();
-      if ((sig == SIGXCPU && cpu.soft_seconds) || (sig == SIGKILL && cpu.hard_seconds)) {
-        const std::uint64_t seconds = sig == SIGXCPU ? *cpu.soft_seconds : *cpu.hard_seconds;
+      const std::optional<std::uint64_t> limit = sig == SIGXCPU   ? cpu.soft_seconds
+                                                 : sig == SIGKILL ? cpu.hard_seconds
+                                                                  : std::nullopt;
+      const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+      if (limit && static_cast<double>(wall_ns) * 1e-9 * static_cast<double>(cpus) >=
+                       static_cast<double>(*limit)) {
+        const std::uint64_t seconds = *limit;
         cell = failed_cell(m.backend.name, m.name, m.path, "error",
                            killed + "; under a CPU-time limit of " + std::to_string(seconds) +
                                " s (ulimit -t): the machine's limit, not the allocator's; raise "

@@ -250,3 +250,19 @@ def test_an_allocators_own_refusal_far_below_a_generous_limit_stays_its_outcome(
     assert (plain.returncode, cells[0]["status"]) == (0, "oom"), (plain.stderr, cells[0])
     assert (limited.returncode, cells[1]["status"]) == (0, "oom"), (limited.stderr, cells[1])
     assert "ulimit" not in cells[1]["reason"], cells[1]
+
+
+@needs_memrel
+@pytest.mark.parametrize("signal_number, limit", [(9, "ulimit -t 1000"), (24, "ulimit -S -t 1000")])
+def test_a_cell_killed_in_milliseconds_under_a_generous_cpu_limit_has_crashed(tmp_path, signal_number, limit):
+    """c8-sigkill-blamed-on-cpu-limit: under `ulimit -t 1000`, a cell SIGKILLed after a few
+    milliseconds (the OOM killer's signal) was "under a CPU-time limit of 1000 s: the machine's
+    limit, not the allocator's". A cell that cannot have used that much CPU time has crashed."""
+    r = subprocess.run(["bash", "-c", limit + '; exec "$@"', "bash", MEMREL, "-q", "run", "-b",
+                        "host-malloc", "-w", "temp-then-delete", "-o", "r.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, MEMREL_INJECT_FAULT=f"signal:{signal_number}"))
+    assert r.returncode == 3, r.stderr
+    cell = json.loads((tmp_path / "r.json").read_text())["cells"][0]
+    assert cell["status"] == "crashed", cell
+    assert "CPU-time limit" not in cell["reason"], cell
