@@ -4,7 +4,8 @@ is `python3 -m PACKAGE ARGS...` without the working folder on the module path. `
 the working folder first, so a `json.py` (or `runpy.py`, `argparse.py`...) beside a snapshot would
 run during `trace import`; here the module path is this folder (memrel's packages), then the
 interpreter's own, then the folders of PYTHONPATH (after the standard library, which they cannot
-shadow) but never the working folder (an empty or
+shadow; from them, and from the user's site-packages, only what pip installed: _OnlyWhatPipInstalled)
+but never the working folder (an empty or
 relative PYTHONPATH entry, which Python turns into the working folder, is dropped). memrel's
 command line runs its Python parts this way (cli/python_module.cpp); docs/inputs.md, "Code".
 
@@ -116,7 +117,56 @@ class _OwnFoldersFirst:
         return importlib.machinery.PathFinder.find_spec(name, _own_folders, target)
 
 
+def _installed_names(folder):
+    """The top-level names pip installed in FOLDER: the first part of each file its .dist-info
+    RECORDs list (`foo/__init__.py`, `foo.py`, `_foo.cpython-311-x86_64-linux-gnu.so`), and the
+    names of each top_level.txt (.dist-info, .egg-info)."""
+    names = set()
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return names
+    for entry in entries:
+        if not entry.endswith((".dist-info", ".egg-info")):
+            continue
+        for record in ("RECORD", "top_level.txt"):
+            try:
+                with open(os.path.join(folder, entry, record), encoding="utf-8", errors="replace") as f:
+                    lines = f.read(1 << 22).splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                first = line.strip() if record == "top_level.txt" else line.split(",")[0].split("/")[0]
+                name = first.split(".")[0]
+                if name.isidentifier():
+                    names.add(name)
+    return names
+
+
+class _OnlyWhatPipInstalled:
+    """From a PYTHONPATH folder or the user's site-packages, only a package pip installed there
+    (named by its .dist-info or .egg-info record) is imported; a loose file or folder is not. A
+    library's optional import of a name the interpreter lacks (scipy's `try: import cython`,
+    under Otava) was otherwise answered by a user's `cython.py`, and its code ran in `history
+    changes` and `report --history` (the twenty-second adversarial pass,
+    c3-pythonpath-cython-*, c3-usersite-cython-*). After _OwnFoldersFirst: what the
+    interpreter's own folders hold never reaches it."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is not None or name in sys.builtin_module_names or name in _user_installed:
+            return None
+        for folder in _user_folders:
+            if importlib.machinery.PathFinder.find_spec(name, [folder], target) is not None:
+                raise ModuleNotFoundError(f"No module named {name!r} (only packages pip "
+                                          f"installed are taken from {folder})", name=name)
+        return None
+
+
 _own_folders = [_here] + _own
+_user_folders = [p for p in sys.path if p not in _own_folders]
+_user_installed = set().union(*map(_installed_names, _user_folders))
+sys.meta_path.insert(0, _OnlyWhatPipInstalled)
 sys.meta_path.insert(0, _OwnFoldersFirst)
 sys.meta_path.insert(0, _OtherPlatformsModules)
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import HOST_BENCH, HOST_RUN
+from conftest import HOST_BENCH, HOST_RUN, SCRIPTS
 from test_hostile_inputs import MEMREL, memrel, needs_memrel, refused, scripts_module
 from test_hostile_inputs_twentieth_pass import _host_example_copy
 
@@ -266,3 +266,50 @@ def test_a_cell_killed_in_milliseconds_under_a_generous_cpu_limit_has_crashed(tm
     cell = json.loads((tmp_path / "r.json").read_text())["cells"][0]
     assert cell["status"] == "crashed", cell
     assert "CPU-time limit" not in cell["reason"], cell
+
+
+@needs_memrel
+@pytest.mark.parametrize("folder", ["PYTHONPATH", "user site-packages"])
+def test_a_loose_module_in_a_user_folder_is_not_imported_for_a_library(tmp_path, folder):
+    """c3-pythonpath-cython-*, c3-usersite-cython-*: `history changes` runs Otava, whose scipy
+    tries `import cython`; the Otava environment has none, and a `cython.py` in a PYTHONPATH
+    folder or the user's site-packages ran. Only what pip installed there is taken."""
+    from test_history_changes import OTAVA_PYTHON
+    if not os.access(OTAVA_PYTHON, os.X_OK):
+        pytest.skip("needs scripts/install-deps' Otava (its scipy tries `import cython`)")
+    home = tmp_path / "home"
+    planted = (home / ".local" / "lib" / "python{}.{}".format(*sys.version_info[:2]) / "site-packages"
+               if folder == "user site-packages" else tmp_path / "pp")
+    planted.mkdir(parents=True)
+    mark = tmp_path / "ran"
+    planted.joinpath("cython.py").write_text(f"open({str(mark)!r}, 'a').write('ran')\n")
+    assert memrel("-q", "history", "--db", "h.sqlite", "add", HOST_RUN, cwd=tmp_path).returncode == 0
+    env = ({"PYTHONPATH": str(planted)} if folder == "PYTHONPATH" else
+           {"HOME": str(home), "XDG_CACHE_HOME": os.path.dirname(os.path.dirname(os.path.dirname(
+               os.path.dirname(OTAVA_PYTHON))))})
+    r = memrel("-q", "history", "--db", "h.sqlite", "changes", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert not mark.exists(), "the planted cython.py ran"
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_a_package_pip_installed_in_a_user_folder_is_still_taken(tmp_path, installed):
+    """The rule's other side: PYTHONPATH and the user's site-packages may add packages memrel
+    needs (scripts/install-deps falls back to `pip install --user`); what a .dist-info record
+    names is imported, the same folder without its record is not."""
+    package = tmp_path / "pp" / "added_by_pip"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text("print('imported')\n")
+    if installed:
+        record = tmp_path / "pp" / "added_by_pip-1.0.dist-info"
+        record.mkdir()
+        (record / "RECORD").write_text("added_by_pip/__init__.py,,\nadded_by_pip/__main__.py,,\n"
+                                       "added_by_pip-1.0.dist-info/RECORD,,\n")
+    r = subprocess.run([sys.executable, "-I", os.path.join(SCRIPTS, "memrel_entry.py"), "added_by_pip"],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       env=dict(os.environ, MEMREL_PYTHONPATH=str(tmp_path / "pp")))
+    if installed:
+        assert (r.returncode, r.stdout) == (0, "imported\n"), r.stderr
+    else:
+        assert r.returncode != 0 and "only packages pip installed" in r.stderr, (r.returncode, r.stderr)
