@@ -13,6 +13,8 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
@@ -26,6 +28,7 @@
 #include "harness/execution/bench_launcher.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/folder_room.hpp"
 #include "platform/gpu_selection.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
@@ -226,6 +229,18 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   MadeFolders made;
   make_folder("-o", a.out, made);
   if (!a.logs.empty()) make_folder("--logs", a.logs, made);
+  // memrel_bench (Google Benchmark) does not check its writes: on a full file system its results
+  // file was empty, read as "matches no benchmark", exit 2 (the twenty-second adversarial pass,
+  // c8-outdir-full-bench-says-no-filter-match). The machine's state, said before any backend.
+  for (const auto& [option, folder] :
+       {std::pair<std::string, std::string>{"-o", a.out}, {"--logs", a.logs}}) {
+    if (folder.empty()) continue;
+    if (std::string problem = folder_room_problem(folder, option + " " + folder);
+        !problem.empty()) {
+      made.undo();
+      throw MachineStateError(problem + "; nothing run");
+    }
+  }
 
   // -q: the folder on stdout is the answer (as run -q prints its file); what went wrong is still
   // said on stderr.

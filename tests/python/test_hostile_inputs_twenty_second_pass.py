@@ -313,3 +313,24 @@ def test_a_package_pip_installed_in_a_user_folder_is_still_taken(tmp_path, insta
         assert (r.returncode, r.stdout) == (0, "imported\n"), r.stderr
     else:
         assert r.returncode != 0 and "only packages pip installed" in r.stderr, (r.returncode, r.stderr)
+
+
+@needs_memrel
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="needs root and unshare to mount a full tmpfs in a mount namespace")
+def test_bench_into_a_full_file_system_says_it_is_full(tmp_path):
+    """c8-outdir-full-bench-says-no-filter-match: memrel_bench does not check its writes, and on a
+    full file system its results file was empty: "no filter: matches no benchmark of any backend
+    given", exit 2. The folder is checked first: full, exit 4, nothing run."""
+    full = tmp_path / "full"
+    full.mkdir()
+    script = (f"mount -t tmpfs -o size=256k none {full} || exit 77; "
+              f"dd if=/dev/zero of={full}/fill bs=4k count=1000 2>/dev/null; "
+              f"{MEMREL} -q bench -b host-malloc --quick -o {full}/bo")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode == 77:
+        pytest.skip("cannot mount a tmpfs here")
+    if r.returncode == 1 and r.stderr.startswith("unshare: "):
+        pytest.skip(f"no private mount namespace here: {r.stderr.strip()}")
+    refused(r, f"-o {full}/bo: full", "nothing run", exit_code=4)
