@@ -152,6 +152,11 @@ def write_atomically(out_dir, fill, inputs=()):
             raise InputError(old, "is in the way of the earlier report while it is replaced; "
                                   "move it")
         shutil.rmtree(old)  # ours, from an earlier process of this pid
+    # Removed by its absolute path: the working folder is the process's, and a thread importing
+    # matplotlib (matplotlib_defaults) is in "/" for that moment; a report stopped then removed
+    # nothing and said "nothing written" beside its half-drawn folder (the twenty-second
+    # adversarial pass, c9-sig*-report-delay-sweep).
+    tmp_where = os.path.abspath(tmp)
     try:
         # Inside the try: a SIGTERM between the two left DIR.tmp-PID behind (CI, under load).
         os.makedirs(tmp)
@@ -162,7 +167,7 @@ def write_atomically(out_dir, fill, inputs=()):
             f.write("written by memrel report; the next report replaces this folder whole\n")
         _swap(out_dir, tmp, old)
     except BaseException:
-        _remove_on_unwind(tmp)
+        _remove_on_unwind(tmp_where)
         raise
     return out_dir
 

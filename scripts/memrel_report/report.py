@@ -42,6 +42,11 @@ def render(jobs, out_dir, processes):
     # nothing in this process holds threads or locks a child could inherit mid-use.
     # matplotlib's config folder, if one of ours is needed, made here once, not once per worker.
     matplotlib_config_folder.prepare()
+    # And the plots (matplotlib with them) imported here, in the main thread: the pool's thread
+    # imported them as it unpickled the first result, and matplotlib_defaults takes the process
+    # to "/" while matplotlib is imported; the main thread's relative paths then pointed there.
+    for module in {job.module for job in jobs}:
+        importlib.import_module(f"{__package__}.{module}")
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     pool = None
@@ -69,8 +74,14 @@ def render(jobs, out_dir, processes):
         # said (the eighteenth adversarial pass, c8-ulimit-nofile-report-hangs).
         # SIGKILL, not SIGTERM: a worker still starting turned SIGTERM into a Python exception
         # there, and multiprocessing printed its traceback.
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
+        # Waited for, dead: a worker killed while it wrote a chart went on writing for a moment,
+        # into the temporary folder being removed, which then stayed (the twenty-second
+        # adversarial pass, c9-sig*-report-delay-sweep).
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for process in processes:
             process.kill()
+        for process in processes:
+            process.join(5)
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)

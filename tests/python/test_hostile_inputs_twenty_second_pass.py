@@ -334,3 +334,21 @@ def test_bench_into_a_full_file_system_says_it_is_full(tmp_path):
     if r.returncode == 1 and r.stderr.startswith("unshare: "):
         pytest.skip(f"no private mount namespace here: {r.stderr.strip()}")
     refused(r, f"-o {full}/bo: full", "nothing run", exit_code=4)
+
+
+def test_a_stopped_report_removes_its_folder_whatever_the_working_folder_is_then(tmp_path, monkeypatch):
+    """c9-sigterm-report-delay-sweep: a report stopped while the pool's thread imported
+    matplotlib (matplotlib_defaults takes the process to "/" for that moment) removed its
+    temporary folder by a relative name, under "/": nothing went, and the half-drawn
+    rep.tmp-PID stayed beside "nothing written"."""
+    folder = scripts_module("memrel_report.folder")
+    monkeypatch.chdir(tmp_path)
+
+    def fill_then_stop(tmp):
+        (tmp_path / os.path.basename(tmp) / "verdict.svg").write_text("<svg/>")
+        os.chdir("/")  # as another thread of the process does, for a moment
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        folder.write_atomically("rep", fill_then_stop)
+    assert os.listdir(tmp_path) == []
