@@ -27,6 +27,7 @@
 #include "gate/read/input_file.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/install_layout.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/one_line_text.hpp"
 
 namespace memrel::cli {
@@ -65,6 +66,8 @@ std::string file_content(const std::string& path) {
 
 int run_add(const std::string& db_path, const std::vector<std::string>& given,
             const GlobalOptions& global) {
+  // SIGINT, SIGTERM and SIGHUP are requests to stop, answered between files and figures.
+  InterruptRequests interrupts;
   // The database is none of the files to add, nor a link or device (docs/inputs.md, "Outputs").
   check_output_file(db_path, given, "--db");
   // Nor a *.json of a folder added (a folder stands for its *.json): made there, it was taken
@@ -82,6 +85,8 @@ int run_add(const std::string& db_path, const std::vector<std::string>& given,
   std::vector<InputFile> files;
   std::vector<std::string> contents;
   for (const std::string& path : expand(given)) {
+    if (const int signal = InterruptRequests::received(); signal != 0)
+      throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing added");
     files.push_back(read_input_file(path));
     contents.push_back(file_content(path));
   }

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -352,3 +353,37 @@ def test_a_stopped_report_removes_its_folder_whatever_the_working_folder_is_then
     with pytest.raises(KeyboardInterrupt):
         folder.write_atomically("rep", fill_then_stop)
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_during_history_add_rolls_back_and_says_so(tmp_path, sig):
+    """c9-sig*-history-add: a signal while `history add` wrote its transaction killed it outright
+    (no line) and left h.sqlite-journal beside the history. It is a request to stop: rolled back,
+    the journal removed, one line, exit 128 + N, nothing added."""
+    assert memrel("-q", "history", "--db", "h.sqlite", "add", HOST_RUN, cwd=tmp_path).returncode == 0
+    run = json.loads(open(HOST_RUN).read())
+    (tmp_path / "many").mkdir()
+    for i in range(600):
+        run["context"]["note"] = f"night {i}"
+        (tmp_path / "many" / f"r{i:04d}.json").write_text(json.dumps(run))
+    add = subprocess.Popen([MEMREL, "-q", "history", "--db", "h.sqlite", "add", "many"], cwd=tmp_path,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    journal = tmp_path / "h.sqlite-journal"
+    deadline = time.monotonic() + 60
+    while add.poll() is None and not journal.exists() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    if add.poll() is not None:
+        pytest.skip("the add ended before its transaction was seen (a fast machine)")
+    add.send_signal(sig)
+    _, err = add.communicate(timeout=60)
+    assert add.returncode == 128 + sig, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"interrupted by {signal.Signals(sig).name}" in lines[0], err
+    assert "nothing added" in lines[0], err
+    assert not journal.exists()
+    listed = memrel("-q", "history", "--db", "h.sqlite", "list", cwd=tmp_path)
+    assert listed.returncode == 0 and listed.stdout.count("\n") >= 1, listed.stderr
+    # Each figure once: the first add's run alone.
+    assert all(line.endswith("\t1") for line in listed.stdout.splitlines()), listed.stdout
