@@ -164,7 +164,11 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   // NAME:K=V,K=V,OTHER (split_backend_list).
   a.backends = split_backend_list(a.backends);
   if (a.backends.empty()) a.backends = available_backend_names(global.backends_dir);
-  if (a.out.empty()) a.out = install_layout().output_dir + "/runs/bench-" + utc_now_iso8601();
+  // The process in the name too: two benches in one second shared the folder, the second's files
+  // over the first's (the twenty-second adversarial pass, c6-bench-default-out-same-second).
+  if (a.out.empty())
+    a.out = install_layout().output_dir + "/runs/bench-" + utc_now_iso8601() + "-" +
+            std::to_string(getpid());
   // Each backend resolved here, so that a typo costs nothing and two backends cannot write one
   // file; memrel_bench resolves the same string again in its own process.
   // -o is a folder of bench's own files, not replaced whole: a real folder (a link to one is
@@ -294,7 +298,7 @@ RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global) {
       "prints them)");
   app.add_option("-o,--out", a->out,
                  "Folder for the files, one per backend: bench-<backend name>.json (default: "
-                 "results/runs/bench-<UTC time>)")
+                 "results/runs/bench-<UTC time>-<process id>)")
       ->check(no_control_characters());
   app.add_option("--logs", a->logs,
                  "Folder for each memrel_bench's stdout and stderr, bench-<backend name>.log "

@@ -291,8 +291,9 @@ RunSubcommand attach_run(CLI::App& app, const GlobalOptions& global) {
          "an RMM log .csv (docs/traces.md) (default: every workload .json and trace .memtrace in "
          "--workloads-dir; a snapshot or a log there is not imported: import it first)")
       ->delimiter(',');
-  app.add_option("-o,--out", a->out,
-                 "Results file (default: " + install_layout().output_dir + "/runs/run-TIME.json)");
+  app.add_option(
+      "-o,--out", a->out,
+      "Results file (default: " + install_layout().output_dir + "/runs/run-TIME-PID.json)");
   app.add_option("--timeout", a->timeout,
                  "Seconds before a cell is killed and recorded as timeout (1 to 86400)")
       ->capture_default_str();
