@@ -387,3 +387,19 @@ def test_a_signal_during_history_add_rolls_back_and_says_so(tmp_path, sig):
     assert listed.returncode == 0 and listed.stdout.count("\n") >= 1, listed.stderr
     # Each figure once: the first add's run alone.
     assert all(line.endswith("\t1") for line in listed.stdout.splitlines()), listed.stdout
+
+
+@needs_memrel
+def test_a_backend_named_host_keeps_its_own_latency_chart(tmp_path):
+    """c6-report-backend-named-host-latency-chart: a backend's latency chart was latency-NAME, and
+    a backend named `host` had latency-host, the file of the chart of every host backend: one
+    file for two charts."""
+    for source, name in ((HOST_RUN, "r.json"), (HOST_BENCH, "b.json")):
+        text = re.sub(r"host-malloc(?!-retain)", "host", open(source).read())
+        (tmp_path / name).write_text(text)
+    r = memrel("-q", "report", "--jobs", "1", "--out", "rep", "--bench", "b.json", "r.json", cwd=tmp_path,
+               timeout=300)
+    assert r.returncode == 0, r.stderr
+    every_host = set(re.findall(r'"(latency-[^"]*\.svg)"', (tmp_path / "rep" / "latency.html").read_text()))
+    its_own = set(re.findall(r'"(latency-[^"]*\.svg)"', (tmp_path / "rep" / "backend-host.html").read_text()))
+    assert every_host and its_own and not every_host & its_own, (every_host, its_own)
