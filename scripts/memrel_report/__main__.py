@@ -105,6 +105,17 @@ def main(argv=None):
         if not cells and not args.history:
             raise load.InputError(args.results[0], "no cells in any results file: nothing to report")
         bench = [load.load_bench(path) for path in args.bench]
+        # One file per backend (docs/report.md): the second of one backend's files had its
+        # benchmarks dropped without a word, the first's drawn (the twenty-second adversarial
+        # pass, c6-report-two-bench-files-one-backend).
+        held_by = {}
+        for b in bench:
+            for backend in sorted(prepare.bench_backends(b)):
+                if backend in held_by:
+                    raise load.InputError(b.path, f"holds benchmarks of {backend}, as "
+                                                  f"{held_by[backend]} does: --bench takes one "
+                                                  "file per backend")
+            held_by.update({backend: b.path for backend in prepare.bench_backends(b)})
         verdict = gate_verdict.load_verdict(args.baseline_verdict) if args.baseline_verdict else None
         for kind, names in (("workloads", prepare.workloads(cells)),
                             ("backends", prepare.backends(cells))):

@@ -200,6 +200,12 @@ def bench_time_us(series, operation):
     return series.figure_ns / NS_PER_US
 
 
+def bench_backends(bench_file):
+    """The backends whose benchmarks a Google Benchmark file holds (by the names it gives them)."""
+    names = (e.get("run_name") or e.get("name") for e in bench_file.entries if isinstance(e, dict))
+    return {parsed[1] for parsed in map(parse_bench_name, filter(None, names)) if parsed}
+
+
 def latency_points(bench_files):
     """One point per benchmark series, its figure by the memrel gbench reading rule
     (gbench.read_series): the median of its repetitions, else its median aggregate, else its

@@ -403,3 +403,17 @@ def test_a_backend_named_host_keeps_its_own_latency_chart(tmp_path):
     every_host = set(re.findall(r'"(latency-[^"]*\.svg)"', (tmp_path / "rep" / "latency.html").read_text()))
     its_own = set(re.findall(r'"(latency-[^"]*\.svg)"', (tmp_path / "rep" / "backend-host.html").read_text()))
     assert every_host and its_own and not every_host & its_own, (every_host, its_own)
+
+
+@needs_memrel
+def test_two_bench_files_of_one_backend_are_refused(tmp_path):
+    """c6-report-two-bench-files-one-backend: `--bench b1/bench-host-malloc.json --bench
+    b2/bench-host-malloc.json` drew the first file's numbers and dropped the second's without a
+    word, exit 0; --bench takes one file per backend."""
+    other = json.loads(open(HOST_BENCH).read())
+    other["context"]["date"] = "another night"
+    (tmp_path / "b2.json").write_text(json.dumps(other))
+    refused(memrel("-q", "report", "--jobs", "1", "--out", "rep", "--bench", HOST_BENCH, "--bench",
+                   "b2.json", HOST_RUN, cwd=tmp_path),
+            "b2.json", "holds benchmarks of host-malloc", "one file per backend")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b2.json"]
