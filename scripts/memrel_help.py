@@ -21,13 +21,32 @@ class _Formatter(argparse.HelpFormatter):
         return super().start_section(_HEADINGS.get(heading, heading))
 
 
+class _StoreOnce(argparse._StoreAction):
+    """An option that takes one value, given once: `--out a --out b` wrote b and never a, where
+    the C++ subcommands refuse it (CLI11: "At Most 1 required but received 2"; the twenty-second
+    adversarial pass, c10-python-repeated-option-last-wins)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string is not None:
+            if self.dest in parser.memrel_given:
+                parser.error(f"{option_string}: given twice; give it once")
+            parser.memrel_given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse with CLI11's layout and wording; subparsers are made of this class too."""
+    """argparse with CLI11's layout and wording; subparsers are made of this class too. Options
+    are spelled whole (`--ou` for `--out` is refused, as CLI11 refuses it) and a single-value
+    option is given once (_StoreOnce)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("formatter_class", _Formatter)
         kwargs["add_help"] = False
+        kwargs["allow_abbrev"] = False
         super().__init__(**kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+        self.memrel_given = set()
         self.add_argument("-h", "--help", action="help", help="Print this help message and exit")
         # The -q/-v of every memrel subcommand, worded as memrel's (cli/subcommands.cpp); memrel
         # passes one given before the subcommand on. SUPPRESS: a subparser's default must not
@@ -52,6 +71,10 @@ class ArgumentParser(argparse.ArgumentParser):
             formatter.end_section()
         formatter.add_text(self.epilog)
         return formatter.format_help()
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.memrel_given = set()
+        return super().parse_known_args(args, namespace)
 
     def error(self, message):
         """One line, exit 2, as the C++ subcommands say a usage error (docs/inputs.md, "Leftovers

@@ -417,3 +417,17 @@ def test_two_bench_files_of_one_backend_are_refused(tmp_path):
                    "b2.json", HOST_RUN, cwd=tmp_path),
             "b2.json", "holds benchmarks of host-malloc", "one file per backend")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b2.json"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("args, option", [
+    (["report", "--out", "a", "--out", "b", HOST_RUN], "--out"),
+    (["trace", "import", "s.pickle", "-o", "t1.memtrace", "-o", "t2.memtrace"], "-o"),
+    (["report", "--ou", "a", HOST_RUN], "--ou")])
+def test_the_python_subcommands_take_an_option_once_and_spelled_whole(tmp_path, args, option):
+    """c10-python-repeated-option-last-wins: `report --out a --out b` wrote b and never a, exit 0,
+    where the C++ subcommands refuse a repeated option; and c10-python-options-abbreviated:
+    `--ou` was taken for --out, which CLI11 refuses."""
+    _deep_tuple_pickle(tmp_path / "s.pickle", 1, "key")
+    refused(memrel("-q", *args, cwd=tmp_path), option)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.pickle"]
