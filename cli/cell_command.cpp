@@ -59,6 +59,12 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     if (r->result_fd >= 0 && fcntl(r->result_fd, F_GETFD) < 0)
       throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
                                   ": not an open file descriptor");
+    // Nor one open for reading only (or a folder): the cell ran, then "write failed", exit 5 (the
+    // twenty-second adversarial pass, c10-cell-result-fd-readonly-exit5).
+    if (const int mode = r->result_fd >= 0 ? fcntl(r->result_fd, F_GETFL) & O_ACCMODE : O_WRONLY;
+        mode != O_WRONLY && mode != O_RDWR)
+      throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
+                                  ": not open for writing");
     // Nor one of the cell's own inputs, by identity, as --out is refused (`--result-fd 5
     // 5<>w.json` wrote the result into the workload: the eighteenth adversarial pass,
     // c1-cell-result-fd-onto-*).

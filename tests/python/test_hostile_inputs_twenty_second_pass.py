@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import HOST_BENCH, HOST_RUN, SCRIPTS
+from conftest import HOST_BENCH, HOST_RUN, ROOT, SCRIPTS
 from test_hostile_inputs import MEMREL, memrel, needs_memrel, refused, scripts_module
 from test_hostile_inputs_twentieth_pass import _host_example_copy
 
@@ -431,3 +431,16 @@ def test_the_python_subcommands_take_an_option_once_and_spelled_whole(tmp_path, 
     _deep_tuple_pickle(tmp_path / "s.pickle", 1, "key")
     refused(memrel("-q", *args, cwd=tmp_path), option)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.pickle"]
+
+
+@needs_memrel
+def test_cell_refuses_a_result_descriptor_open_for_reading_only(tmp_path):
+    """c10-cell-result-fd-readonly-exit5: `cell --result-fd 5 5<file` ran the cell, then "write
+    failed", exit 5, a code `cell --help` does not list: refused before the cell, exit 2."""
+    (tmp_path / "ro.txt").write_text("x")
+    with open(tmp_path / "ro.txt") as ro:
+        r = subprocess.run([MEMREL, "-q", "cell", "--backend", "host-malloc", "--workload",
+                            os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
+                            "--result-fd", str(ro.fileno())], capture_output=True, text=True,
+                           timeout=120, pass_fds=(ro.fileno(),))
+    refused(r, f"--result-fd {ro.fileno()}", "not open for writing")
