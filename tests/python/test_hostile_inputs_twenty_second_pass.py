@@ -439,8 +439,9 @@ def test_cell_refuses_a_result_descriptor_open_for_reading_only(tmp_path):
     failed", exit 5, a code `cell --help` does not list: refused before the cell, exit 2."""
     (tmp_path / "ro.txt").write_text("x")
     with open(tmp_path / "ro.txt") as ro:
+        fd = ro.fileno()
         r = subprocess.run([MEMREL, "-q", "cell", "--backend", "host-malloc", "--workload",
                             os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
-                            "--result-fd", str(ro.fileno())], capture_output=True, text=True,
-                           timeout=120, pass_fds=(ro.fileno(),))
-    refused(r, f"--result-fd {ro.fileno()}", "not open for writing")
+                            "--result-fd", str(fd)], capture_output=True, text=True, timeout=120,
+                           pass_fds=(fd,))
+    refused(r, f"--result-fd {fd}", "not open for writing")
