@@ -220,6 +220,26 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     std::cerr << "memrel advise: " << trace.name << " on " << sweep.size() << " configurations\n";
   std::ostream no_progress(nullptr);
   fs::create_directories(out_dir);  // the journal's folder, from the first cell on
+  // The baseline: the configuration the program was recorded under (a family reads it from the
+  // trace's provenance), else the first backend of the sweep that ran with its defaults. Read
+  // before the sweep, and a recorded configuration memrel cannot express (PyTorch's list form of
+  // roundup_power2_divisions, a setting that is not text) is said beside the defaults: it
+  // stopped the advise after the whole sweep, exit 2 naming a backend the user never gave, or
+  // exit 4 "internal error", its journal never to be finished (the twenty-second adversarial
+  // pass, c10-advise-recorded-settings-*).
+  std::string recorded, recorded_problem;
+  for (const BackendFamily* family : backend_families()) {
+    std::optional<std::string> r;
+    try {
+      r = family->recorded_backend(trace.source_format, trace.provenance);
+      if (r) recorded = resolve_backend(*r, global.backends_dir).name;
+    } catch (const std::exception& e) {
+      recorded_problem = "recorded under a configuration memrel cannot run (" +
+                         one_line_text(r ? *r : std::string("its settings")) + ": " +
+                         one_line_text(e.what()) + ")";
+    }
+    if (r || !recorded_problem.empty()) break;
+  }
   FileIdentity journal_file;
   RunResults results = [&] {
     try {
@@ -241,15 +261,6 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   }
   mark_frontier(advice.points);
   advice.recommended = recommend(advice.points);
-  // The baseline: the configuration the program was recorded under (a family reads it from the
-  // trace's provenance), else the first backend of the sweep that ran with its defaults.
-  std::string recorded;
-  for (const BackendFamily* family : backend_families()) {
-    if (auto r = family->recorded_backend(trace.source_format, trace.provenance)) {
-      recorded = resolve_backend(*r, global.backends_dir).name;
-      break;
-    }
-  }
   for (std::size_t i = 0; i < advice.points.size() && !recorded.empty(); ++i) {
     if (advice.points[i].backend == recorded && advice.points[i].status == "ok") {
       advice.baseline = i;
@@ -259,8 +270,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   for (std::size_t i = 0; i < advice.points.size() && !advice.baseline; ++i) {
     if (advice.points[i].status == "ok" && advice.points[i].settings.empty()) {
       advice.baseline = i;
-      advice.baseline_reason =
-          recorded.empty() ? "defaults" : "defaults; recorded under " + recorded + ", not run here";
+      advice.baseline_reason = !recorded_problem.empty() ? "defaults; " + recorded_problem
+                               : recorded.empty()
+                                   ? "defaults"
+                                   : "defaults; recorded under " + recorded + ", not run here";
     }
   }
 

@@ -110,6 +110,11 @@ class TorchFamily : public BackendFamily {
     if (provenance.is_object() && provenance.contains("allocator_settings"))
       recorded = &provenance["allocator_settings"];
     if (recorded == nullptr || !recorded->is_object()) return std::string(kTorchRoot);
+    if (recorded->contains("PYTORCH_CUDA_ALLOC_CONF") &&
+        !(*recorded)["PYTORCH_CUDA_ALLOC_CONF"].is_string())
+      throw std::invalid_argument("allocator_settings.PYTORCH_CUDA_ALLOC_CONF is " +
+                                  std::string((*recorded)["PYTORCH_CUDA_ALLOC_CONF"].type_name()) +
+                                  ", not text");
     std::string conf = recorded->value("PYTORCH_CUDA_ALLOC_CONF", std::string());
     if (conf.empty() && recorded->value("expandable_segments", false))
       conf = "expandable_segments:True";

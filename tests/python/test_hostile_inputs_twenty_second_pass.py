@@ -4,6 +4,7 @@ pass"): each test fails on the code before its fix."""
 import argparse
 import json
 import os
+import pickle
 import re
 import shutil
 import signal
@@ -445,3 +446,27 @@ def test_cell_refuses_a_result_descriptor_open_for_reading_only(tmp_path):
                             "--result-fd", str(fd)], capture_output=True, text=True, timeout=120,
                            pass_fds=(fd,))
     refused(r, f"--result-fd {fd}", "not open for writing")
+
+
+@needs_memrel
+@pytest.mark.parametrize("conf, said", [("roundup_power2_divisions:[256:1,512:2,>:8]", "expected a power of two"),
+                                        (None, "PYTORCH_CUDA_ALLOC_CONF is null, not text")])
+def test_advise_of_a_trace_recorded_under_settings_memrel_cannot_run(tmp_path, conf, said):
+    """c10-advise-recorded-settings-*: a snapshot recorded under PyTorch's list form of
+    roundup_power2_divisions (or a setting that is not text) was imported and validated, and
+    advise then ran the whole sweep and stopped: exit 2 naming a backend the user never gave
+    (exit 4 "internal error" for the non-text one), its journal never to be finished. The
+    baseline is the defaults, and the advice says why."""
+    events = [{"action": "alloc", "addr": 4096, "size": 1 << 20, "stream": 0, "time_us": 1},
+              {"action": "free_completed", "addr": 4096, "size": 1 << 20, "stream": 0, "time_us": 2}]
+    (tmp_path / "s.pickle").write_bytes(pickle.dumps(
+        {"segments": [], "device_traces": [events],
+         "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": conf}}, protocol=4))
+    assert memrel("-q", "trace", "import", "s.pickle", "-o", "s.memtrace", cwd=tmp_path).returncode == 0
+    r = memrel("-q", "advise", "-b", "host-malloc,host-malloc-retain", "--out", "ad", "s.memtrace",
+               cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    reason = json.loads((tmp_path / "ad" / "advise.json").read_text())["baseline_reason"]
+    assert reason.startswith("defaults; recorded under a configuration memrel cannot run"), reason
+    assert said in reason, reason
+    assert not (tmp_path / "ad" / "results.json.journal").exists()
