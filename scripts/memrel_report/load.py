@@ -51,6 +51,7 @@ class Cell:
     label: str
     run: int
     raw: dict = field(repr=False, compare=False)
+    kind: str = ""  # the backend's family as its run describes it (context.backends[].kind)
 
     @property
     def ok(self):
@@ -290,11 +291,14 @@ def collect_cells(runs):
     repeated = {backend for (backend, _), rs in seen.items() if len(rs) > 1}
     cells = []
     for r, run in enumerate(runs):
+        kinds = {b["name"]: b["kind"] for b in run.context.get("backends", []) or []
+                 if isinstance(b, dict) and isinstance(b.get("name"), str) and isinstance(b.get("kind"), str)}
         for cell in run.cells:
             backend = cell["backend"]
             label = f"{backend} #{r + 1}" if backend in repeated else backend
             cells.append(Cell(backend=backend, workload=cell["workload"], status=cell["status"],
-                              reason=cell["reason"], label=label, run=r, raw=cell))
+                              reason=cell["reason"], label=label, run=r, raw=cell,
+                              kind=kinds.get(backend, "")))
     return cells
 
 

@@ -103,7 +103,12 @@ def backends(cells):
 
 
 def is_torch(cell):
-    return cell.backend.startswith(TORCH_PREFIX)
+    """PyTorch's allocator, as the run describes the backend (its family); by the name only in
+    results that do not say: a host backend named torch-mine had PyTorch's attribution chart
+    (the twenty-second adversarial pass, c10-report-torch-by-name)."""
+    if cell.kind:
+        return cell.kind == "torch"
+    return cell.backend.startswith(TORCH_PREFIX) and cell.raw["setup"].get("memory_space") != "host"
 
 
 # --- 1. phase chart ---------------------------------------------------------------------------

@@ -127,7 +127,7 @@ def nav_links(has_traces, has_latency):
 def pages(inputs, out_dir):
     """Every page of the site, as blocks (plots not yet rendered), and the data files written."""
     cells = inputs.cells
-    spaces = verdicts.backend_spaces(inputs.runs, cells)
+    spaces = verdicts.backend_spaces(inputs.runs, cells, inputs.bench)
     points, skipped = prepare.latency_points(inputs.bench) if inputs.bench else ([], [])
     items = verdicts.all_verdicts(cells, spaces, points)
     work = site_data.workload_cells(cells)

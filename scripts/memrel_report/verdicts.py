@@ -56,9 +56,16 @@ class Verdict:
         return [s for s in SPACES if any(e.space == s for e in self.entries)]
 
 
-def backend_spaces(runs, cells):
-    """backend label -> memory space: from the cells' setup, else the run context's backends."""
+def backend_spaces(runs, cells, bench=()):
+    """backend label -> memory space: from the cells' setup, else the run context's backends,
+    else the benchmark files' own word (context.memrel_memory_space): a host backend named
+    jemalloc, benchmarked alone, was ranked with the device ones by its name (the twenty-second
+    adversarial pass, c10-report-bench-space-by-name)."""
     spaces = {}
+    for b in bench:
+        backend, space = b.context.get("memrel_backend"), b.context.get("memrel_memory_space")
+        if isinstance(backend, str) and space in SPACES:
+            spaces[backend] = space
     for run in runs:
         for b in run.context.get("backends", []) or []:
             if isinstance(b, dict) and isinstance(b.get("name"), str) and b.get("space") in SPACES:

@@ -470,3 +470,21 @@ def test_advise_of_a_trace_recorded_under_settings_memrel_cannot_run(tmp_path, c
     assert reason.startswith("defaults; recorded under a configuration memrel cannot run"), reason
     assert said in reason, reason
     assert not (tmp_path / "ad" / "results.json.journal").exists()
+
+
+def test_the_report_tells_a_backend_by_what_its_files_record_not_by_its_name():
+    """c10-report-bench-space-by-name, c10-report-torch-by-name: a host backend named jemalloc,
+    benchmarked alone, was ranked and drawn with the device backends (a name not host-*), and a
+    host backend named torch-mine had PyTorch's attribution chart (a name torch-*)."""
+    load = scripts_module("memrel_report.load")
+    prepare = scripts_module("memrel_report.prepare")
+    verdicts = scripts_module("memrel_report.verdicts")
+    bench = load.BenchFile(path="b.json", entries=[],
+                           context={"memrel_backend": "jemalloc", "memrel_memory_space": "host"})
+    spaces = verdicts.backend_spaces([], [], [bench])
+    assert verdicts.space_of(spaces, "jemalloc") == "host"
+    cell = load.Cell(backend="torch-mine", workload="w", status="ok", reason="", label="torch-mine",
+                     run=0, raw={"setup": {"memory_space": "host"}, "marks": [{}]}, kind="pluggable")
+    assert not prepare.is_torch(cell)
+    assert prepare.is_torch(load.Cell(backend="torch-native", workload="w", status="ok", reason="",
+                                      label="torch-native", run=0, raw={"setup": {}}, kind="torch"))
