@@ -117,6 +117,19 @@ def main(argv=None):
                                                   "file per backend")
             held_by.update({backend: b.path for backend in prepare.bench_backends(b)})
         verdict = gate_verdict.load_verdict(args.baseline_verdict) if args.baseline_verdict else None
+        # A trace and a workload of one name, from two runs (one run refuses the pair): drawn as
+        # one workload, one phase chart of both cells' marks (the twenty-second adversarial pass,
+        # c6-report-workload-and-trace-one-name-two-runs).
+        replayed = {}
+        for c in cells:
+            replayed.setdefault(c.workload, {}).setdefault(c.raw.get("trace") is not None, c)
+        for name, by_kind in replayed.items():
+            if len(by_kind) == 2:
+                trace, workload = by_kind[True], by_kind[False]
+                raise load.InputError(args.results[trace.run], f"workload {name!r} is a trace "
+                                      f"replayed here and a JSON workload in "
+                                      f"{args.results[workload.run]}: one report page for two "
+                                      "workloads; rename one")
         for kind, names in (("workloads", prepare.workloads(cells)),
                             ("backends", prepare.backends(cells))):
             pair = prepare.colliding_names(names)

@@ -488,3 +488,20 @@ def test_the_report_tells_a_backend_by_what_its_files_record_not_by_its_name():
     assert not prepare.is_torch(cell)
     assert prepare.is_torch(load.Cell(backend="torch-native", workload="w", status="ok", reason="",
                                       label="torch-native", run=0, raw={"setup": {}}, kind="torch"))
+
+
+@needs_memrel
+def test_a_trace_and_a_workload_of_one_name_from_two_runs_are_not_one_workload(tmp_path):
+    """c6-report-workload-and-trace-one-name-two-runs: one run refuses a trace whose name is a
+    workload's, but two runs, one of each, were reported as one workload: one phase chart of
+    both cells' marks, labelled as if one workload had run twice."""
+    events = [{"action": "alloc", "addr": 4096, "size": 1 << 20, "stream": 0, "time_us": 1},
+              {"action": "free_completed", "addr": 4096, "size": 1 << 20, "stream": 0, "time_us": 2}]
+    (tmp_path / "s.pickle").write_bytes(pickle.dumps({"segments": [], "device_traces": [events]}))
+    assert memrel("-q", "trace", "import", "s.pickle", "-o", "t.memtrace", "--name",
+                  "temp-then-delete", cwd=tmp_path).returncode == 0
+    assert memrel("-q", "run", "-b", "host-malloc", "-w", "./t.memtrace", "-o", "traced.json",
+                  cwd=tmp_path).returncode == 0
+    refused(memrel("-q", "report", "--jobs", "1", "--out", "rep", HOST_RUN, "traced.json", cwd=tmp_path),
+            "traced.json", "'temp-then-delete' is a trace", "rename one")
+    assert not (tmp_path / "rep").exists()
