@@ -26,6 +26,7 @@
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/bench_launcher.hpp"
+#include "platform/address_space_limit.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/folder_room.hpp"
@@ -33,6 +34,7 @@
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
+#include "platform/memory_limits.hpp"
 #include "platform/one_line_text.hpp"
 #include "platform/run_context.hpp"
 
@@ -89,6 +91,22 @@ std::string seconds_text(double seconds) {
   return s.str();
 }
 
+// A benchmark's failures under a memory limit (`ulimit -v`, `ulimit -d`) may be that limit's,
+// not the backend's: named beside them, as a run's cell names it (the twenty-second adversarial
+// pass, c8-bench-ulimit-v-blamed-on-backend, c8-bench-ulimit-d-blamed-on-backend).
+std::string memory_limit_note() {
+  std::string note;
+  if (const std::optional<std::uint64_t> limit = address_space_limit_bytes())
+    note +=
+        "; under an address-space limit of " + std::to_string(*limit >> 20) + " MiB (ulimit -v)";
+  if (const std::optional<std::uint64_t> limit = data_limit_bytes())
+    note += "; under a data-segment limit of " + std::to_string(*limit >> 20) + " MiB (ulimit -d)";
+  return note.empty() ? note
+                      : note +
+                            ": a run out of memory there ran out of the machine's limit, not the "
+                            "backend's; raise or lift it";
+}
+
 // One line per backend as it ends: its time on stdout (the scripts' progress), what went wrong
 // on stderr.
 // With `quiet` (-q), the line on stderr only.
@@ -116,12 +134,12 @@ void print_outcome(const BenchJob& job, const BenchOutcome& o, bool quiet) {
       break;
     case BenchStatus::kFailed:
       std::cerr << "bench " << job.name << ": rc " << o.exit_code << ": "
-                << one_line_text(o.last_line) << log << std::endl;
+                << one_line_text(o.last_line) << memory_limit_note() << log << std::endl;
       break;
     case BenchStatus::kCrashed:
       std::cerr << "bench " << job.name << ": rc " << 128 + o.exit_code << " (killed by "
-                << signal_name(o.exit_code) << "): " << one_line_text(o.last_line) << log
-                << std::endl;
+                << signal_name(o.exit_code) << "): " << one_line_text(o.last_line)
+                << memory_limit_note() << log << std::endl;
       break;
     case BenchStatus::kTimeout:
       std::cerr << "bench " << job.name << ": rc timeout: " << one_line_text(o.last_line) << log

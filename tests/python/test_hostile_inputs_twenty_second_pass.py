@@ -505,3 +505,16 @@ def test_a_trace_and_a_workload_of_one_name_from_two_runs_are_not_one_workload(t
     refused(memrel("-q", "report", "--jobs", "1", "--out", "rep", HOST_RUN, "traced.json", cwd=tmp_path),
             "traced.json", "'temp-then-delete' is a trace", "rename one")
     assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+def test_bench_under_a_memory_limit_names_it_beside_the_failed_runs(tmp_path):
+    """c8-bench-ulimit-v-blamed-on-backend: under `ulimit -v 300000` memrel_bench's runs failed
+    out of memory and bench said "20 benchmark run(s) of backend host-malloc failed", the limit
+    named nowhere, as if the backend had failed."""
+    r = _under_limits("ulimit -v 300000", "bench", "-b", "host-malloc", "--quick", "-o", "bo",
+                      cwd=tmp_path)
+    if r.returncode == 0:
+        pytest.skip("memrel_bench's runs fit in 300000 KiB here")
+    assert r.returncode == 3, r.stderr
+    assert "under an address-space limit of 292 MiB (ulimit -v)" in r.stderr, r.stderr
