@@ -6,6 +6,7 @@ option, an --out that is not a report folder), nothing written; 4 internal error
 """
 
 import argparse
+import errno
 import importlib.util
 import os
 import sys
@@ -164,6 +165,10 @@ def main(argv=None):
             # bug (the second adversarial pass: `--out /sys/rep` was an internal error).
             raise load.InputError("--out", f"{args.out}: cannot be written ({e.strerror})") from None
         except OSError as e:
+            # A read-only file system, as every other writer says it: the place, exit 2 (the
+            # twenty-second adversarial pass, c8-outdir-readonly-report: "internal error").
+            if e.errno == errno.EROFS:
+                raise load.InputError("--out", f"{args.out}: cannot be written ({e.strerror})") from None
             if e.errno not in memrel_outputs.MACHINE_STATE_ERRNOS:
                 raise
             # A full disk or a file size limit: the machine's state, said with the place, as every

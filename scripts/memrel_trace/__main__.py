@@ -28,6 +28,10 @@ from .source_file import open_source
 
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 
+# `run -w x.pickle` imports with the file's name too, and has no --name: "give --name" sent its
+# user to an option run lacks (the twenty-second adversarial pass, c10-run-pickle-name-hint).
+_NAME_HINT = "; rename the file, or import it with `memrel trace import --name NAME`"
+
 
 def parser():
     p = memrel_help.ArgumentParser(
@@ -99,11 +103,11 @@ def import_trace(args):
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
         raise TraceInputError(*where, f"holds {bad}, a control, text-direction or noncharacter "
                                       "code point: a name holds none"
-                                      + ("" if args.name else "; give --name"))
+                                      + ("" if args.name else _NAME_HINT))
     if "[" in name or "]" in name:  # as a workload's name (harness/workload/workload.cpp)
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
         raise TraceInputError(*where, f"'{name}' may not contain '[' or ']' (used for group "
-                                      "members)" + ("" if args.name else "; give --name"))
+                                      "members)" + ("" if args.name else _NAME_HINT))
     builder = TraceBuilder()
     try:
         live_at_end, held, facts = source.read(args.file, args.device, builder)

@@ -518,3 +518,33 @@ def test_bench_under_a_memory_limit_names_it_beside_the_failed_runs(tmp_path):
         pytest.skip("memrel_bench's runs fit in 300000 KiB here")
     assert r.returncode == 3, r.stderr
     assert "under an address-space limit of 292 MiB (ulimit -v)" in r.stderr, r.stderr
+
+
+@needs_memrel
+def test_run_of_a_badly_named_snapshot_hints_at_what_run_has(tmp_path):
+    """c10-run-pickle-name-hint: `run -w 'x[1].pickle'` said "...; give --name", an option of
+    `trace import` that `run` lacks."""
+    events = [{"action": "alloc", "addr": 4096, "size": 1 << 20, "stream": 0, "time_us": 1}]
+    (tmp_path / "x[1].pickle").write_bytes(pickle.dumps({"segments": [], "device_traces": [events]}))
+    line = refused(memrel("-q", "run", "-b", "host-malloc", "-w", "./x[1].pickle", "-o", "r.json",
+                          cwd=tmp_path), "rename the file", "memrel trace import --name")
+    assert "give --name" not in line
+
+
+@needs_memrel
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="needs root and unshare to mount a read-only tmpfs in a mount namespace")
+def test_report_into_a_read_only_file_system_is_refused_as_every_writer_refuses_it(tmp_path):
+    """c8-outdir-readonly-report: `report --out` on a read-only file system was "internal error:
+    OSError: [Errno 30] Read-only file system", exit 4, where run, bench and compare refuse a
+    read-only place with exit 2 naming it."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    script = (f"mount -t tmpfs -o size=1m,ro none {ro} || exit 77; "
+              f"{MEMREL} -q report --jobs 1 --out {ro}/rep {HOST_RUN}")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300)
+    if r.returncode == 77:
+        pytest.skip("cannot mount a tmpfs here")
+    if r.returncode == 1 and r.stderr.startswith("unshare: "):
+        pytest.skip(f"no private mount namespace here: {r.stderr.strip()}")
+    refused(r, f"--out: {ro}/rep: cannot be written", "Read-only file system")
