@@ -183,6 +183,13 @@ def _host_example_copy(tmp_path, library_name, backend_name=None):
     return library
 
 
+def start_slow_host_example_run(args, cwd):
+    """`args` (a memrel run of the host example's backend) started, each of its allocations made
+    to wait 0.2 s: a run to act on while it goes on."""
+    return subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, MEMREL_TEST_HOST_EXAMPLE_DELAY_US="200000"))
+
+
 @needs_memrel
 @pytest.mark.parametrize("option", ["--markdown", "--json", "--junit", "--summary"])
 def test_ab_writes_nothing_over_the_library_it_benchmarks(tmp_path, option):
@@ -317,8 +324,7 @@ def test_a_backend_input_that_vanishes_mid_run_stops_the_run_instead_of_failing_
     library = _host_example_copy(tmp_path, "lib2.so", "bk.json")
     args = [MEMREL, "-q", "run", "--zygote", "none", "-b", "./bk.json", "-w",
             "temp-then-delete,fragmentation,paired-large,single-large", "-o", "r.json"]
-    run = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           text=True, env=dict(os.environ, MEMREL_TEST_HOST_EXAMPLE_DELAY_US="200000"))
+    run = start_slow_host_example_run(args, tmp_path)
     journal = tmp_path / "r.json.journal"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and run.poll() is None:

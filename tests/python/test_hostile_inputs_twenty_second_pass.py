@@ -16,7 +16,8 @@ import pytest
 
 from conftest import HOST_BENCH, HOST_RUN, ROOT, SCRIPTS
 from test_hostile_inputs import MEMREL, memrel, needs_memrel, refused, scripts_module
-from test_hostile_inputs_twentieth_pass import _host_example_copy
+from test_hostile_inputs_tenth_pass import in_a_private_mount_namespace
+from test_hostile_inputs_twentieth_pass import _host_example_copy, start_slow_host_example_run
 
 
 def _deep_tuple_pickle(path, depth, hashed_as):
@@ -99,8 +100,7 @@ def test_a_run_removes_its_own_journal_only_never_one_made_in_its_place(tmp_path
     _host_example_copy(tmp_path, "lib.so", "bk.json")
     args = [MEMREL, "-q", "run", "--zygote", "none", "-b", "./bk.json", "-w",
             "temp-then-delete,fragmentation,paired-large", "-o", "r.json"]
-    run = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           text=True, env=dict(os.environ, MEMREL_TEST_HOST_EXAMPLE_DELAY_US="200000"))
+    run = start_slow_host_example_run(args, tmp_path)
     journal = tmp_path / "r.json.journal"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and run.poll() is None and not journal.exists():
@@ -326,15 +326,9 @@ def test_bench_into_a_full_file_system_says_it_is_full(tmp_path):
     given", exit 2. The folder is checked first: full, exit 4, nothing run."""
     full = tmp_path / "full"
     full.mkdir()
-    script = (f"mount -t tmpfs -o size=256k none {full} || exit 77; "
-              f"dd if=/dev/zero of={full}/fill bs=4k count=1000 2>/dev/null; "
-              f"{MEMREL} -q bench -b host-malloc --quick -o {full}/bo")
-    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
-                       timeout=120)
-    if r.returncode == 77:
-        pytest.skip("cannot mount a tmpfs here")
-    if r.returncode == 1 and r.stderr.startswith("unshare: "):
-        pytest.skip(f"no private mount namespace here: {r.stderr.strip()}")
+    r = in_a_private_mount_namespace(f"mount -t tmpfs -o size=256k none {full} || exit 77; "
+                                     f"dd if=/dev/zero of={full}/fill bs=4k count=1000 2>/dev/null; "
+                                     f"{MEMREL} -q bench -b host-malloc --quick -o {full}/bo", tmp_path)
     refused(r, f"-o {full}/bo: full", "nothing run", exit_code=4)
 
 
@@ -540,11 +534,6 @@ def test_report_into_a_read_only_file_system_is_refused_as_every_writer_refuses_
     read-only place with exit 2 naming it."""
     ro = tmp_path / "ro"
     ro.mkdir()
-    script = (f"mount -t tmpfs -o size=1m,ro none {ro} || exit 77; "
-              f"{MEMREL} -q report --jobs 1 --out {ro}/rep {HOST_RUN}")
-    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300)
-    if r.returncode == 77:
-        pytest.skip("cannot mount a tmpfs here")
-    if r.returncode == 1 and r.stderr.startswith("unshare: "):
-        pytest.skip(f"no private mount namespace here: {r.stderr.strip()}")
+    r = in_a_private_mount_namespace(f"mount -t tmpfs -o size=1m,ro none {ro} || exit 77; "
+                                     f"{MEMREL} -q report --jobs 1 --out {ro}/rep {HOST_RUN}", tmp_path)
     refused(r, f"--out: {ro}/rep: cannot be written", "Read-only file system")
