@@ -130,9 +130,15 @@ FileComparison compare_read_pair(const ReadPair& pair, const CompareOptions& giv
       separate_runs_row = rows.front();
     }
   }
-  FileComparison fc = b.kind == InputKind::kResults
-                          ? compare_runs(b.results, c.results, options)
-                          : compare_benchmark_runs(b.benchmarks, c.benchmarks, options);
+  FileComparison fc;
+  try {
+    fc = b.kind == InputKind::kResults
+             ? compare_runs(b.results, c.results, options)
+             : compare_benchmark_runs(b.benchmarks, c.benchmarks, options);
+  } catch (const ResultsError& e) {  // a pair the rules refuse: said with the two files
+    throw ResultsError(pair.names.baseline_path + " vs " + pair.names.current_path + ": " +
+                       e.what());
+  }
   if (separate_runs_row) fc.rows.insert(fc.rows.begin(), *separate_runs_row);
   if (fingerprint_row) fc.rows.insert(fc.rows.begin(), *fingerprint_row);
   if (b.gpu != c.gpu) {

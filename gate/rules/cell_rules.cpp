@@ -175,7 +175,16 @@ FileComparison compare_runs(const RunResults& baseline, const RunResults& curren
   };
   match_by_key<Cell>(
       keyed(baseline), keyed(current),
-      [&](const std::string&, const Cell& b, const Cell& c) {
+      [&](const std::string& key, const Cell& b, const Cell& c) {
+        // A trace replayed in one and a JSON workload in the other, one name: two workloads,
+        // compared as one cell (one run refuses the pair; the twenty-second adversarial pass,
+        // c6-report-workload-and-trace-one-name-two-runs). Told by what ran: an unavailable
+        // trace cell holds no replay.
+        if (b->status == "ok" && c->status == "ok" && b->trace.has_value() != c->trace.has_value())
+          throw ResultsError("cell " + key + " replays a trace in the " +
+                             (b->trace ? std::string("baseline") : std::string("current")) +
+                             " and runs a JSON workload in the other: two workloads of one name; "
+                             "rename one");
         compare_cell(out.rows, *b, *c, options);
       },
       [&](const std::string& key, const Cell& b) {

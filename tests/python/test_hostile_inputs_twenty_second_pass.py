@@ -537,3 +537,18 @@ def test_report_into_a_read_only_file_system_is_refused_as_every_writer_refuses_
     r = in_a_private_mount_namespace(f"mount -t tmpfs -o size=1m,ro none {ro} || exit 77; "
                                      f"{MEMREL} -q report --jobs 1 --out {ro}/rep {HOST_RUN}", tmp_path)
     refused(r, f"--out: {ro}/rep: cannot be written", "Read-only file system")
+
+
+@needs_memrel
+def test_compare_does_not_pair_a_trace_cell_with_a_workload_cell_of_its_name(tmp_path):
+    """The same pair as the report's (c6-report-workload-and-trace-one-name-two-runs): `compare`
+    of the two runs compared the trace's replay with the workload as one cell."""
+    events = [{"action": "alloc", "addr": 4096, "size": 1 << 20, "stream": 0, "time_us": 1},
+              {"action": "free_completed", "addr": 4096, "size": 1 << 20, "stream": 0, "time_us": 2}]
+    (tmp_path / "s.pickle").write_bytes(pickle.dumps({"segments": [], "device_traces": [events]}))
+    assert memrel("-q", "trace", "import", "s.pickle", "-o", "t.memtrace", "--name",
+                  "temp-then-delete", cwd=tmp_path).returncode == 0
+    for args in (["-w", "./t.memtrace", "-o", "traced.json"], ["-w", "temp-then-delete", "-o", "plain.json"]):
+        assert memrel("-q", "run", "-b", "host-malloc", *args, cwd=tmp_path).returncode == 0
+    refused(memrel("compare", "plain.json", "traced.json", cwd=tmp_path),
+            "plain.json vs traced.json", "cell host-malloc/temp-then-delete replays a trace", "rename one")
