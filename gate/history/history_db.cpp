@@ -1,5 +1,6 @@
 #include "gate/history/history_db.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,6 +66,24 @@ std::string digest(const std::string& content) {
   return text;
 }
 
+// Whether this process is out of file descriptors, or all but out: SQLite opens the database
+// and its journal, and said "unable to open database file" with errno 0 under `ulimit -n 4`.
+bool descriptors_run_short() {
+  int fds[4];
+  int opened = 0;
+  bool short_of = false;
+  for (int& fd : fds) {
+    fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      short_of = errno == EMFILE || errno == ENFILE;
+      break;
+    }
+    ++opened;
+  }
+  for (int i = 0; i < opened; ++i) close(fds[i]);
+  return short_of;
+}
+
 // How long a write waits for another process's (two nightly steps adding at once wait for each
 // other).
 constexpr int kBusyWaitMs = 10000;
@@ -81,6 +100,12 @@ constexpr int kBusyWaitMs = 10000;
 [[noreturn]] void sqlite_failed(int code, const std::string& path, std::string why,
                                 int system_errno) {
   code &= 0xff;  // the primary code of an extended one
+  // Out of descriptors (`ulimit -n`): the machine's state, not the file's; it was "unable to open
+  // database file", exit 2 (the twenty-third adversarial pass, c8-ulimit-n-history-add-new-db).
+  if (code == SQLITE_CANTOPEN &&
+      (system_errno == EMFILE || system_errno == ENFILE || descriptors_run_short()))
+    throw MachineStateError(path + ": cannot open (" + why +
+                            "): too few file descriptors left (ulimit -n); nothing added");
   if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
     throw MachineStateError(path + ": in use by another process for more than " +
                             std::to_string(kBusyWaitMs / 1000) + " s (" + why +
@@ -282,7 +307,12 @@ void HistoryDb::open(int flags) {
   check_sqlite_companions(path);
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string why = db_ ? sqlite3_errmsg(db_) : "cannot open";
+    const int system_errno = db_ ? sqlite3_system_errno(db_) : 0;
     sqlite3_close(db_);
+    // Out of descriptors: as sqlite_failed says it.
+    if (system_errno == EMFILE || system_errno == ENFILE || descriptors_run_short())
+      throw MachineStateError(path + ": cannot open (" + why +
+                              "): too few file descriptors left (ulimit -n); nothing added");
     throw ResultsError(path + ": " + why);
   }
   sqlite3_busy_timeout(db_, kBusyWaitMs);  // two nightly steps adding at once wait for each other
