@@ -5,7 +5,9 @@ import datetime
 import importlib
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+import concurrent.futures.process
+import threading
+from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import memrel_outputs.stopping
@@ -77,15 +79,46 @@ def render(jobs, out_dir, processes):
         # Waited for, dead: a worker killed while it wrote a chart went on writing for a moment,
         # into the temporary folder being removed, which then stayed (the twenty-second
         # adversarial pass, c9-sig*-report-delay-sweep).
+        _quiet_about_abandoned_futures()
         processes = list((getattr(pool, "_processes", None) or {}).values())
         for process in processes:
             process.kill()
         for process in processes:
             process.join(5)
         pool.shutdown(wait=False, cancel_futures=True)
+        _forget_the_pools_thread(pool)
         raise
     pool.shutdown(wait=True)
     return plots
+
+
+def _quiet_about_abandoned_futures():
+    """The pool's own thread, finding its workers gone, sets an exception on futures that map's
+    iterator cancelled as the first failure reached it: InvalidStateError, and Python printed that
+    thread's traceback before memrel's one line (a report on a full disk: the twenty-third
+    adversarial pass, c8-fulldisk-report-pool-traceback). Installed before the workers are ended:
+    the pool is being abandoned. That thread's other failures are still printed."""
+    previous = threading.excepthook
+
+    def hook(args):
+        if not issubclass(args.exc_type, InvalidStateError):
+            previous(args)
+
+    threading.excepthook = hook
+
+
+def _forget_the_pools_thread(pool):
+    """Waits for the pool's own thread to end (its workers are dead: it ends at once) and takes it
+    off concurrent.futures' list of threads to wake as the interpreter exits: that wake-up wrote
+    to the thread's pipe, closed by then, and printed "Exception ignored ... Bad file descriptor"
+    after memrel's one line (the twenty-third adversarial pass, c8-fulldisk-report-pool-traceback;
+    a race of Python 3.11's executor)."""
+    thread = getattr(pool, "_executor_manager_thread", None)
+    if thread is None:
+        return
+    thread.join(5)
+    if not thread.is_alive():
+        getattr(concurrent.futures.process, "_threads_wakeups", {}).pop(thread, None)
 
 
 def default_jobs():

@@ -2,8 +2,10 @@
 pass"): each test fails on the code before its fix."""
 
 import subprocess
+import sys
+import textwrap
 
-from conftest import HOST_RUN
+from conftest import HOST_RUN, SCRIPTS
 from test_hostile_inputs import MEMREL, needs_memrel, refused
 
 
@@ -16,3 +18,27 @@ def test_history_add_out_of_file_descriptors_is_the_machines_state(tmp_path):
                        timeout=120)
     refused(r, "h.sqlite: cannot open", "too few file descriptors left (ulimit -n)", exit_code=4)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_an_abandoned_pools_thread_says_nothing_of_futures_already_cancelled():
+    """c8-fulldisk-report-pool-traceback: a report on a full disk printed the pool's thread's
+    InvalidStateError traceback (it set an exception on futures map's iterator had cancelled)
+    before memrel's one line. Once the pool is abandoned that one is kept quiet; any other
+    exception of a thread is still printed."""
+    code = textwrap.dedent(f"""
+        import sys, threading
+        sys.path.insert(0, {SCRIPTS!r})
+        from concurrent.futures import InvalidStateError
+        from memrel_report import report
+
+        report._quiet_about_abandoned_futures()
+        for error in (InvalidStateError("CANCELLED"), ValueError("still said")):
+            def fail(error=error):
+                raise error
+            t = threading.Thread(target=fail)
+            t.start()
+            t.join()
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "InvalidStateError" not in r.stderr and "ValueError: still said" in r.stderr, r.stderr
