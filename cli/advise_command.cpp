@@ -287,7 +287,9 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   // --resume then runs nothing and writes every output again.
   PythonResult page;
   try {
-    page = run_python_module("memrel_advise", {advice_path, "--out", out_dir});
+    // One word each way: a folder named `-adv` was read as an option (the twenty-third
+    // adversarial pass, c10-advise-out-dash-folder).
+    page = run_python_module("memrel_advise", {"--out=" + out_dir, "--", advice_path});
   } catch (const Interrupted& e) {
     throw Interrupted(e.signal(), std::string(e.what()) + "; every cell is in " + journal +
                                       ": run it again with --out " + out_dir + " and --resume");

@@ -236,7 +236,9 @@ RunSubcommand attach_history(CLI::App& sub, const GlobalOptions& global) {
     if (show->parsed()) return run_show(args->db, args->metric);
     if (list->parsed()) return run_list(args->db, args->part);
     std::vector<std::string> words = python_verbosity_arguments(global.verbosity);
-    words.insert(words.end(), {"--db", args->db});
+    // One word: a database named `-h.sqlite` was read as an option by the Python part (the
+    // twenty-third adversarial pass, c10-history-changes-db-dash-name).
+    words.push_back("--db=" + args->db);
     for (const std::string& w : changes->remaining()) words.push_back(w);
     return run_python_command("memrel history changes", "memrel_history", words,
                               "change points need Apache Otava (scripts/install-deps)",

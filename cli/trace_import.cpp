@@ -130,7 +130,9 @@ std::string ImportedTraces::prepare(const std::string& path) {
   if (!needs_trace_import(path)) return path;
   std::string trace = next_trace();
   originals_[trace] = path;
-  PythonResult r = run_python_module("memrel_trace", {"import", path, "-o", trace});
+  // The file after "--": one named `-log.csv` was read as an option (the twenty-third adversarial
+  // pass, c10-run-workload-csv-dash-name).
+  PythonResult r = run_python_module("memrel_trace", {"import", "-o", trace, "--", path});
   if (r.exit_code == exit_code::kSuccess) return trace;
   // The importer's line is "memrel trace: FILE: where: what"; memrel's dispatcher adds its own.
   std::string line = r.error_text.substr(r.error_text.rfind('\n') + 1);

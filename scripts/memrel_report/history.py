@@ -127,7 +127,9 @@ def change_points(path):
     # traceback on the report's pages, or `{}` taken for change points (the fifteenth adversarial
     # pass, c8-histpython-*).
     with tempfile.TemporaryFile() as mark:
-        r = subprocess.run([python, "-I", entry, "memrel_history", "--db", path, "--json"],
+        # --db=PATH, one word: a database named -h.sqlite was read as an option (the twenty-third
+        # adversarial pass, c10-report-history-dash-name).
+        r = subprocess.run([python, "-I", entry, "memrel_history", f"--db={path}", "--json"],
                            capture_output=True, text=True, timeout=600, preexec_fn=die,
                            pass_fds=(mark.fileno(),),
                            env=dict(os.environ, MEMREL_ENTRY_FD=str(mark.fileno())))

@@ -1,12 +1,13 @@
 """What the twenty-third adversarial pass of issue 23 found (docs/inputs.md, "Twenty-third
 pass"): each test fails on the code before its fix."""
 
+import shutil
 import subprocess
 import sys
 import textwrap
 
 from conftest import HOST_RUN, SCRIPTS
-from test_hostile_inputs import MEMREL, needs_memrel, refused
+from test_hostile_inputs import MEMREL, RMM_LOG, needs_memrel, refused
 
 
 @needs_memrel
@@ -42,3 +43,18 @@ def test_an_abandoned_pools_thread_says_nothing_of_futures_already_cancelled():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "InvalidStateError" not in r.stderr and "ValueError: still said" in r.stderr, r.stderr
+
+
+@needs_memrel
+def test_files_and_folders_named_with_a_leading_dash_reach_the_python_parts_as_names(tmp_path):
+    """c10-run-workload-csv-dash-name, c10-advise-out-dash-folder: memrel handed `-log.csv` (an
+    RMM log to import) and `--out -adv` to its Python parts as words an option parser reads as
+    options: "the following arguments are required: FILE", and advise's page not written."""
+    shutil.copy(RMM_LOG, tmp_path / "-log.csv")
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "--workload=-log.csv", "-o", "r.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "-q", "advise", "-b", "host-malloc,host-malloc-retain", "--out=-adv",
+                        "./-log.csv"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "-adv" / "advise.html").exists()
