@@ -132,7 +132,7 @@ std::string ImportedTraces::prepare(const std::string& path) {
   originals_[trace] = path;
   // The file after "--": one named `-log.csv` was read as an option (the twenty-third adversarial
   // pass, c10-run-workload-csv-dash-name).
-  PythonResult r = run_python_module("memrel_trace", {"import", "-o", trace, "--", path});
+  PythonResult r = run_python_module("memrel_trace", {"import", "--out=" + trace, "--", path});
   if (r.exit_code == exit_code::kSuccess) return trace;
   // The importer's line is "memrel trace: FILE: where: what"; memrel's dispatcher adds its own.
   std::string line = r.error_text.substr(r.error_text.rfind('\n') + 1);

@@ -1,6 +1,7 @@
 """What the twenty-third adversarial pass of issue 23 found (docs/inputs.md, "Twenty-third
 pass"): each test fails on the code before its fix."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -51,8 +52,10 @@ def test_files_and_folders_named_with_a_leading_dash_reach_the_python_parts_as_n
     RMM log to import) and `--out -adv` to its Python parts as words an option parser reads as
     options: "the following arguments are required: FILE", and advise's page not written."""
     shutil.copy(RMM_LOG, tmp_path / "-log.csv")
+    (tmp_path / "-tmp").mkdir()  # and the imported trace's own name (TMPDIR=-tmp, c10-run-csv-tmpdir-dash-relative)
     r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "--workload=-log.csv", "-o", "r.json"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env=dict(os.environ, TMPDIR="-tmp"))
     assert r.returncode == 0, r.stderr
     r = subprocess.run([MEMREL, "-q", "advise", "-b", "host-malloc,host-malloc-retain", "--out=-adv",
                         "./-log.csv"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
