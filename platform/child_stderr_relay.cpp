@@ -10,6 +10,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "platform/one_line_text.hpp"
+
 namespace memrel {
 namespace {
 
@@ -136,7 +138,13 @@ void ChildStderrRelay::release() {
   before_start_.clear();
 }
 
-void ChildStderrRelay::copy_or_hold(const std::string& text) {
+void ChildStderrRelay::copy_or_hold(const std::string& line) {
+  // As every line memrel prints (one_line_text), its newline kept: an escape sequence in a
+  // part's stderr (an interpreter's, a library's) went to the terminal raw (the twenty-third
+  // adversarial pass, c8-fakepy-exit2-multiline-ctrl).
+  const bool whole = !line.empty() && line.back() == '\n';
+  const std::string text =
+      one_line_text(std::string_view(line).substr(0, line.size() - whole)) + (whole ? "\n" : "");
   if (!holding_) holding_ = begins_with_any(text, foreign_starts_);
   if (holding_)
     held_ += text;

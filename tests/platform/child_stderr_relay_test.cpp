@@ -65,6 +65,16 @@ TEST(ChildStderrRelay, CopiesEveryLineWhenNoForeignReportBegins) {
   EXPECT_EQ(o.held, "");
 }
 
+TEST(ChildStderrRelay, ControlCharactersReachTheTerminalEscapedAsInEveryLineOfMemrels) {
+  // An escape sequence in a part's stderr went to the terminal raw (the twenty-third adversarial
+  // pass, c8-fakepy-exit2-multiline-ctrl); held lines are escaped alike.
+  Outcome o = run_shell(
+      "printf 'a \\033[31mred\\a\\n' >&2; "
+      "printf 'Traceback (most recent call last):\\n\\033]0;title\\007\\n' >&2");
+  EXPECT_EQ(o.shown, "a \\x1b[31mred\\x07\n");
+  EXPECT_EQ(o.held, "Traceback (most recent call last):\n\\x1b]0;title\\x07\n");
+}
+
 TEST(ChildStderrRelay, HoldsWhatTheChildWritesBeforeItsCodeBeganAndReturnsItWhenItNeverDid) {
   const std::string mark = testing::TempDir() + "/relay-started-" + std::to_string(getpid());
   unlink(mark.c_str());
