@@ -238,8 +238,12 @@ RunSubcommand attach_history(CLI::App& sub, const GlobalOptions& global) {
     std::vector<std::string> words = python_verbosity_arguments(global.verbosity);
     // One word: a database named `-h.sqlite` was read as an option by the Python part (the
     // twenty-third adversarial pass, c10-history-changes-db-dash-name).
-    words.push_back("--db=" + args->db);
-    for (const std::string& w : changes->remaining()) words.push_back(w);
+    // Not when the words after `changes` name it themselves (`history changes --db X`).
+    const std::vector<std::string> remaining = changes->remaining();
+    if (std::none_of(remaining.begin(), remaining.end(),
+                     [](const std::string& w) { return w == "--db" || w.rfind("--db=", 0) == 0; }))
+      words.push_back("--db=" + args->db);
+    for (const std::string& w : remaining) words.push_back(w);
     return run_python_command("memrel history changes", "memrel_history", words,
                               "change points need Apache Otava (scripts/install-deps)",
                               changes_python());

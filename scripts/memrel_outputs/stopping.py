@@ -28,7 +28,14 @@ class Stopped(BaseException):
         return signal.Signals(self.signal_number).name
 
 
+# The signal asked to stop with, once one was: a Stopped raised inside an extension module's
+# initialisation comes out as "ImportError: initialization failed", no longer a Stopped.
+requested = None
+
+
 def _raise(signal_number, frame):
+    global requested
+    requested = requested or signal_number
     raise Stopped(signal_number)
 
 

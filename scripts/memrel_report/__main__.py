@@ -9,6 +9,7 @@ import argparse
 import errno
 import importlib.util
 import os
+import signal
 import sys
 from concurrent.futures.process import BrokenProcessPool
 
@@ -121,15 +122,24 @@ def main(argv=None):
         # A trace and a workload of one name, from two runs (one run refuses the pair): drawn as
         # one workload, one phase chart of both cells' marks (the twenty-second adversarial pass,
         # c6-report-workload-and-trace-one-name-two-runs).
-        replayed = {}
+        # A run's workload is a trace where any of its cells replayed one (a cell that did not run,
+        # or the null backend's, holds no replay); a JSON workload where cells ran ok and none did.
+        kinds = {}
         for c in cells:
-            replayed.setdefault(c.workload, {}).setdefault(c.raw.get("trace") is not None, c)
+            kind = kinds.setdefault((c.workload, c.run), set())
+            if c.raw.get("trace") is not None:
+                kind.add("trace")
+            elif c.ok:
+                kind.add("json")
+        replayed = {}
+        for (name, run), kind in kinds.items():
+            replayed.setdefault(name, {}).setdefault("trace" if "trace" in kind else
+                                                      "json" if kind else None, run)
         for name, by_kind in replayed.items():
-            if len(by_kind) == 2:
-                trace, workload = by_kind[True], by_kind[False]
-                raise load.InputError(args.results[trace.run], f"workload {name!r} is a trace "
-                                      f"replayed here and a JSON workload in "
-                                      f"{args.results[workload.run]}: one report page for two "
+            if "trace" in by_kind and "json" in by_kind:
+                raise load.InputError(args.results[by_kind["trace"]], f"workload {name!r} is a "
+                                      f"trace replayed here and a JSON workload in "
+                                      f"{args.results[by_kind['json']]}: one report page for two "
                                       "workloads; rename one")
         for kind, names in (("workloads", prepare.workloads(cells)),
                             ("backends", prepare.backends(cells))):
@@ -197,8 +207,25 @@ def main(argv=None):
                 else "lost a process drawing the charts (it died)")
         print(f"memrel report: {what}{_address_space_limit_note()}; nothing written", file=sys.stderr)
         return EXIT_INTERNAL
-    except Exception as e:  # a bug here, not bad input: say so in one line, keep the exit code apart
-        print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}", file=sys.stderr)
+    except Exception as e:
+        if memrel_outputs.stopping.requested is None and not isinstance(e, RuntimeError):
+            print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
+                  file=sys.stderr)
+            return EXIT_INTERNAL
+        if memrel_outputs.stopping.requested is not None:
+            # Asked to stop while a C extension was being imported: its ImportError is the stop
+            # (the twenty-third pass's CI run, test_a_signal_to_report_leaves_no_folder_and_no_worker).
+            number = memrel_outputs.stopping.requested
+            print(f"memrel report: stopped by {signal.Signals(number).name}; nothing written",
+                  file=sys.stderr)
+            return 128 + number
+        if "can't start new thread" not in str(e):
+            print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
+                  file=sys.stderr)
+            return EXIT_INTERNAL
+        # No memory for a thread's stack (the plot pool's, under `ulimit -v`): out of memory too.
+        print(f"memrel report: ran out of memory (no thread could be started)"
+              f"{_address_space_limit_note()}; nothing written", file=sys.stderr)
         return EXIT_INTERNAL
     # The answer on the terminal too (stderr: stdout is the folder, for scripts); -q: the path only.
     from .site import verdict_text

@@ -5,9 +5,11 @@ import datetime
 import importlib
 import multiprocessing
 import os
+import concurrent.futures
 import concurrent.futures.process
 import threading
 from concurrent.futures import InvalidStateError, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 import memrel_outputs.stopping
@@ -52,8 +54,9 @@ def render(jobs, out_dir, processes):
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     pool = None
+    thread_failures = _PoolThreadFailures()
     try:
-        # The workers are forked, and the pool's threads started, by the first submit (in map).
+        # The workers are forked, and the pool's threads started, by the first submit.
         with memrel_outputs.stopping.deferred_while_starting_workers():
             try:
                 pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
@@ -62,12 +65,14 @@ def render(jobs, out_dir, processes):
             except OSError:  # no semaphores here (some containers lack /dev/shm)
                 pass
             else:
-                results = pool.map(_render, jobs, [out_dir] * len(jobs))
+                futures = [pool.submit(_render, job, out_dir) for job in jobs]
         if pool is None:  # draw in this process
+            thread_failures.uninstall()
             return [_render(job, out_dir) for job in jobs]
-        plots = list(results)
+        plots = _results(pool, futures, thread_failures)
     except BaseException:
         if pool is None:
+            thread_failures.uninstall()
             raise
         # Stopped (or Ctrl-C), or failed: end the workers now rather than wait for their plots;
         # what they drew goes with the temporary folder. Not `with pool`, whose exit waits for
@@ -89,7 +94,48 @@ def render(jobs, out_dir, processes):
         _forget_the_pools_thread(pool)
         raise
     pool.shutdown(wait=True)
+    thread_failures.uninstall()
     return plots
+
+
+class _PoolThreadFailures:
+    """What the pool's own thread died of, kept from the terminal and raised in the main thread
+    (_results). That thread died of a MemoryError under `ulimit -v 180000` (the first line of its
+    traceback printed, the rest out of memory), and the report waited for ever on futures no one
+    would set (the twenty-third pass's CI run, test_a_reports_chart_worker_that_runs_out_is_one_line);
+    stopped while it drew, its last words came instead of memrel's line (the twenty-third
+    adversarial pass, c9-sig*-report-pool-delays). Installed before the pool starts; taken off
+    once every chart is in, and kept when the pool is abandoned."""
+
+    def __init__(self):
+        self.failures = []
+        self._previous = threading.excepthook
+        threading.excepthook = self._hook
+
+    def _hook(self, args):
+        if isinstance(args.thread, concurrent.futures.process._ExecutorManagerThread):
+            self.failures.append(args.exc_value)
+        else:
+            self._previous(args)
+
+    def uninstall(self):
+        threading.excepthook = self._previous
+
+
+def _results(pool, futures, thread_failures):
+    """Each future's result, in order; the failure of the pool's own thread raised here."""
+    pending = set(futures)
+    while pending:
+        _, pending = concurrent.futures.wait(pending, timeout=0.5,
+                                             return_when=concurrent.futures.FIRST_EXCEPTION)
+        if thread_failures.failures:
+            raise thread_failures.failures[0]
+        if any(f.done() and f.exception() is not None for f in futures):
+            break
+        thread = getattr(pool, "_executor_manager_thread", None)
+        if pending and thread is not None and not thread.is_alive():
+            raise BrokenProcessPool("the pool's own thread ended before the charts were drawn")
+    return [f.result() for f in futures]
 
 
 def _quiet_about_abandoned_futures():
