@@ -173,10 +173,11 @@ std::vector<std::string> python_foreign_report_starts() {
   return {"Traceback (most recent call last):",  // an exception nothing caught
           "Fatal Python error",                  // the interpreter's own end (start-up, a crash)
           "Exception ignored",                   // one raised where nothing could catch it
-          "Error in sys.excepthook",
-          "Python runtime state",
+          "Error in sys.excepthook", "Python runtime state",
           "OpenBLAS",  // numpy's BLAS giving up on a memory limit
-          "Segmentation fault",
+          // glibc's, as a thread (OpenBLAS's) finds no memory for its thread-local data under a
+          // memory limit, then aborts (CI under ulimit -v 100000: two lines, "not found")
+          "cannot allocate memory for thread-local data", "Segmentation fault",
           "Current thread 0x",  // faulthandler's dump
           "Thread 0x"};
 }
@@ -244,7 +245,8 @@ bool says_out_of_memory(const std::string& held) {
   return held.find("MemoryError") != std::string::npos ||
          held.find("OpenBLAS") != std::string::npos ||
          held.find("out of memory") != std::string::npos ||
-         held.find("Cannot allocate memory") != std::string::npos;
+         held.find("Cannot allocate memory") != std::string::npos ||
+         held.find("cannot allocate memory") != std::string::npos;
 }
 
 // The lines of `held` that memrel's code wrote ("memrel report: ...").
@@ -416,6 +418,13 @@ int run_python_command(const std::string& who, const std::string& package,
               << one_line_text(spec.args[0]) << " did not end within " << kStopGraceSeconds
               << " s of it and was killed\n";
     return exit_code::kInterruptedBase + passed_on;
+  }
+  // 127 from an interpreter that is there and runs: it gave up out of memory (glibc's TLS abort
+  // under `ulimit -v`), not "not found".
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && access(spec.args[0].c_str(), X_OK) == 0 &&
+      address_space_limit_bytes()) {
+    std::cerr << who << ": " << out_of_memory_line(spec.args[0], status, held) << "\n";
+    return exit_code::kInternalError;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
     std::cerr << who << ": cannot run " << one_line_text(spec.args[0])
