@@ -11,4 +11,8 @@ namespace memrel {
 // The soft limit in bytes, or nullopt when there is none (or it cannot be read).
 std::optional<std::uint64_t> address_space_limit_bytes();
 
+// The same reading of any RLIMIT_* given in bytes (RLIMIT_FSIZE, RLIMIT_DATA): one reading for
+// every limit memrel names.
+std::optional<std::uint64_t> soft_limit_bytes(int resource);
+
 }  // namespace memrel

@@ -2,12 +2,10 @@
 
 #include <sys/resource.h>
 
+#include "platform/address_space_limit.hpp"
+
 namespace memrel {
 
-std::optional<std::uint64_t> file_size_limit_bytes() {
-  struct rlimit limit {};
-  if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  return static_cast<std::uint64_t>(limit.rlim_cur);
-}
+std::optional<std::uint64_t> file_size_limit_bytes() { return soft_limit_bytes(RLIMIT_FSIZE); }
 
 }  // namespace memrel

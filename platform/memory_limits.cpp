@@ -28,11 +28,7 @@ bool within_reach(std::uint64_t used, std::uint64_t request, std::uint64_t limit
 
 }  // namespace
 
-std::optional<std::uint64_t> data_limit_bytes() {
-  struct rlimit limit {};
-  if (getrlimit(RLIMIT_DATA, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  return static_cast<std::uint64_t>(limit.rlim_cur);
-}
+std::optional<std::uint64_t> data_limit_bytes() { return soft_limit_bytes(RLIMIT_DATA); }
 
 std::string memory_limit_reached(std::uint64_t request_bytes) {
   if (const std::optional<std::uint64_t> limit = address_space_limit_bytes();
