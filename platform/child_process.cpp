@@ -23,17 +23,15 @@ namespace {
 
 void end_group(int) { kill(0, SIGKILL); }
 
-// `name` looked up on PATH as execvp would, but only in absolute entries that are not the
-// working folder: an empty entry or a relative one means the working folder, so a bare `python3`
-// ran ./python3 from wherever memrel was started (the fourth adversarial pass, c10), and so did
-// an absolute spelling of it, `/proc/self/cwd` (the fifth, c10 again): the working folder is
-// told by identity, as PYTHONPATH's entries are (scripts/memrel_entry.py). "" when no other entry
-// holds it.
-std::string find_on_path(const std::string& name) {
-  const char* env = std::getenv("PATH");
-  const std::string path = env != nullptr ? env : "/bin:/usr/bin";  // execvp's default
+// PATH's entries that name a folder other than the working one: an empty entry or a relative one
+// means the working folder, so a bare `python3` ran ./python3 from wherever memrel was started
+// (the fourth adversarial pass, c10), and so did an absolute spelling of it, `/proc/self/cwd`
+// (the fifth, c10 again): the working folder is told by identity, as PYTHONPATH's entries are
+// (scripts/memrel_entry.py).
+std::vector<std::string> path_entries_outside_working_folder(const std::string& path) {
+  std::vector<std::string> kept;
   struct stat working_folder {};
-  const bool know_working_folder = stat(".", &working_folder) == 0;
+  if (stat(".", &working_folder) != 0) return kept;
   for (std::size_t start = 0; start <= path.size();) {
     std::size_t colon = path.find(':', start);
     if (colon == std::string::npos) colon = path.size();
@@ -41,9 +39,22 @@ std::string find_on_path(const std::string& name) {
     start = colon + 1;
     if (entry.empty() || entry[0] != '/') continue;
     struct stat folder {};
-    if (!know_working_folder || stat(entry.c_str(), &folder) != 0 ||
+    if (stat(entry.c_str(), &folder) != 0 ||
         (folder.st_dev == working_folder.st_dev && folder.st_ino == working_folder.st_ino))
       continue;
+    kept.push_back(entry);
+  }
+  return kept;
+}
+
+std::string our_path() {
+  const char* env = std::getenv("PATH");
+  return env != nullptr ? env : "/bin:/usr/bin";  // execvp's default
+}
+
+// `name` looked up on PATH as execvp would, but only in the entries above. "" when none holds it.
+std::string find_on_path(const std::string& name) {
+  for (const std::string& entry : path_entries_outside_working_folder(our_path())) {
     const std::string candidate = entry + "/" + name;
     struct stat st {};
     if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -51,6 +62,23 @@ std::string find_on_path(const std::string& name) {
       return candidate;
   }
   return "";
+}
+
+// The PATH a child gets: those entries alone. A program found on PATH may itself look a command
+// up on it (pyenv's `python3` shim runs `pyenv exec`, which searched "." and ran the working
+// folder's ./python3: the twenty-fourth adversarial pass, c3-pyenv-shim-*).
+std::string child_path() {
+  std::string joined;
+  for (const std::string& entry : path_entries_outside_working_folder(our_path()))
+    joined += (joined.empty() ? "" : ":") + entry;
+  return joined;
+}
+
+bool removed_from_environment(const std::string& name, const ChildSpec& spec) {
+  if (spec.environment.count(name) != 0) return true;  // replaced
+  for (const std::string& prefix : spec.removed_environment_prefixes)
+    if (name.compare(0, prefix.size(), prefix) == 0) return true;
+  return name == "PATH";  // child_path() instead
 }
 
 }  // namespace
@@ -68,8 +96,10 @@ pid_t start_child(const ChildSpec& spec) {
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry = *e;
     std::string name = entry.substr(0, entry.find('='));
-    if (spec.environment.count(name) == 0) env_strings.push_back(entry);
+    if (!removed_from_environment(name, spec)) env_strings.push_back(entry);
   }
+  if (spec.environment.count("PATH") == 0 && std::getenv("PATH") != nullptr)
+    env_strings.push_back("PATH=" + child_path());
   for (const auto& [k, v] : spec.environment) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());

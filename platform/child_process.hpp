@@ -28,12 +28,15 @@ namespace memrel {
 struct ChildSpec {
   std::vector<std::string> args;                   // args[0] is the executable's path
   std::map<std::string, std::string> environment;  // added to (or replacing in) ours
-  int stdout_fd = -1;                              // -1: /dev/null
-  int stderr_fd = -1;                              // -1: /dev/null
+  // Variables of ours the child does not get: every one whose name starts with one of these.
+  std::vector<std::string> removed_environment_prefixes;
+  int stdout_fd = -1;  // -1: /dev/null
+  int stderr_fd = -1;  // -1: /dev/null
   // Handed to the child as file descriptor 3 (e.g. where it writes its result); -1: none.
   int fd3 = -1;
   // args[0] looked up in PATH (a command such as python3) rather than taken as a path; only
-  // PATH's absolute entries: an empty or relative entry (the working folder) is skipped.
+  // PATH's absolute entries: an empty or relative entry (the working folder) is skipped. Every
+  // child's own PATH is ours without those entries, so that what it looks up is found the same way.
   bool search_path = false;
   // False keeps the child in our process group, so that a terminal's Ctrl-C reaches it as it
   // reaches us (a helper program the user waits on); the parent-death signal is set either way.

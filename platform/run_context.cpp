@@ -1,14 +1,18 @@
 #include "platform/run_context.hpp"
 
+#include <fcntl.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
+#include <vector>
 
 #include "platform/build_identity.hpp"
+#include "platform/child_process.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/machine_fingerprint.hpp"
 #include "platform/nvml.hpp"
@@ -21,15 +25,61 @@
 namespace memrel {
 namespace {
 
-std::string command_output(const std::string& command) {
-  std::array<char, 256> buffer{};
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
-  pclose(pipe);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
+// How long git may take to answer: a checkout on a hung network file system (or a `git` that
+// never answers) held a run, SIGTERM or not, for as long as git liked (the twenty-fourth
+// adversarial pass, c8-git-hangs-run-hangs).
+constexpr auto kGitAnswerTime = std::chrono::seconds(20);
+
+// What `git --no-optional-locks -C SOURCE ARGS...` prints, "" when it cannot say. Run as a child
+// like every other (platform/child_process): an argv and no shell (popen ran a checkout folder's
+// name holding a quote as shell code), git found on PATH's absolute entries only (./git of the
+// working folder ran), none of our GIT_* variables (GIT_DIR named another repository's commit as
+// memrel's), ended with us, passed our stop request and bounded in time (all the twenty-fourth
+// pass). --no-optional-locks: status refreshes the index and writes it back under index.lock when
+// it may; a run killed with its process group mid-write left that lock in the checkout, and the
+// developer's next `git commit` failed ("index.lock: File exists": the twentieth pass).
+std::string git_output(const std::string& source, const std::vector<std::string>& args) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return "";
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  ChildSpec spec;
+  spec.args = {"git", "--no-optional-locks", "-C", source};
+  spec.args.insert(spec.args.end(), args.begin(), args.end());
+  spec.search_path = true;
+  spec.removed_environment_prefixes = {"GIT_"};
+  spec.stdout_fd = out[1];
+  pid_t pid = -1;
+  try {
+    pid = start_child(spec);
+  } catch (const std::exception&) {  // no git, or no process to spare: the commit is unknown
+    close(out[0]);
+    close(out[1]);
+    return "";
+  }
+  close(out[1]);
+  std::string text;
+  auto drain = [&] {
+    char buffer[4096];
+    ssize_t n = 0;
+    while ((n = read(out[0], buffer, sizeof buffer)) > 0)
+      if (text.size() < (1 << 20)) text.append(buffer, static_cast<std::size_t>(n));
+  };
+  const auto deadline = std::chrono::steady_clock::now() + kGitAnswerTime;
+  bool late = false;
+  int stopped_by = 0;
+  bool killed = false;
+  const int status = wait_child_or_stop(pid, true, &stopped_by, &killed, [&] {
+    drain();
+    if (!late && std::chrono::steady_clock::now() > deadline) {
+      late = true;
+      kill(-pid, SIGKILL);
+    }
+  });
+  drain();
+  close(out[0]);
+  if (late || stopped_by != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
 }
 
 }  // namespace
@@ -94,16 +144,8 @@ nlohmann::json run_context() {
   bool dirty = false;
   if (!source.empty()) {
     // A build tree: its checkout now, which a build after each commit keeps equal to the binary.
-    commit = given_commit != nullptr
-                 ? given_commit
-                 : command_output("git -C '" + source + "' rev-parse HEAD 2>/dev/null");
-    // --no-optional-locks: status refreshes the index and writes it back under index.lock when
-    // it may; a run killed with its process group mid-write left that lock in the checkout, and
-    // the developer's next `git commit` failed ("index.lock: File exists": seen twice while the
-    // twentieth adversarial pass's kill cases ran against a build tree).
-    dirty = !command_output("git --no-optional-locks -C '" + source +
-                            "' status --porcelain --untracked-files=no 2>/dev/null")
-                 .empty();
+    commit = given_commit != nullptr ? given_commit : git_output(source, {"rev-parse", "HEAD"});
+    dirty = !git_output(source, {"status", "--porcelain", "--untracked-files=no"}).empty();
   } else if (given_commit != nullptr) {
     commit = given_commit;
   } else {

@@ -617,6 +617,9 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
 RunResults run_suite(const RunOptions& options, std::ostream& progress,
                      FileIdentity* journal_file) {
   nlohmann::json context = run_context();
+  // A stop asked for while git said the commit (the run's context) ended git, not the run.
+  if (int signal = InterruptRequests::received())
+    throw_interrupted(signal, "while reading the run's context");
   // What makes two runs the same run: a journal is continued only by its own.
   nlohmann::json run = {
       {"backends", nlohmann::json::array()},
