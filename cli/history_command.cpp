@@ -95,6 +95,9 @@ int run_add(const std::string& db_path, const std::vector<std::string>& given,
   if (!parent.empty()) fs::create_directories(parent, ec);
   HistoryDb db(db_path, true);
   for (const HistoryAdded& a : db.add(files, contents)) {
+    // A line per file is progress; -q keeps the history's path alone (the twenty-fourth
+    // adversarial pass, c10-history-add-quiet).
+    if (global.verbosity < 0) continue;
     // A file found in a folder is named as its name reads on a terminal: raw, an ESC in it set
     // the terminal's title (the thirteenth adversarial pass, c9-ctrl-history-add-folder-filename).
     if (a.run_id == 0)

@@ -41,10 +41,13 @@ int run_merge(const MergeArgs& a, const GlobalOptions& global) {
   for (const auto& c : merged.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");
   std::cout << one_line_text(a.out) << "\n";
-  std::cerr << "memrel: " << merged.cells.size() << " cells of " << a.shards.size()
-            << " shard files merged into " << one_line_text(a.out);
-  if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
-  std::cerr << "\n";
+  // The summary, as run's, is not for -q (the twenty-fourth adversarial pass, c10-merge-quiet).
+  if (global.verbosity >= 0) {
+    std::cerr << "memrel: " << merged.cells.size() << " cells of " << a.shards.size()
+              << " shard files merged into " << one_line_text(a.out);
+    if (failed) std::cerr << "; " << failed << " crashed, timed out or failed";
+    std::cerr << "\n";
+  }
   // As `memrel run` would have exited on the same cells.
   return failed ? exit_code::kCellFailed : exit_code::kSuccess;
 }

@@ -441,7 +441,14 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.error_text = missing;
     return result;
   }
-  if (std::string problem = start_problem("", PythonInterpreter{}); !problem.empty()) {
+  const std::string problem = start_problem("", PythonInterpreter{});
+  // A request to stop during the version probe ended the probe, not a slow interpreter (advise
+  // said "did not answer within 10 s", exit 4: the twenty-fourth adversarial pass,
+  // c9-sigterm-advise-during-python-probe).
+  if (int signal = InterruptRequests::received(); signal != 0)
+    throw Interrupted(signal,
+                      "interrupted by " + signal_name(signal) + " before " + package + " ran");
+  if (!problem.empty()) {
     result.exit_code = exit_code::kInternalError;
     result.error_text = problem;
     return result;

@@ -201,12 +201,27 @@ int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool*
   while (true) {
     int status = 0;
     pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return status;
+    if (r == pid) {
+      // A wrapper (a shim that runs python without exec) may end on the request before what it
+      // started, which had the request too and is cleaning up: the group has the rest of the
+      // grace (killed at once, its report's DIR.tmp-PID was left: the twenty-fourth adversarial
+      // pass, c9-sigterm-report-wrapper-python).
+      if (*stopped_by != 0 && own_process_group)
+        while (kill(-pid, 0) == 0 && std::chrono::steady_clock::now() < deadline)
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      return status;
+    }
     if (r < 0 && errno != EINTR) return 0;  // not ours any more: nothing to wait for
     if (*stopped_by == 0 && InterruptRequests::received() != 0) {
       *stopped_by = InterruptRequests::received();
-      // The child cleans up and says so (a report ends its own plot workers).
-      if (own_process_group || *stopped_by != SIGINT) kill(pid, *stopped_by);
+      // The child cleans up and says so (a report ends its own plot workers). To its whole group,
+      // as a terminal's Ctrl-C goes: a wrapper interpreter passes no signal on, and the Python it
+      // ran finished its work after SIGINT, exit 0 (the twenty-fourth pass,
+      // c9-sigint-*-wrapper-python).
+      if (own_process_group)
+        kill(-pid, *stopped_by);
+      else if (*stopped_by != SIGINT)
+        kill(pid, *stopped_by);
       deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kStopGraceSeconds);
     }
     if (*stopped_by != 0 && std::chrono::steady_clock::now() > deadline) {

@@ -74,11 +74,12 @@ pid_t start_child(const ChildSpec& spec);
 int wait_child(pid_t pid);
 
 // Waits for the child to end, and while an InterruptRequests is in force (platform/interrupt)
-// stops it on a request: the signal is passed on to the child once (not a SIGINT to a child in
-// our group: the terminal's Ctrl-C reached it already), and after kStopGraceSeconds the child
-// (its group, where it leads one) is SIGKILLed. Returns the wait status; *stopped_by is the
-// request's signal, or 0; *killed says the grace ran out. `while_waiting`, when given, is called
-// every 20 ms or so while the child runs.
+// stops it on a request: the signal is passed on once, to the child's whole group where it leads
+// one (to the child alone otherwise, and not a SIGINT: the terminal's Ctrl-C reached it already),
+// and after kStopGraceSeconds the child (its group, where it leads one) is SIGKILLed. Returns the
+// wait status; *stopped_by is the request's signal, or 0; *killed says the grace ran out. What
+// stays of its group after the child ended on the request has the rest of the grace to end too.
+// `while_waiting`, when given, is called every 20 ms or so while the child runs.
 int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool* killed,
                        const std::function<void()>& while_waiting = nullptr);
 

@@ -12,7 +12,8 @@
 namespace memrel {
 
 ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path,
-                          std::chrono::seconds limit) {
+                          std::chrono::seconds limit,
+                          const std::vector<std::string>& removed_environment_prefixes) {
   ProgramAnswer answer;
   int out = -1;
   pid_t pid = -1;
@@ -22,6 +23,7 @@ ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path
     spec.args = args;
     spec.stdout_fd = out;
     spec.search_path = search_path;
+    spec.removed_environment_prefixes = removed_environment_prefixes;
     pid = start_child(spec);
   } catch (const std::runtime_error& e) {
     if (out >= 0) close(out);

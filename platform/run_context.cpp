@@ -1,22 +1,20 @@
 #include "platform/run_context.hpp"
 
-#include <fcntl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <vector>
 
 #include "platform/build_identity.hpp"
-#include "platform/child_process.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/machine_fingerprint.hpp"
 #include "platform/nvml.hpp"
 #include "platform/one_line_text.hpp"
+#include "platform/program_question.hpp"
 
 #ifdef MEMREL_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -30,54 +28,21 @@ namespace {
 // adversarial pass, c8-git-hangs-run-hangs).
 constexpr auto kGitAnswerTime = std::chrono::seconds(20);
 
-// What `git --no-optional-locks -C SOURCE ARGS...` prints, "" when it cannot say. Run as a child
-// like every other (platform/child_process): an argv and no shell (popen ran a checkout folder's
-// name holding a quote as shell code), git found on PATH's absolute entries only (./git of the
-// working folder ran), none of our GIT_* variables (GIT_DIR named another repository's commit as
-// memrel's), ended with us, passed our stop request and bounded in time (all the twenty-fourth
-// pass). --no-optional-locks: status refreshes the index and writes it back under index.lock when
-// it may; a run killed with its process group mid-write left that lock in the checkout, and the
-// developer's next `git commit` failed ("index.lock: File exists": the twentieth pass).
+// What `git --no-optional-locks -C SOURCE ARGS...` prints, "" when it cannot say. Asked as any
+// other program memrel asks (platform/program_question): an argv and no shell (popen ran a
+// checkout folder's name holding a quote as shell code), git found on PATH's absolute entries only
+// (./git of the working folder ran), none of our GIT_* variables (GIT_DIR named another
+// repository's commit as memrel's), ended with us, on our stop request and after a while (all the
+// twenty-fourth adversarial pass). --no-optional-locks: status refreshes the index and writes it
+// back under index.lock when it may; a run killed with its process group mid-write left that lock
+// in the checkout, and the developer's next `git commit` failed ("index.lock: File exists": the
+// twentieth pass).
 std::string git_output(const std::string& source, const std::vector<std::string>& args) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return "";
-  fcntl(out[0], F_SETFL, O_NONBLOCK);
-  ChildSpec spec;
-  spec.args = {"git", "--no-optional-locks", "-C", source};
-  spec.args.insert(spec.args.end(), args.begin(), args.end());
-  spec.search_path = true;
-  spec.removed_environment_prefixes = {"GIT_"};
-  spec.stdout_fd = out[1];
-  pid_t pid = -1;
-  try {
-    pid = start_child(spec);
-  } catch (const std::exception&) {  // no git, or no process to spare: the commit is unknown
-    close(out[0]);
-    close(out[1]);
-    return "";
-  }
-  close(out[1]);
-  std::string text;
-  auto drain = [&] {
-    char buffer[4096];
-    ssize_t n = 0;
-    while ((n = read(out[0], buffer, sizeof buffer)) > 0)
-      if (text.size() < (1 << 20)) text.append(buffer, static_cast<std::size_t>(n));
-  };
-  const auto deadline = std::chrono::steady_clock::now() + kGitAnswerTime;
-  bool late = false;
-  int stopped_by = 0;
-  bool killed = false;
-  const int status = wait_child_or_stop(pid, true, &stopped_by, &killed, [&] {
-    drain();
-    if (!late && std::chrono::steady_clock::now() > deadline) {
-      late = true;
-      kill(-pid, SIGKILL);
-    }
-  });
-  drain();
-  close(out[0]);
-  if (late || stopped_by != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+  std::vector<std::string> argv = {"git", "--no-optional-locks", "-C", source};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProgramAnswer answer = ask_program(argv, true, kGitAnswerTime, {"GIT_"});
+  if (!answer.ended || !WIFEXITED(answer.status) || WEXITSTATUS(answer.status) != 0) return "";
+  std::string& text = answer.printed;
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   return text;
 }

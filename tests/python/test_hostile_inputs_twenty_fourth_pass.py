@@ -9,7 +9,9 @@ import subprocess
 import sys
 import time
 
-from conftest import ROOT, SCRIPTS
+import pytest
+
+from conftest import HOST_RUN, ROOT, SCRIPTS
 from test_hostile_inputs import MEMREL, RMM_LOG, needs_memrel
 
 
@@ -101,3 +103,70 @@ def test_a_python_found_on_path_looks_its_own_commands_up_outside_the_working_fo
                        capture_output=True, text=True, cwd=work, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / "RAN").exists()
+
+
+def _wait_for(predicate, what, seconds=120):
+    for _ in range(int(seconds / 0.02)):
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"never saw {what}")
+
+
+@needs_memrel
+@pytest.mark.parametrize("stop, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_stop_reaches_the_python_a_wrapper_interpreter_runs(tmp_path, stop, code):
+    """c9-sigterm-report-wrapper-python, c9-sigint-report-wrapper-python: MEMREL_PYTHON a
+    wrapper that runs python without exec (a shim), memrel passed its stop request to the wrapper
+    alone. SIGTERM ended the wrapper, memrel killed the Python at once and its DIR.tmp-PID stayed;
+    SIGINT never reached the Python, which finished the report, exit 0."""
+    wrapper = executable(tmp_path / "wrap.sh", f"#!/bin/bash\n{sys.executable} \"$@\"\n")
+    p = subprocess.Popen([MEMREL, "-q", "report", "--out", "R", HOST_RUN], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                         env=dict(os.environ, MEMREL_PYTHON=str(wrapper)))
+    try:
+        _wait_for(lambda: any(n.startswith("R.tmp-") for n in os.listdir(tmp_path)), "R.tmp-PID")
+        p.send_signal(stop)
+        _, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == code, (p.returncode, err)
+    assert sorted(os.listdir(tmp_path)) == ["wrap.sh"]
+
+
+@needs_memrel
+def test_a_stop_during_advises_interpreter_probe_is_the_stop(tmp_path):
+    """c9-sigterm-advise-during-python-probe: SIGTERM while advise asked its interpreter for its
+    version ended the probe, and advise said the interpreter "did not answer within 10 s", exit 4."""
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "-o", "t.memtrace", RMM_LOG],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    slow = executable(tmp_path / "slow.sh",
+                      f"#!/bin/bash\ntouch {tmp_path}/probing\nsleep 30\nexec {sys.executable} \"$@\"\n")
+    p = subprocess.Popen([MEMREL, "-q", "advise", "-b", "host-malloc", "--out", "A", "t.memtrace"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                         env=dict(os.environ, MEMREL_PYTHON=str(slow)))
+    try:
+        _wait_for(lambda: (tmp_path / "probing").exists(), "the probe")
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 143, (p.returncode, err)
+    assert "did not answer" not in err and "SIGTERM" in err, err
+
+
+@needs_memrel
+def test_quiet_merge_and_history_add_print_the_outputs_path_alone(tmp_path):
+    """c10-merge-quiet, c10-history-add-quiet: -q ("no progress lines; errors and the results'
+    path still print") changed nothing for merge's summary and history add's line per file."""
+    r = subprocess.run([MEMREL, "-q", "run", "--shard", "1/1", "-b", "host-malloc", "-w",
+                        "temp-then-delete", "-o", "s.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "-q", "merge", "-o", "m.json", "s.json"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "m.json\n", "")
+    r = subprocess.run([MEMREL, "history", "--db", "h.sqlite", "add", "-q", "m.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "history: h.sqlite\n", "")
