@@ -13,11 +13,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
-#include <set>
 
+#include "allocators/availability.hpp"
 #include "allocators/backend_families.hpp"
 #include "allocators/backend_table.hpp"
 #include "cli/advise_grid.hpp"
@@ -40,7 +42,9 @@
 #include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
+#include "platform/temporary_folder.hpp"
 
 namespace fs = std::filesystem;
 
@@ -74,6 +78,27 @@ void refuse_folder_advise_did_not_write(const std::string& out_dir) {
                                   "would write over it; choose another --out");
 }
 
+// A folder made for advise's outputs (its parents are there already: --out's folder was checked
+// writable); removed again when advise ends by an exception before anything was put in it.
+class EmptyFolderMadeHere {
+ public:
+  explicit EmptyFolderMadeHere(const std::string& path) : path_(path) {
+    std::error_code absent;
+    made_ = !fs::exists(fs::symlink_status(path_, absent));
+    fs::create_directories(path_);
+  }
+  ~EmptyFolderMadeHere() {
+    std::error_code ignored;  // a folder with a file in it is not removed: kept
+    if (made_ && std::uncaught_exceptions() > 0) fs::remove(path_, ignored);
+  }
+  EmptyFolderMadeHere(const EmptyFolderMadeHere&) = delete;
+  EmptyFolderMadeHere& operator=(const EmptyFolderMadeHere&) = delete;
+
+ private:
+  std::string path_;
+  bool made_ = false;
+};
+
 int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   InterruptRequests interrupts;
   const auto start = std::chrono::steady_clock::now();
@@ -89,10 +114,13 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
                                 "RMM log (.csv)");
   // The sweep, every name checked before anything runs: -b's backends, or every compiled backend
   // that can run here; then the grid's configurations that can.
+  // A backend file given by its path stays that path: by its name alone the runner found no such
+  // backend, or ran the --backends-dir file of that name instead of the one given (the
+  // twenty-fourth adversarial pass, c10-advise-b-backend-file-*).
   std::vector<std::string> sweep;
-  std::set<std::string> seen;
-  auto add = [&](const BackendInfo& b) {
-    if (seen.insert(b.name).second) sweep.push_back(b.name);
+  std::map<std::string, BackendInfo> swept;  // by name, as the cells name them
+  auto add = [&](const BackendInfo& b, const std::string& spec) {
+    if (swept.emplace(b.name, b).second) sweep.push_back(spec);
   };
   std::vector<BackendInfo> given;
   const std::vector<std::string> specs = split_backend_list(a.backends);
@@ -128,9 +156,9 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     available.push_back(b);
     device_here = device_here || b.space == MemorySpace::kDevice;
   }
-  for (const BackendInfo& b : given) add(b);
+  for (std::size_t i = 0; i < given.size(); ++i) add(given[i], specs[i]);
   for (const BackendInfo& b : available) {
-    if (!given.empty() || !device_here || b.space == MemorySpace::kDevice) add(b);
+    if (!given.empty() || !device_here || b.space == MemorySpace::kDevice) add(b, b.name);
   }
   if (sweep.empty()) throw std::invalid_argument("advise: no backend of the sweep can run here");
 
@@ -213,13 +241,31 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   options.progress_every_cell = global.verbosity > 0;
   options.journal_path = journal;
   options.resume = a.resume;
+  // A backend file's library must load and export its symbols, checked as run checks it (bad
+  // input, exit 2, before any cell): advise ran the sweep and called it a failed configuration,
+  // exit 3 (the twenty-fourth adversarial pass, c10-advise-backend-file-missing-symbol-exit3).
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (!given[i].check_loadable || !machine_runs_space(given[i].space)) continue;
+    if (std::string error = check_backend_process(options, specs[i]); !error.empty())
+      throw std::invalid_argument(error);
+  }
+  if (int signal = InterruptRequests::received(); signal != 0)
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
+  // As run says it: a TMPDIR that cannot take a cell's files was found at the first cell, exit 4
+  // "internal error", and left a journal of no cell in --out (the twenty-fourth adversarial pass).
+  if (std::string problem = temporary_folder_problem(); !problem.empty())
+    throw MachineStateError("cannot run a cell: " + problem +
+                            "; set TMPDIR to a folder with room that memrel can write in");
   // A resume says so once its journal is taken (the runner's "resuming" line); until then a
   // refusal is the one line on stderr. Under -q only errors print (the fourth adversarial pass,
   // s07: this line was printed).
   if (!a.resume && global.verbosity >= 0)
     std::cerr << "memrel advise: " << trace.name << " on " << sweep.size() << " configurations\n";
   std::ostream no_progress(nullptr);
-  fs::create_directories(out_dir);  // the journal's folder, from the first cell on
+  // The journal's folder, from the first cell on; made here, it goes again if advise fails
+  // before anything is in it (exit 2 left an empty --out: the twenty-fourth pass,
+  // c9-advise-refused-backend-leaves-empty-out).
+  EmptyFolderMadeHere made_out_dir(out_dir);
   // The baseline: the configuration the program was recorded under (a family reads it from the
   // trace's provenance), else the first backend of the sweep that ran with its defaults. Read
   // before the sweep, and a recorded configuration memrel cannot express (PyTorch's list form of
@@ -256,8 +302,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   advice.trace = a.input;
   advice.trace_name = trace.name;
   for (const CellResult& cell : results.cells) {
-    BackendInfo b = resolve_backend(cell.backend, global.backends_dir);
-    advice.points.push_back(frontier_point(cell, b.apply_line));
+    advice.points.push_back(frontier_point(cell, swept.at(cell.backend).apply_line));
   }
   mark_frontier(advice.points);
   advice.recommended = recommend(advice.points);

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import HOST_RUN, ROOT, SCRIPTS
-from test_hostile_inputs import MEMREL, RMM_LOG, needs_memrel
+from test_hostile_inputs import MEMREL, RMM_LOG, needs_memrel, refused
 
 
 def executable(path, text):
@@ -170,3 +170,50 @@ def test_quiet_merge_and_history_add_print_the_outputs_path_alone(tmp_path):
     r = subprocess.run([MEMREL, "history", "--db", "h.sqlite", "add", "-q", "m.json"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert (r.returncode, r.stdout, r.stderr) == (0, "history: h.sqlite\n", "")
+
+
+def _backend_file(path, name, **changes):
+    backend = json.loads(open(os.path.join(ROOT, "benchmarks", "backends",
+                                           "pluggable-host-example.json")).read())
+    backend.update(name=name, library=os.path.join(os.path.dirname(MEMREL),
+                                                   "libmemrel_pluggable_host_example.so"), **changes)
+    path.write_text(json.dumps(backend))
+
+
+@needs_memrel
+def test_advise_sweeps_the_backend_file_given_by_its_path(tmp_path):
+    """c10-advise-b-backend-file-path-refused, c10-advise-b-backend-file-substituted,
+    c10-advise-backend-file-missing-symbol-exit3: advise handed the runner a backend file's name,
+    not its path: "unknown backend", or the --backends-dir file of that name swept instead of the
+    file given; and a file whose symbol is missing (refused by run, exit 2) was a failed
+    configuration, exit 3."""
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "-o", "t.memtrace", RMM_LOG],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "BD").mkdir()
+    _backend_file(tmp_path / "BD" / "mine.json", "mine")
+    _backend_file(tmp_path / "given.json", "mine", alloc="no_such_symbol_anywhere")
+    _backend_file(tmp_path / "ok.json", "ok")
+    r = subprocess.run([MEMREL, "-q", "--backends-dir", "BD", "advise", "-b", "./given.json", "--out",
+                        "A", "t.memtrace"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    refused(r, "given.json", "no_such_symbol_anywhere")
+    assert not (tmp_path / "A").exists()
+    r = subprocess.run([MEMREL, "-q", "advise", "-b", "./ok.json", "--out", "A", "t.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    cells = json.loads((tmp_path / "A" / "results.json").read_text())["cells"]
+    assert [(c["backend"], c["status"]) for c in cells] == [("ok", "ok")]
+
+
+@needs_memrel
+def test_advise_with_an_unusable_tmpdir_says_so_and_leaves_nothing(tmp_path):
+    """advise found a TMPDIR that cannot take a cell's files at its first cell: "internal
+    error", and a journal of no cell left in --out."""
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "-o", "t.memtrace", RMM_LOG],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "-q", "advise", "-b", "host-malloc", "--out", "A", "t.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env=dict(os.environ, TMPDIR=str(tmp_path / "none")))
+    refused(r, "TMPDIR", "no such folder", exit_code=4)
+    assert sorted(os.listdir(tmp_path)) == ["t.memtrace"]
