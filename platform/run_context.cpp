@@ -110,6 +110,12 @@ nlohmann::json run_context() {
   if (!source.empty()) {
     // A build tree: its checkout now, which a build after each commit keeps equal to the binary.
     commit = given_commit != nullptr ? given_commit : git_output(source, {"rev-parse", "HEAD"});
+    // An object name (SHA-1 or SHA-256) or nothing: a git wrapper's escape sequences and lines
+    // were recorded as the commit (the twenty-fourth adversarial pass, c8-git-*).
+    if (given_commit == nullptr &&
+        ((commit.size() != 40 && commit.size() != 64) ||
+         commit.find_first_not_of("0123456789abcdef") != std::string::npos))
+      commit.clear();
     dirty = !git_output(source, {"status", "--porcelain", "--untracked-files=no"}).empty();
   } else if (given_commit != nullptr) {
     commit = given_commit;

@@ -417,6 +417,42 @@ void expect_backend_name(const CellResult& cell) {
     bad("workload", "holds " + c + ", a control, text-direction or noncharacter code point");
 }
 
+// A ratio and its parts agree as memrel computes it (metrics.cpp), within a double's rounding.
+bool is_ratio_of(const std::optional<double>& ratio, double returned, double releasable) {
+  if (releasable <= 0) return !ratio.has_value();
+  if (!ratio) return false;
+  const double exact = returned / releasable;
+  return std::fabs(*ratio - exact) <= 1e-9 * std::max(1.0, std::fabs(exact));
+}
+
+// Release effectiveness is returned / releasable, each release's and the cell's: a figure that
+// is not its parts' ratio is refused, as a byte figure out of range is. A baseline holding
+// -1000000 made a real release regression (0.9999 -> 0.1) read as improved, exit 0 (the
+// twenty-fourth adversarial pass, c4-baseline-negative-effectiveness-masks-regression); the
+// ratio may be negative (the device's use grew during a release) or above 1.
+void expect_effectiveness_of_its_parts(const CellResult& cell) {
+  const CellMetrics& m = cell.metrics;
+  double returned = 0, releasable = 0;
+  for (std::size_t i = 0; i < m.releases.size(); ++i) {
+    const ReleaseEffect& e = m.releases[i];
+    if (!is_ratio_of(e.effectiveness, static_cast<double>(e.returned),
+                     static_cast<double>(e.releasable)))
+      bad("metrics.releases[" + std::to_string(i) + "].effectiveness",
+          (e.effectiveness ? nlohmann::json(*e.effectiveness).dump() : std::string("missing")) +
+              " is not returned / releasable (" + std::to_string(e.returned) + " / " +
+              std::to_string(e.releasable) + ")");
+    if (e.releasable > 0) {
+      returned += static_cast<double>(e.returned);
+      releasable += static_cast<double>(e.releasable);
+    }
+  }
+  if (!is_ratio_of(m.release_effectiveness, returned, releasable))
+    bad("metrics.release_effectiveness",
+        (m.release_effectiveness ? nlohmann::json(*m.release_effectiveness).dump()
+                                 : std::string("missing")) +
+            " is not the releases' returned / releasable bytes");
+}
+
 }  // namespace
 
 nlohmann::json to_json(const CellResult& cell) {
@@ -432,6 +468,7 @@ CellResult cell_from_json(const nlohmann::json& j) {
     read_value(j, cell, "");
     expect_known_status(cell);
     expect_backend_name(cell);
+    expect_effectiveness_of_its_parts(cell);
   } catch (const ResultsError& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());
   }

@@ -59,6 +59,9 @@ def device_run():
         ("after-alloc", TENSOR, TENSOR, TENSOR + 2 * MIB, TENSOR + 2 * MIB),
         ("after-free-only", 0, 0, TENSOR + 2 * MIB, TENSOR + 2 * MIB),
         ("after-free-release", 0, 0, 0, 0)])
+    # Its release gave back all it could (the effectiveness is its parts' ratio, as memrel checks).
+    torch["metrics"]["releases"] = [{"step": 5, "releasable": TENSOR + 2 * MIB,
+                                     "returned": TENSOR + 2 * MIB, "effectiveness": 1.0}]
     torch["metrics"]["release_effectiveness"] = 1.0
     squeezed = _device_cell(template, "torch-expandable", TORCH_INIT, [
         ("after-alloc", TENSOR, TENSOR, TENSOR, TENSOR)])

@@ -217,3 +217,23 @@ def test_advise_with_an_unusable_tmpdir_says_so_and_leaves_nothing(tmp_path):
                        env=dict(os.environ, TMPDIR=str(tmp_path / "none")))
     refused(r, "TMPDIR", "no such folder", exit_code=4)
     assert sorted(os.listdir(tmp_path)) == ["t.memtrace"]
+
+
+@needs_memrel
+def test_an_effectiveness_that_is_not_its_parts_ratio_is_refused(tmp_path):
+    """c4-baseline-negative-effectiveness-masks-regression: a baseline whose release
+    effectiveness read -1000000 (its bytes unchanged) made a real release regression read as
+    improved, exit 0."""
+    run = json.loads(open(HOST_RUN).read())
+    cell = next(c for c in run["cells"] if (c["backend"], c["workload"]) == ("host-malloc-retain", "paired-large"))
+    cell["metrics"]["release_effectiveness"] = -1000000.0
+    (tmp_path / "forged.json").write_text(json.dumps(run))
+    r = subprocess.run([MEMREL, "-q", "compare", "forged.json", HOST_RUN], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    refused(r, "forged.json", "metrics.release_effectiveness", "returned / releasable")
+    cell["metrics"]["release_effectiveness"] = None
+    cell["metrics"]["releases"][1]["effectiveness"] = -1000000.0
+    (tmp_path / "forged.json").write_text(json.dumps(run))
+    r = subprocess.run([MEMREL, "-q", "compare", "forged.json", HOST_RUN], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    refused(r, "forged.json", "metrics.releases[1].effectiveness")
