@@ -18,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "allocators/availability.hpp"
 #include "allocators/backend_families.hpp"
@@ -139,26 +140,27 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
       read_grid(grid_given ? a.grid : default_grid(), global.backends_dir);
   // Without -b: where a device backend can run, the program's memory is device memory, and
   // host backends (glibc) are no advice for it; on a machine without one they are the sweep.
-  std::vector<BackendInfo> candidates;
+  // Each with the words that name it: a grid's entry may be a backend file's path too.
+  std::vector<std::pair<BackendInfo, std::string>> candidates;
   if (given.empty()) {
     for (const BackendInfo& b : all_backends()) {
-      if (b.name != "null") candidates.push_back(b);
+      if (b.name != "null") candidates.emplace_back(b, b.name);
     }
   }
   if (given.empty() || grid_given) {
-    for (const std::string& name : grid)
-      candidates.push_back(resolve_backend(name, global.backends_dir));
+    for (const std::string& entry : grid)
+      candidates.emplace_back(resolve_backend(entry, global.backends_dir), entry);
   }
   bool device_here = false;
-  std::vector<BackendInfo> available;
-  for (const BackendInfo& b : candidates) {
-    if (!b.availability().available) continue;
-    available.push_back(b);
-    device_here = device_here || b.space == MemorySpace::kDevice;
+  std::vector<std::pair<BackendInfo, std::string>> available;
+  for (const auto& candidate : candidates) {
+    if (!candidate.first.availability().available) continue;
+    available.push_back(candidate);
+    device_here = device_here || candidate.first.space == MemorySpace::kDevice;
   }
   for (std::size_t i = 0; i < given.size(); ++i) add(given[i], specs[i]);
-  for (const BackendInfo& b : available) {
-    if (!given.empty() || !device_here || b.space == MemorySpace::kDevice) add(b, b.name);
+  for (const auto& [b, entry] : available) {
+    if (!given.empty() || !device_here || b.space == MemorySpace::kDevice) add(b, entry);
   }
   if (sweep.empty()) throw std::invalid_argument("advise: no backend of the sweep can run here");
 
@@ -172,7 +174,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   // a/g.json --out a` was taken): none lies in --out, and --json is none of them.
   std::vector<std::string> inputs = {a.input};
   if (grid_given) inputs.push_back(a.grid);
-  for (const BackendInfo& b : given)
+  for (const auto& [name, b] : swept)
     inputs.insert(inputs.end(), b.input_files.begin(), b.input_files.end());
   check_output_folder(out_dir, inputs, "--out");
   refuse_folder_advise_did_not_write(out_dir);
@@ -241,12 +243,14 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   options.progress_every_cell = global.verbosity > 0;
   options.journal_path = journal;
   options.resume = a.resume;
-  // A backend file's library must load and export its symbols, checked as run checks it (bad
-  // input, exit 2, before any cell): advise ran the sweep and called it a failed configuration,
-  // exit 3 (the twenty-fourth adversarial pass, c10-advise-backend-file-missing-symbol-exit3).
-  for (std::size_t i = 0; i < given.size(); ++i) {
-    if (!given[i].check_loadable || !machine_runs_space(given[i].space)) continue;
-    if (std::string error = check_backend_process(options, specs[i]); !error.empty())
+  // A backend file's library (given or in the grid) must load and export its symbols, checked as
+  // run checks it (bad input, exit 2, before any cell): advise ran the sweep and called it a failed
+  // configuration, exit 3 (the twenty-fourth adversarial pass,
+  // c10-advise-backend-file-missing-symbol-exit3).
+  for (const std::string& spec : sweep) {
+    const BackendInfo& b = swept.at(resolve_backend(spec, global.backends_dir).name);
+    if (!b.check_loadable || !machine_runs_space(b.space)) continue;
+    if (std::string error = check_backend_process(options, spec); !error.empty())
       throw std::invalid_argument(error);
   }
   if (int signal = InterruptRequests::received(); signal != 0)

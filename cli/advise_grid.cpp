@@ -29,7 +29,11 @@ std::vector<std::string> grid_configurations(const nlohmann::json& grid, const s
     const std::string place = "configurations[" + std::to_string(i) + "]";
     if (!entry.is_string()) bad(place + ": expected a string, got " + entry.dump());
     try {
-      out.push_back(resolve_backend(entry.get<std::string>(), backends_dir).name);
+      // Checked here, kept as written: a backend file's path named by its name alone ran the
+      // --backends-dir file of that name (the twenty-fourth adversarial pass,
+      // c10-advise-grid-backend-file-substituted).
+      resolve_backend(entry.get<std::string>(), backends_dir);
+      out.push_back(entry.get<std::string>());
     } catch (const std::invalid_argument& e) {
       bad(place + ": " + e.what());
     }

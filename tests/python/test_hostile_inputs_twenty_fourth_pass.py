@@ -198,6 +198,14 @@ def test_advise_sweeps_the_backend_file_given_by_its_path(tmp_path):
                         "A", "t.memtrace"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     refused(r, "given.json", "no_such_symbol_anywhere")
     assert not (tmp_path / "A").exists()
+    # The same file as a grid's entry (c10-advise-grid-backend-file-substituted).
+    (tmp_path / "g.json").write_text(json.dumps({"schema": "memrel.advise-grid/1",
+                                                 "configurations": ["./given.json"]}))
+    r = subprocess.run([MEMREL, "-q", "--backends-dir", "BD", "advise", "-b", "host-malloc", "--grid",
+                        "g.json", "--out", "A", "t.memtrace"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300)
+    refused(r, "given.json", "no_such_symbol_anywhere")
+    assert not (tmp_path / "A").exists()
     r = subprocess.run([MEMREL, "-q", "advise", "-b", "./ok.json", "--out", "A", "t.memtrace"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
