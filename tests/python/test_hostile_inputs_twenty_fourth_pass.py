@@ -245,3 +245,16 @@ def test_an_effectiveness_that_is_not_its_parts_ratio_is_refused(tmp_path):
     r = subprocess.run([MEMREL, "-q", "compare", "forged.json", HOST_RUN], capture_output=True,
                        text=True, cwd=tmp_path, timeout=120)
     refused(r, "forged.json", "metrics.releases[1].effectiveness")
+
+
+@needs_memrel
+@pytest.mark.parametrize("value", ["abc", "1e3", "0x10", "-5", "99999999999999999999"])
+def test_the_examples_planted_slowdown_takes_whole_nanoseconds_alone(tmp_path, value):
+    """c4-example-slowdown-env-garbage, c4-example-slowdown-env-huge: the example allocators read
+    MEMREL_EXAMPLE_SLOWDOWN_NS with strtoll (1e3 was 1 ns, 0x10 and abc 0), and a huge value spun
+    every cell to its timeout, recorded as the allocator's failure."""
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w", "temp-then-delete",
+                        "-o", "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, MEMREL_EXAMPLE_SLOWDOWN_NS=value))
+    refused(r, "MEMREL_EXAMPLE_SLOWDOWN_NS", "whole nanoseconds")
+    assert os.listdir(tmp_path) == []

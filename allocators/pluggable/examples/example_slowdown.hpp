@@ -2,8 +2,9 @@
 // (scripts/detectable-slowdown, docs/ab.md "What it detects"): MEMREL_EXAMPLE_SLOWDOWN_NS=N
 // makes every allocate and every free of the example spin for about N nanoseconds before its
 // work, so that one build run with two settings is a reference and a candidate slower by a known
-// amount. Read once, when the library loads; absent, empty or 0: no slowdown. Not part of what an
-// allocator brings to memrel; it is here only because these examples are memrel's own.
+// amount. Read once, when the library loads; absent, empty or 0: no slowdown; at most 1 ms. Not
+// part of what an allocator brings to memrel; it is here only because these examples are memrel's
+// own.
 //
 // The spin counts loop iterations calibrated when the library loads, not the clock: reading
 // steady_clock costs tens of nanoseconds (over 100 ns a pair on the 2-core VM), so a clock-timed
@@ -14,7 +15,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace memrel_example {
 
@@ -24,13 +27,47 @@ __attribute__((noinline)) inline void spin_iterations(std::uint64_t n) {
   for (std::uint64_t i = 0; i < n; ++i) asm volatile("" : "+r"(i));
 }
 
+// The most a planted slowdown may be: 1 ms on every allocate and free already makes a cell of a
+// thousand steps take seconds; more only spins it to its timeout.
+inline constexpr long long kMostPlantedNs = 1000000;
+
+// MEMREL_EXAMPLE_SLOWDOWN_NS as nanoseconds: absent or empty, 0; else decimal digits alone, at most
+// kMostPlantedNs. Anything else ends the process as the library loads, as bad input (exit 2, one
+// line), which memrel's check of a backend file's library says before any cell: strtoll read
+// "1e3" as 1 ns, "0x10" and "abc" as 0, and a huge value spun every cell to its timeout, recorded
+// as the allocator's failure (the twenty-fourth adversarial pass, c4-example-slowdown-env-*).
+inline long long planted_ns() {
+  const char* v = std::getenv("MEMREL_EXAMPLE_SLOWDOWN_NS");
+  if (v == nullptr || *v == '\0') return 0;
+  long long ns = 0;
+  bool fits = true;
+  for (const char* c = v; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9') {
+      fits = false;
+      break;
+    }
+    ns = std::min(ns * 10 + (*c - '0'), kMostPlantedNs + 1);
+  }
+  if (fits && ns <= kMostPlantedNs) return ns;
+  std::string shown;
+  for (const char* c = v; *c != '\0' && shown.size() < 40; ++c)
+    shown += (*c >= 0x20 && *c < 0x7f) ? *c : '?';
+  std::fprintf(stderr,
+               "memrel: MEMREL_EXAMPLE_SLOWDOWN_NS: '%s' is not whole nanoseconds from 0 to %lld "
+               "(the example allocators' planted slowdown)\n",
+               shown.c_str(), kMostPlantedNs);
+  std::_Exit(2);
+}
+
+// Checked as the library loads, not at its first allocation (inside a cell's work).
+inline const long long kPlantedNs = planted_ns();
+
 // Iterations for the planted nanoseconds: the median of five timed runs of 100,000 iterations,
 // scaled. The median, not the fastest: on a machine whose cores are shared (hyperthreads, a
 // VM), the fastest run was a quiet moment and the spin in use runs slower than that.
 inline std::uint64_t planted_iterations() {
   static const std::uint64_t iterations = [] {
-    const char* v = std::getenv("MEMREL_EXAMPLE_SLOWDOWN_NS");
-    const long long ns = v == nullptr ? 0 : std::strtoll(v, nullptr, 10);
+    const long long ns = kPlantedNs;
     if (ns <= 0) return std::uint64_t{0};
     constexpr std::uint64_t kCalibration = 100000;
     double took_ns[5];
