@@ -25,6 +25,7 @@
 #include "platform/adopted_processes.hpp"
 #include "platform/build_identity.hpp"
 #include "platform/did_you_mean.hpp"
+#include "platform/executable_path.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
@@ -313,6 +314,15 @@ int run_parsed_command_line(int argc, char** argv) {
   if (std::string number = misspelled_number(&app); !number.empty()) {
     std::cerr << "memrel: " << one_line_text(number) << "\n";
     return exit_code::kUnusableInput;
+  }
+  // memrel finds its own files (workloads, scripts, memrel_bench) and starts its cells through
+  // /proc/self/exe: without /proc (a container or chroot that lacks it) a run said
+  // "--workloads-dir: cannot read", exit 2, of an option never given (the twenty-fourth
+  // adversarial pass, c8-no-proc-run-blames-workloads-dir).
+  if (executable_path().empty()) {
+    std::cerr << "memrel: cannot read /proc/self/exe, through which memrel finds its own files "
+                 "and starts its cells: is /proc mounted?\n";
+    return exit_code::kInternalError;
   }
   // A --backends-dir given is a folder memrel can read: a file or a missing folder was taken as
   // a folder with no backend file, exit 0 (the eighth adversarial pass, c8-backends-dir-*), where

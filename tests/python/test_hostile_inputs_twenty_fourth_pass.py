@@ -258,3 +258,17 @@ def test_the_examples_planted_slowdown_takes_whole_nanoseconds_alone(tmp_path, v
                        env=dict(os.environ, MEMREL_EXAMPLE_SLOWDOWN_NS=value))
     refused(r, "MEMREL_EXAMPLE_SLOWDOWN_NS", "whole nanoseconds")
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_without_proc_memrel_says_so(tmp_path):
+    """c8-no-proc-run-blames-workloads-dir: without /proc (a container or chroot lacking it) a run
+    said "--workloads-dir: cannot read", exit 2, of an option never given."""
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("no mount namespace here (unshare -m): cannot hide /proc")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", 'mount -t tmpfs -o size=4k tmpfs /proc && exec "$@"',
+                        "sh", MEMREL, "-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o",
+                        "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "/proc/self/exe", "is /proc mounted?", exit_code=4)
+    assert os.listdir(tmp_path) == []
