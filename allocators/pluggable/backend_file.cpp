@@ -212,11 +212,9 @@ std::string memrel_dirs_joined() {
   return out;
 }
 
-std::string library_not_found_reason(const BackendFile& b) {
-  if (b.library_path.find('/') != std::string::npos) {
-    if (is_file(b.library_path)) return "";
-    return "library " + b.library_path + " not found (" + b.file + ")";
-  }
+std::string library_file_found(const BackendFile& b) {
+  if (b.library_path.find('/') != std::string::npos)
+    return is_file(b.library_path) ? b.library_path : "";
   std::vector<std::string> dirs = memrel_dirs();
   if (const char* env = std::getenv("LD_LIBRARY_PATH"); env != nullptr) {
     std::stringstream list(env);
@@ -227,9 +225,17 @@ std::string library_not_found_reason(const BackendFile& b) {
   for (const char* d : {"/lib", "/usr/lib", "/lib64", "/usr/lib64", "/usr/local/lib"})
     dirs.emplace_back(d);
   for (const auto& d : dirs) {
-    if (is_file(fs::path(d) / b.library)) return "";
+    if (is_file(fs::path(d) / b.library)) return (fs::path(d) / b.library).string();
   }
-  if (in_linker_cache(b.library)) return "";
+  return "";
+}
+
+std::string library_not_found_reason(const BackendFile& b) {
+  if (b.library_path.find('/') != std::string::npos) {
+    if (is_file(b.library_path)) return "";
+    return "library " + b.library_path + " not found (" + b.file + ")";
+  }
+  if (!library_file_found(b).empty() || in_linker_cache(b.library)) return "";
   return "library " + b.library + " not found (not next to memrel in " + memrel_dirs_joined() +
          ", not in LD_LIBRARY_PATH, the linker cache or the system library folders; " + b.file +
          ")";

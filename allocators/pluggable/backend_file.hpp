@@ -67,4 +67,9 @@ std::vector<std::string> memrel_dirs();
 // folders. Empty when found, else why not (one line).
 std::string library_not_found_reason(const BackendFile& backend);
 
+// The library's file as the dynamic linker would find it: its path, or a bare name looked up next
+// to memrel, in LD_LIBRARY_PATH, then the system library folders; "" when not found there (one
+// only the linker cache lists has no file named here).
+std::string library_file_found(const BackendFile& backend);
+
 }  // namespace memrel

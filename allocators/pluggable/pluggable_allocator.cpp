@@ -156,7 +156,10 @@ BackendInfo pluggable_backend(const BackendFile& b, const std::string& family) {
       b.space, b.environment, availability,  [b] { return make_pluggable_allocator(b); }};
   info.file = b.file;
   info.input_files = {b.file};
-  if (b.library_path.find('/') != std::string::npos) info.input_files.push_back(b.library_path);
+  // A bare name found through LD_LIBRARY_PATH or a system folder is an input too: left out, a
+  // --resume or merge took cells of another (or a rebuilt) library of that name (the
+  // twenty-fourth adversarial pass, c5-resume-*-bare-name-library).
+  if (std::string found = library_file_found(b); !found.empty()) info.input_files.push_back(found);
   info.check_loadable = [b] { load_pluggable_library(b); };
   return info;
 }

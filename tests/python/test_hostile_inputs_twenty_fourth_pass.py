@@ -272,3 +272,28 @@ def test_without_proc_memrel_says_so(tmp_path):
                         "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "/proc/self/exe", "is /proc mounted?", exit_code=4)
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_a_library_named_bare_and_found_on_ld_library_path_is_part_of_the_run(tmp_path):
+    """c5-merge-shards-other-bare-name-library, c5-resume-*-bare-name-library: a backend file's
+    library named by its bare name and found through LD_LIBRARY_PATH was not among the run's
+    inputs, so shards (and a --resume) of two different libraries of that name were one run."""
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    for folder, extra in (("d1", b""), ("d2", b"rebuilt")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "libmemtest.so").write_bytes(open(library, "rb").read() + extra)
+    _backend_file(tmp_path / "bk.json", "bk")
+    backend = json.loads((tmp_path / "bk.json").read_text())
+    backend["library"] = "libmemtest.so"
+    (tmp_path / "bk.json").write_text(json.dumps(backend))
+    for shard, folder in (("1/2", "d1"), ("2/2", "d2")):
+        r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc,./bk.json", "-w",
+                            "temp-then-delete,fragmentation", "--shard", shard, "-o",
+                            f"s{shard[0]}.json"], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=300, env=dict(os.environ, LD_LIBRARY_PATH=str(tmp_path / folder)))
+        assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "-q", "merge", "-o", "m.json", "s1.json", "s2.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "s2.json")
+    assert not (tmp_path / "m.json").exists()
