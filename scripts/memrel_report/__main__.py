@@ -141,6 +141,23 @@ def main(argv=None):
                                       f"trace replayed here and a JSON workload in "
                                       f"{args.results[by_kind['json']]}: one report page for two "
                                       "workloads; rename one")
+        # Two traces of one name from two runs, told by what each replay says of its trace:
+        # drawn as one trace page (the twenty-fourth adversarial pass,
+        # c6-report-two-traces-one-name-two-runs).
+        traces = {}
+        for c in cells:
+            t = c.raw.get("trace")
+            if t is not None:
+                shape = (t.get("source_format"), t.get("events"), t.get("allocs"), t.get("frees"),
+                         t.get("peak_requested_event"))
+                traces.setdefault(c.workload, {}).setdefault(shape, c.run)
+        for name, shapes in traces.items():
+            if len(shapes) > 1:
+                (one, first), (other, second) = list(shapes.items())[:2]
+                raise load.InputError(args.results[second], f"workload {name!r} is a trace of "
+                                      f"{other[1]} events here and of {one[1]} in "
+                                      f"{args.results[first]}: two traces of one name, one "
+                                      "report page; rename one")
         for kind, names in (("workloads", prepare.workloads(cells)),
                             ("backends", prepare.backends(cells))):
             pair = prepare.colliding_names(names)

@@ -297,3 +297,23 @@ def test_a_library_named_bare_and_found_on_ld_library_path_is_part_of_the_run(tm
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "s2.json")
     assert not (tmp_path / "m.json").exists()
+
+
+@needs_memrel
+def test_a_report_refuses_two_traces_of_one_name_from_two_runs(tmp_path):
+    """c6-report-two-traces-one-name-two-runs: two different traces named T, one replayed in each
+    of two runs, were drawn as one trace page, exit 0 (a trace and a JSON workload of one name
+    were refused already)."""
+    lines = open(RMM_LOG).read().splitlines(keepends=True)
+    (tmp_path / "a.csv").write_text("".join(lines))
+    (tmp_path / "b.csv").write_text("".join(lines[:201]))
+    for run, backend in (("a", "host-malloc"), ("b", "host-malloc-retain")):
+        for args in (["trace", "import", "--name", "T", "-o", f"{run}.memtrace", f"{run}.csv"],
+                     ["run", "-b", backend, "-w", f"./{run}.memtrace", "-o", f"r{run}.json"]):
+            r = subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path,
+                               timeout=300)
+            assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "R", "ra.json", "rb.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    refused(r, "rb.json", "'T'", "two traces of one name")
+    assert not (tmp_path / "R").exists()
