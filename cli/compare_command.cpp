@@ -9,6 +9,7 @@
 #include "cli/subcommand.hpp"
 #include "cli/threshold_options.hpp"
 #include "gate/compare.hpp"
+#include "platform/interrupt.hpp"
 
 namespace memrel::cli {
 namespace {
@@ -38,6 +39,11 @@ void leave_out(Report& report, Drop drop, const std::string& why) {
 }
 
 int run_compare(const CompareArgs& a, const GlobalOptions& global) {
+  // A stop asked for before the outputs are written writes none of them; once the first is
+  // written the rest follow (a few files, quickly): a SIGTERM at the end of a large compare ended
+  // it without a word, three of its four outputs replaced (the twenty-fourth adversarial pass,
+  // c9-sigterm-compare-outputs-partly-written).
+  InterruptRequests requests;
   CompareOptions options = a.options;
   if (!a.byte_tolerance.empty()) options.byte_tolerance = parse_byte_tolerance(a.byte_tolerance);
   check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, {a.baseline, a.current},
@@ -55,6 +61,8 @@ int run_compare(const CompareArgs& a, const GlobalOptions& global) {
         report, [](const Row& r) { return r.verdict == Verdict::kOk; },
         "--only-changes (unchanged within tolerance)");
   }
+  if (int signal = InterruptRequests::received(); signal != 0)
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing written");
   return print_and_write(report, options, {a.markdown, a.junit, a.summary, a.json});
 }
 

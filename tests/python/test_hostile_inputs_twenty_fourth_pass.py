@@ -317,3 +317,21 @@ def test_a_report_refuses_two_traces_of_one_name_from_two_runs(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     refused(r, "rb.json", "'T'", "two traces of one name")
     assert not (tmp_path / "R").exists()
+
+
+@needs_memrel
+def test_a_compare_stopped_before_its_outputs_writes_none_and_says_so(tmp_path):
+    """c9-sigterm-compare-outputs-partly-written: SIGTERM near the end of a large compare ended it
+    without a word (the default death), some of its outputs replaced."""
+    run = json.loads(open(HOST_RUN).read())
+    run["cells"] = [dict(c, workload=f"{c['workload']}-{i}") for i in range(150) for c in run["cells"]]
+    (tmp_path / "big.json").write_text(json.dumps(run))
+    p = subprocess.Popen([MEMREL, "-q", "compare", "big.json", "big.json", "--markdown", "m.md",
+                          "--json", "v.json"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, cwd=tmp_path)
+    time.sleep(1.0)  # reading the two files takes seconds
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 143, (p.returncode, err)
+    assert err.strip().splitlines() == ["memrel: interrupted by SIGTERM; nothing written"], err
+    assert sorted(os.listdir(tmp_path)) == ["big.json"]
