@@ -388,14 +388,17 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   }
   const std::string rounds_dir = a.out + "/rounds";
   std::error_code ec;
-  a.created_out = !fs::exists(a.out, ec);
+  // Nothing there by that name, not even a link (a dangling one or a loop is the user's, and
+  // exists() said it was not there: the refused ab then removed it, the twenty-fifth adversarial
+  // pass, c2-ab-out-under-dangling-symlink-deletes-it).
+  auto absent = [&ec](const fs::path& p) { return !fs::exists(fs::symlink_status(p, ec)); };
+  a.created_out = absent(a.out);
   // The first folder of --out's path that does not exist yet: made for this run, and removed
   // with it on bad input (the default results/runs/ was left behind: the fifteenth adversarial
   // pass, c9-ab-bad-filter-leftover-and-two-lines).
   if (a.created_out) {
     fs::path made = fs::absolute(a.out, ec).lexically_normal();
-    while (made.has_parent_path() && made.parent_path() != made &&
-           !fs::exists(made.parent_path(), ec))
+    while (made.has_parent_path() && made.parent_path() != made && absent(made.parent_path()))
       made = made.parent_path();
     a.made_folder = made.string();
   }

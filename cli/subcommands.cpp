@@ -364,6 +364,17 @@ int run_parsed_command_line(int argc, char** argv) {
   } catch (const MachineStateError& e) {
     std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kInternalError;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave that goes round in a loop of symbolic links is the path's fault: a
+    // run or bench with -o under one said "internal error", exit 4 (the twenty-fifth adversarial
+    // pass, c2-*-under-symlink-loop).
+    if (e.code() == std::errc::too_many_symbolic_link_levels) {
+      std::cerr << "memrel: " << one_line_text(e.path1().string()) << ": " << e.code().message()
+                << " (a loop of symbolic links)\n";
+      return exit_code::kUnusableInput;
+    }
+    std::cerr << "memrel: internal error: " << one_line_text(e.what()) << "\n";
+    return exit_code::kInternalError;
   } catch (const std::bad_alloc&) {
     throw;  // said in run_command_line, without allocating
   } catch (const std::exception& e) {

@@ -1,0 +1,36 @@
+"""What the twenty-fifth adversarial pass of issue 23 found (docs/inputs.md, "Twenty-fifth
+pass"): each test fails on the code before its fix."""
+
+import os
+import subprocess
+
+import pytest
+
+from test_hostile_inputs import MEMREL, needs_memrel, refused
+
+
+@needs_memrel
+@pytest.mark.parametrize("target", ["nowhere", "loop"])
+def test_a_refused_ab_leaves_a_link_on_its_out_path_alone(tmp_path, target):
+    """c2-ab-out-under-dangling-symlink-deletes-it, c2-ab-out-under-symlink-loop-deletes-it: ab
+    took a dangling link (or a loop) on --out's path for a folder not there, made for the run,
+    and removed the user's link as it refused the --out."""
+    os.symlink(target, tmp_path / "loop" if target == "loop" else tmp_path / "dang")
+    name = "loop" if target == "loop" else "dang"
+    r = subprocess.run([MEMREL, "-q", "ab", "-b", "host-malloc", "--rounds", "5", "--quick", "--out",
+                        f"{name}/x"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, name)
+    assert os.path.islink(tmp_path / name) and sorted(os.listdir(tmp_path)) == [name]
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "loop/r.json"],
+                                     ["bench", "-b", "host-malloc", "--quick", "-o", "loop/b"]])
+def test_an_output_under_a_loop_of_links_is_bad_input(tmp_path, command):
+    """c2-run-o-under-symlink-loop-exit4, c2-bench-o-under-symlink-loop-exit4: "internal error:
+    filesystem error: status: Too many levels of symbolic links", exit 4."""
+    os.symlink("loop", tmp_path / "loop")
+    r = subprocess.run([MEMREL, "-q", *command], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, "loop", "a loop of symbolic links")
+    assert sorted(os.listdir(tmp_path)) == ["loop"]
