@@ -22,6 +22,18 @@ def _usable_folder(path):
     return os.path.isdir(path) and os.access(path, os.W_OK)
 
 
+def _font_cache_is_files(path):
+    """Whether the font cache matplotlib would read there (fontlist-*.json) is a regular file, if
+    any: a FIFO of that name held the report for ever (the twenty-fifth adversarial pass,
+    c8-mplconfigdir-fontcache-fifo-hangs-report)."""
+    try:
+        with os.scandir(path) as entries:
+            return all(e.is_file(follow_symlinks=True) for e in entries
+                       if e.name.startswith("fontlist"))
+    except OSError:
+        return False
+
+
 def prepare():
     """A config and cache folder of the report's own in TMPDIR when matplotlib's would be unusable
     (HOME a file, MPLCONFIGDIR read-only: f-home-file, f-mplcfg-ro). matplotlib would make a
@@ -39,7 +51,8 @@ def prepare():
         # working folder's matplotlibrc would have been read.
         wanted = [xdg_folder("XDG_CONFIG_HOME", ".config"), xdg_folder("XDG_CACHE_HOME", ".cache")]
         wanted = [p and os.path.join(p, "matplotlib") for p in wanted]
-    if all(p and os.path.isabs(p) and _usable_folder(os.path.realpath(p)) for p in wanted):
+    if all(p and os.path.isabs(p) and _usable_folder(os.path.realpath(p))
+           and _font_cache_is_files(os.path.realpath(p)) for p in wanted):
         return
     folder = tempfile.mkdtemp(prefix="memrel-matplotlib-")
     owner = os.getpid()

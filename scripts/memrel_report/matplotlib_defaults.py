@@ -4,7 +4,7 @@ Import this module before anything of matplotlib.
 
 matplotlib reads an rc file when it is imported, the first of: `matplotlibrc` in the working
 folder, $MATPLOTLIBRC, $MPLCONFIGDIR/matplotlibrc (else ~/.config/matplotlib/matplotlibrc), its
-own. The working folder is wherever the report was run from, not a choice of the user's: its
+own; memrel points $MATPLOTLIBRC at matplotlib's own. The working folder is wherever the report was run from, not a choice of the user's: its
 `text.usetex: True` made the report run `latex` from PATH (exit 4), its `figure.dpi: 1` drew
 other charts without a word (the fifth adversarial pass, c06), and a FIFO of that name blocked the
 report for ever. So matplotlib is imported from the root folder, where it finds none, and then
@@ -14,6 +14,7 @@ another made elsewhere. The backend is Agg whatever MPLBACKEND or a file says: t
 PNG and SVG files through Figure, never pyplot, and no backend module is imported.
 """
 
+import importlib.util
 import os
 import sys
 
@@ -23,10 +24,19 @@ from . import matplotlib_config_folder
 # a ValueError, exit 4 (the ninth adversarial pass, c8-env-mplbackend-bogus-report). Agg it is.
 os.environ["MPLBACKEND"] = "Agg"
 
-for _name in ("MPLCONFIGDIR", "MATPLOTLIBRC"):
-    # The user's own choices, read below from "/": a relative one keeps meaning the working folder's.
-    if os.environ.get(_name):
-        os.environ[_name] = os.path.abspath(os.environ[_name])
+# The user's own choice, read below from "/": a relative one keeps meaning the working folder's.
+if os.environ.get("MPLCONFIGDIR"):
+    os.environ["MPLCONFIGDIR"] = os.path.abspath(os.environ["MPLCONFIGDIR"])
+
+# No rc file of the user's is read at all: every parameter is set to matplotlib's default below
+# anyway, and reading one could only go wrong (a FIFO as $MATPLOTLIBRC, $MPLCONFIGDIR/matplotlibrc
+# or ~/.config/matplotlib/matplotlibrc held the report for ever; a broken one printed a dozen
+# warnings: the twenty-fifth adversarial pass, c8-*matplotlibrc*). matplotlib's own file, found
+# without importing it, is the one it reads.
+_spec = importlib.util.find_spec("matplotlib")
+if _spec is not None and _spec.origin:
+    os.environ["MATPLOTLIBRC"] = os.path.join(os.path.dirname(_spec.origin), "mpl-data",
+                                              "matplotlibrc")
 
 
 

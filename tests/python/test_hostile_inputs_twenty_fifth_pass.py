@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 
+from conftest import HOST_RUN
 from test_hostile_inputs import MEMREL, needs_memrel, refused
 
 
@@ -34,3 +35,22 @@ def test_an_output_under_a_loop_of_links_is_bad_input(tmp_path, command):
                        timeout=120)
     refused(r, "loop", "a loop of symbolic links")
     assert sorted(os.listdir(tmp_path)) == ["loop"]
+
+
+@needs_memrel
+def test_no_matplotlib_file_of_the_users_holds_a_report(tmp_path):
+    """c8-matplotlibrc-fifo-hangs-report, c8-mplconfigdir-rc-fifo-hangs-report,
+    c8-mplconfigdir-fontcache-fifo-hangs-report: a FIFO as $MATPLOTLIBRC, as
+    $MPLCONFIGDIR/matplotlibrc or as its font cache held the report for ever. The user's rc files
+    are not read (every parameter is matplotlib's default anyway), and a font cache that is not
+    a file is not used."""
+    config = tmp_path / "config"
+    config.mkdir()
+    os.mkfifo(config / "matplotlibrc")
+    os.mkfifo(config / "fontlist-v390.json")
+    os.mkfifo(tmp_path / "rc")
+    env = dict(os.environ, MATPLOTLIBRC=str(tmp_path / "rc"), MPLCONFIGDIR=str(config))
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "R", HOST_RUN], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120, env=env)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert (tmp_path / "R" / "index.html").exists()
