@@ -267,10 +267,18 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   // -q: the folder on stdout is the answer (as run -q prints its file); what went wrong is still
   // said on stderr.
   const bool quiet = global.verbosity < 0;
-  std::vector<BenchOutcome> outcomes =
-      run_bench_jobs(command, jobs, gpus, [quiet](const BenchJob& job, const BenchOutcome& o) {
-        if (!quiet || o.status != BenchStatus::kOk) print_outcome(job, o, quiet);
-      });
+  std::vector<BenchOutcome> outcomes;
+  try {
+    outcomes =
+        run_bench_jobs(command, jobs, gpus, [quiet](const BenchJob& job, const BenchOutcome& o) {
+          if (!quiet || o.status != BenchStatus::kOk) print_outcome(job, o, quiet);
+        });
+  } catch (const Interrupted&) {
+    // Stopped before a backend's file was in place: the folders made for the run go too, each
+    // while empty (they stayed: the twenty-fifth adversarial pass, c9-sig*-bench-leftovers).
+    made.undo();
+    throw;
+  }
   std::size_t ok = 0, unavailable = 0, none_matched = 0, failed = 0;
   for (const BenchOutcome& o : outcomes) {
     ok += o.status == BenchStatus::kOk;

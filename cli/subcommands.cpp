@@ -373,6 +373,13 @@ int run_parsed_command_line(int argc, char** argv) {
                 << " (a loop of symbolic links)\n";
       return exit_code::kUnusableInput;
     }
+    // And a name longer than the file system takes (`-w` of 300 letters looked for in the
+    // workloads folder: c10-run-w-long-name-exit4).
+    if (e.code() == std::errc::filename_too_long) {
+      std::cerr << "memrel: " << one_line_text(e.path1().string()) << ": " << e.code().message()
+                << "\n";
+      return exit_code::kUnusableInput;
+    }
     std::cerr << "memrel: internal error: " << one_line_text(e.what()) << "\n";
     return exit_code::kInternalError;
   } catch (const std::bad_alloc&) {

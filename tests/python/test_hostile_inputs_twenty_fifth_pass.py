@@ -2,7 +2,9 @@
 pass"): each test fails on the code before its fix."""
 
 import os
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -54,3 +56,30 @@ def test_no_matplotlib_file_of_the_users_holds_a_report(tmp_path):
                        text=True, cwd=tmp_path, timeout=120, env=env)
     assert r.returncode == 0 and r.stderr == "", r.stderr
     assert (tmp_path / "R" / "index.html").exists()
+
+
+@needs_memrel
+def test_a_stopped_bench_removes_the_folders_it_made(tmp_path):
+    """c9-sigTERM-bench-made-folders: bench stopped before any backend's file was in place left
+    the -o and --logs folders it had made, empty."""
+    p = subprocess.Popen([MEMREL, "-q", "bench", "-b", "host-malloc,host-malloc-retain", "--quick",
+                          "-o", "n1/n2/B", "--logs", "n3/L"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    for _ in range(3000):
+        if (tmp_path / "n3" / "L").exists():
+            break
+        time.sleep(0.01)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143, (p.returncode, err)
+    assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_a_name_too_long_for_the_file_system_is_bad_input(tmp_path):
+    """c10-run-w-long-name-exit4: `-w` of 300 letters, looked for in the workloads folder, was
+    "internal error: filesystem error: File name too long", exit 4."""
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w", "y" * 300, "-o", "r.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "File name too long")
+    assert os.listdir(tmp_path) == []
