@@ -1,6 +1,7 @@
 """What the twenty-fifth adversarial pass of issue 23 found (docs/inputs.md, "Twenty-fifth
 pass"): each test fails on the code before its fix."""
 
+import json
 import os
 import signal
 import subprocess
@@ -83,3 +84,16 @@ def test_a_name_too_long_for_the_file_system_is_bad_input(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "File name too long")
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_the_examples_planted_slowdown_is_part_of_what_a_cell_records(tmp_path):
+    """c5-resume-other-example-slowdown: a --resume under another MEMREL_EXAMPLE_SLOWDOWN_NS was
+    taken for the same run (two speeds in one file): the variable is recorded with each cell and
+    is part of what makes two runs one, as MALLOC_ARENA_MAX is."""
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w", "temp-then-delete",
+                        "-o", "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, MEMREL_EXAMPLE_SLOWDOWN_NS="100"))
+    assert r.returncode == 0, r.stderr
+    cell = json.loads((tmp_path / "r.json").read_text())["cells"][0]
+    assert cell["setup"]["environment"].get("MEMREL_EXAMPLE_SLOWDOWN_NS") == "100"
