@@ -46,6 +46,24 @@ if "matplotlib" not in sys.modules:
     try:
         os.chdir("/")
         import matplotlib
+
+        # Nor the user's fonts: matplotlib builds its font list from the system's and the user's
+        # folders (~/.fonts, ~/.local/share/fonts), and a FIFO there held the report for ever
+        # (the twenty-fifth adversarial pass, c8-home-fonts-fifo-hangs-report); the charts are
+        # drawn in matplotlib's own font anyway. Its cache folder is fixed first, under the
+        # user's HOME; the font list is then made with HOME at "/".
+        matplotlib.get_cachedir()
+        _saved = {name: os.environ.get(name) for name in ("HOME", "XDG_DATA_HOME")}
+        os.environ["HOME"] = "/"
+        os.environ.pop("XDG_DATA_HOME", None)
+        try:
+            import matplotlib.font_manager  # noqa: F401
+        finally:
+            for _name, _value in _saved.items():
+                if _value is None:
+                    os.environ.pop(_name, None)
+                else:
+                    os.environ[_name] = _value
     finally:
         os.fchdir(_here)
         os.close(_here)

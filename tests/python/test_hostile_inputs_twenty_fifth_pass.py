@@ -97,3 +97,17 @@ def test_the_examples_planted_slowdown_is_part_of_what_a_cell_records(tmp_path):
     assert r.returncode == 0, r.stderr
     cell = json.loads((tmp_path / "r.json").read_text())["cells"][0]
     assert cell["setup"]["environment"].get("MEMREL_EXAMPLE_SLOWDOWN_NS") == "100"
+
+
+@needs_memrel
+def test_no_font_of_the_users_holds_a_report(tmp_path):
+    """c8-home-fonts-fifo-hangs-report: matplotlib, building its font list (a cache folder
+    without one), opened a FIFO in ~/.fonts and the report waited for ever."""
+    (tmp_path / "h" / ".fonts").mkdir(parents=True)
+    os.mkfifo(tmp_path / "h" / ".fonts" / "x.ttf")
+    (tmp_path / "cfg").mkdir()
+    env = dict(os.environ, HOME=str(tmp_path / "h"), MPLCONFIGDIR=str(tmp_path / "cfg"))
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "R", HOST_RUN], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "R" / "index.html").exists()
