@@ -15,6 +15,7 @@ import os
 import sqlite3
 import stat
 import sys
+import urllib.parse
 
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 import memrel_outputs
@@ -97,7 +98,9 @@ def open_history(path):
             raise UsageError(f"{path}{suffix}: {memrel_outputs.kind_name(mode)}, not a regular "
                              f"file: SQLite keeps the history {path}'s journal there; move it away")
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # The path escaped as a URI's: '#', '?' and '%' in a name read another history, made a
+        # stray file or failed (the twenty-sixth adversarial pass, c10-history-db-*).
+        db = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro", uri=True)
         version = db.execute("PRAGMA user_version").fetchone()[0]
         application = db.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.DatabaseError as e:
