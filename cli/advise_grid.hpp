@@ -18,7 +18,8 @@ constexpr const char* kGridSchema = "memrel.advise-grid/1";
 constexpr std::size_t kMaxGridConfigurations = 1000;
 constexpr std::uint64_t kMaxGridFileBytes = 4u << 20;
 
-// The configurations' canonical names, in the grid's order. std::invalid_argument naming PATH
+// The configurations as written (each resolved, a backend file's path kept a path), in the
+// grid's order. std::invalid_argument naming PATH
 // and the entry (configurations[i]) for anything wrong.
 std::vector<std::string> grid_configurations(const nlohmann::json& grid, const std::string& path,
                                              const std::string& backends_dir);
