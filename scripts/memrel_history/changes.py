@@ -100,7 +100,9 @@ def open_history(path):
     try:
         # The path escaped as a URI's: '#', '?' and '%' in a name read another history, made a
         # stray file or failed (the twenty-sixth adversarial pass, c10-history-db-*).
-        db = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro", uri=True)
+        # As bytes: a name that is not UTF-8 is the file system's bytes, percent-encoded whole.
+        uri = urllib.parse.quote(os.fsencode(os.path.abspath(path)))
+        db = sqlite3.connect(f"file:{uri}?mode=ro", uri=True)
         version = db.execute("PRAGMA user_version").fetchone()[0]
         application = db.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.DatabaseError as e:
