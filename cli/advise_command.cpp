@@ -119,9 +119,13 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   // backend, or ran the --backends-dir file of that name instead of the one given (the
   // twenty-fourth adversarial pass, c10-advise-b-backend-file-*).
   std::vector<std::string> sweep;
-  std::map<std::string, BackendInfo> swept;  // by name, as the cells name them
+  std::vector<const BackendInfo*> sweep_info;  // sweep[i]'s backend
+  std::map<std::string, BackendInfo> swept;    // by name, as the cells name them
   auto add = [&](const BackendInfo& b, const std::string& spec) {
-    if (swept.emplace(b.name, b).second) sweep.push_back(spec);
+    if (auto [at, added] = swept.emplace(b.name, b); added) {
+      sweep.push_back(spec);
+      sweep_info.push_back(&at->second);
+    }
   };
   std::vector<BackendInfo> given;
   const std::vector<std::string> specs = split_backend_list(a.backends);
@@ -247,10 +251,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   // run checks it (bad input, exit 2, before any cell): advise ran the sweep and called it a failed
   // configuration, exit 3 (the twenty-fourth adversarial pass,
   // c10-advise-backend-file-missing-symbol-exit3).
-  for (const std::string& spec : sweep) {
-    const BackendInfo& b = swept.at(resolve_backend(spec, global.backends_dir).name);
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    const BackendInfo& b = *sweep_info[i];
     if (!b.check_loadable || !machine_runs_space(b.space)) continue;
-    if (std::string error = check_backend_process(options, spec); !error.empty())
+    if (std::string error = check_backend_process(options, sweep[i]); !error.empty())
       throw std::invalid_argument(error);
   }
   if (int signal = InterruptRequests::received(); signal != 0)
