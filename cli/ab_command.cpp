@@ -37,6 +37,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/folders_made_here.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
@@ -83,8 +84,9 @@ struct AbArgs {
   std::string out, markdown, junit, summary, json;
   std::string run_id;  // the out folder and the start time: what tells this run's halves apart
   CompareOptions options;
-  bool created_out = false;  // the out folder is this run's own (removed again on bad input)
-  std::string made_folder;   // the first folder of its path this run made
+  // The folders this run made for --out (with rounds/, reference/, candidate/): removed again,
+  // with the rounds in them, on bad input.
+  std::shared_ptr<FoldersMadeHere> made = std::make_shared<FoldersMadeHere>();
 };
 
 void check_side(Side& side) {
@@ -387,25 +389,13 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
       throw std::invalid_argument("--" + side->role + "-bench " + side->bench + ": " + problem);
   }
   const std::string rounds_dir = a.out + "/rounds";
-  std::error_code ec;
-  // Nothing there by that name, not even a link (a dangling one or a loop is the user's, and
-  // exists() said it was not there: the refused ab then removed it, the twenty-fifth adversarial
-  // pass, c2-ab-out-under-dangling-symlink-deletes-it).
-  auto absent = [&ec](const fs::path& p) { return !fs::exists(fs::symlink_status(p, ec)); };
-  a.created_out = absent(a.out);
-  // The first folder of --out's path that does not exist yet: made for this run, and removed
-  // with it on bad input (the default results/runs/ was left behind: the fifteenth adversarial
-  // pass, c9-ab-bad-filter-leftover-and-two-lines).
-  if (a.created_out) {
-    fs::path made = fs::absolute(a.out, ec).lexically_normal();
-    while (made.has_parent_path() && made.parent_path() != made && absent(made.parent_path()))
-      made = made.parent_path();
-    a.made_folder = made.string();
-  }
-  for (const std::string& folder : {rounds_dir, a.out + "/reference", a.out + "/candidate"}) {
-    fs::create_directories(folder, ec);
-    if (ec) throw std::invalid_argument("--out " + a.out + ": " + ec.message());
-  }
+  // Made for this run, --out's missing folders go again with it on bad input (the default
+  // results/runs/ was left behind: the fifteenth adversarial pass, c9-ab-bad-filter-leftover-and-
+  // two-lines); a link there, even a dangling one or a loop, is the user's and is never taken for
+  // a folder of this run (the refused ab removed it: the twenty-fifth adversarial pass,
+  // c2-ab-out-under-dangling-symlink-deletes-it).
+  for (const std::string& folder : {rounds_dir, a.out + "/reference", a.out + "/candidate"})
+    a.made->make("--out", folder);
   // -q: the table on stdout is the answer; the progress below is left out, what went wrong not.
   const bool quiet = global.verbosity < 0;
   const std::map<const Side*, BenchCommand> commands = {
@@ -587,8 +577,7 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
     } catch (const std::invalid_argument&) {
       // A bad option found in the first round (a --filter that matches nothing): exit
       // 2 leaves no folder of its own behind (the third adversarial pass found `rounds/` left).
-      std::error_code ec;
-      if (args->created_out) fs::remove_all(args->made_folder, ec);
+      args->made->remove_with_contents();
       throw;
     }
   };

@@ -40,6 +40,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/folders_made_here.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
@@ -78,27 +79,6 @@ void refuse_folder_advise_did_not_write(const std::string& out_dir) {
                                   " but no advise.json: not a folder advise wrote, and advise "
                                   "would write over it; choose another --out");
 }
-
-// A folder made for advise's outputs (its parents are there already: --out's folder was checked
-// writable); removed again when advise ends by an exception before anything was put in it.
-class EmptyFolderMadeHere {
- public:
-  explicit EmptyFolderMadeHere(const std::string& path) : path_(path) {
-    std::error_code absent;
-    made_ = !fs::exists(fs::symlink_status(path_, absent));
-    fs::create_directories(path_);
-  }
-  ~EmptyFolderMadeHere() {
-    std::error_code ignored;  // a folder with a file in it is not removed: kept
-    if (made_ && std::uncaught_exceptions() > 0) fs::remove(path_, ignored);
-  }
-  EmptyFolderMadeHere(const EmptyFolderMadeHere&) = delete;
-  EmptyFolderMadeHere& operator=(const EmptyFolderMadeHere&) = delete;
-
- private:
-  std::string path_;
-  bool made_ = false;
-};
 
 int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   InterruptRequests interrupts;
@@ -273,7 +253,8 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   // The journal's folder, from the first cell on; made here, it goes again if advise fails
   // before anything is in it (exit 2 left an empty --out: the twenty-fourth pass,
   // c9-advise-refused-backend-leaves-empty-out).
-  EmptyFolderMadeHere made_out_dir(out_dir);
+  FoldersMadeHere made_out_dir;
+  made_out_dir.make("--out", out_dir);
   // The baseline: the configuration the program was recorded under (a family reads it from the
   // trace's provenance), else the first backend of the sweep that ran with its defaults. Read
   // before the sweep, and a recorded configuration memrel cannot express (PyTorch's list form of

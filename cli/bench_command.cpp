@@ -30,6 +30,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/folder_room.hpp"
+#include "platform/folders_made_here.hpp"
 #include "platform/gpu_selection.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
@@ -60,30 +61,6 @@ struct BenchArgs {
   std::vector<std::string> bench_args;
   std::uint64_t timeout_s = kDefaultBenchTimeoutS;
 };
-
-// The folders bench made for -o and --logs, deepest first: removed again, each while empty, when
-// it refuses after all (a --filter that matched nothing left `za/bo` and `zb/lg`: the tenth
-// adversarial pass, c9-bench-refused-leaves-folders).
-struct MadeFolders {
-  std::vector<fs::path> made;
-  void undo() {
-    std::error_code ec;
-    for (const fs::path& p : made) fs::remove(p, ec);  // a folder that is not empty stays
-  }
-};
-
-void make_folder(const std::string& option, const std::string& dir, MadeFolders& folders) {
-  std::error_code ec;
-  for (fs::path p = fs::absolute(dir, ec); !ec && !p.empty() && !fs::exists(fs::symlink_status(p));
-       p = p.parent_path()) {
-    folders.made.push_back(p);
-    if (p == p.parent_path()) break;
-  }
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw std::invalid_argument(option + " " + dir + ": cannot create the folder" +
-                                (ec ? " (" + ec.message() + ")" : ""));
-}
 
 std::string seconds_text(double seconds) {
   std::ostringstream s;
@@ -248,9 +225,13 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     if (!problem.empty()) throw std::invalid_argument("--bench " + command.bench + ": " + problem);
   }
   std::error_code exists_ec;
-  MadeFolders made;
-  make_folder("-o", a.out, made);
-  if (!a.logs.empty()) make_folder("--logs", a.logs, made);
+  // The folders made for -o and --logs go again, each while empty, when bench refuses or is
+  // stopped after all (a --filter that matched nothing left `za/bo` and `zb/lg`: the tenth
+  // adversarial pass, c9-bench-refused-leaves-folders; a stop, the twenty-fifth,
+  // c9-sig*-bench-leftovers).
+  FoldersMadeHere made;
+  made.make("-o", a.out);
+  if (!a.logs.empty()) made.make("--logs", a.logs);
   // memrel_bench (Google Benchmark) does not check its writes: on a full file system its results
   // file was empty, read as "matches no benchmark", exit 2 (the twenty-second adversarial pass,
   // c8-outdir-full-bench-says-no-filter-match). The machine's state, said before any backend.
@@ -259,7 +240,6 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     if (folder.empty()) continue;
     if (std::string problem = folder_room_problem(folder, option + " " + folder);
         !problem.empty()) {
-      made.undo();
       throw MachineStateError(problem + "; nothing run");
     }
   }
@@ -267,18 +247,10 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   // -q: the folder on stdout is the answer (as run -q prints its file); what went wrong is still
   // said on stderr.
   const bool quiet = global.verbosity < 0;
-  std::vector<BenchOutcome> outcomes;
-  try {
-    outcomes =
-        run_bench_jobs(command, jobs, gpus, [quiet](const BenchJob& job, const BenchOutcome& o) {
-          if (!quiet || o.status != BenchStatus::kOk) print_outcome(job, o, quiet);
-        });
-  } catch (const Interrupted&) {
-    // Stopped before a backend's file was in place: the folders made for the run go too, each
-    // while empty (they stayed: the twenty-fifth adversarial pass, c9-sig*-bench-leftovers).
-    made.undo();
-    throw;
-  }
+  const std::vector<BenchOutcome> outcomes =
+      run_bench_jobs(command, jobs, gpus, [quiet](const BenchJob& job, const BenchOutcome& o) {
+        if (!quiet || o.status != BenchStatus::kOk) print_outcome(job, o, quiet);
+      });
   std::size_t ok = 0, unavailable = 0, none_matched = 0, failed = 0;
   for (const BenchOutcome& o : outcomes) {
     ok += o.status == BenchStatus::kOk;
@@ -290,9 +262,8 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   if (ok == 0 && failed == 0 && none_matched > 0) {
     // A filter that selects nothing anywhere is a bad option (a typo), not an empty result.
     // "Nothing written": the logs of this refused run are dropped (the last run's stay), then
-    // the folders made for it go.
+    // the folders made for it go (as the exception leaves).
     for (const BenchJob& job : jobs) drop_pending_log(job);
-    made.undo();
     throw std::invalid_argument(
         (a.filter.empty() ? std::string("no filter") : "--filter '" + a.filter + "'") +
         ": matches no benchmark of any backend given; nothing written");

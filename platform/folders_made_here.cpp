@@ -1,0 +1,63 @@
+#include "platform/folders_made_here.hpp"
+
+#include <exception>
+#include <stdexcept>
+#include <system_error>
+
+namespace memrel {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool absent(const fs::path& p) {
+  std::error_code ec;  // a path that cannot be looked at (a parent missing) is not there
+  return !fs::exists(fs::symlink_status(p, ec));
+}
+
+// "a/.." and "a/." spell a folder that was there before (the parent, the folder itself).
+bool names_an_earlier_folder(const fs::path& p) {
+  return p.filename() == "." || p.filename() == "..";
+}
+
+}  // namespace
+
+FoldersMadeHere::FoldersMadeHere() : exceptions_at_start_(std::uncaught_exceptions()) {}
+
+FoldersMadeHere::~FoldersMadeHere() {
+  if (std::uncaught_exceptions() > exceptions_at_start_) remove_empty();
+}
+
+void FoldersMadeHere::make(const std::string& option, const std::string& dir) {
+  std::error_code ec;
+  // Climbed as spelled, not lexically normalised: the system resolves "a/../b" through a, so
+  // the same spellings are checked, made and removed.
+  std::vector<fs::path> missing;
+  for (fs::path p = fs::absolute(dir, ec); !ec && !p.empty() && absent(p); p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  fs::create_directories(dir, ec);
+  // Recorded even when making failed half-way: what was made goes again with the rest.
+  for (const fs::path& p : missing)
+    if (!absent(p)) made_.push_back(p);
+  if (ec || !fs::is_directory(dir))
+    throw std::invalid_argument(option + " " + dir + ": cannot create the folder" +
+                                (ec ? " (" + ec.message() + ")" : ""));
+}
+
+void FoldersMadeHere::remove_empty() noexcept {
+  std::error_code ec;
+  for (const fs::path& p : made_)  // a folder that is not empty stays
+    if (!names_an_earlier_folder(p)) fs::remove(p, ec);
+  made_.clear();
+}
+
+void FoldersMadeHere::remove_with_contents() noexcept {
+  std::error_code ec;
+  for (const fs::path& p : made_)
+    if (!names_an_earlier_folder(p)) fs::remove_all(p, ec);
+  made_.clear();
+}
+
+}  // namespace memrel
