@@ -41,9 +41,13 @@ void FoldersMadeHere::make(const std::string& option, const std::string& dir) {
   // Recorded even when making failed half-way: what was made goes again with the rest.
   for (const fs::path& p : missing)
     if (!absent(p)) made_.push_back(p);
-  if (ec || !fs::is_directory(dir))
-    throw std::invalid_argument(option + " " + dir + ": cannot create the folder" +
-                                (ec ? " (" + ec.message() + ")" : ""));
+  if (ec || !fs::is_directory(dir)) {
+    std::string why = ec ? " (" + ec.message() + ")" : "";
+    // Said as the other commands say it (cli's filesystem_error handler, the twenty-fifth
+    // adversarial pass, c2-*-under-symlink-loop).
+    if (ec == std::errc::too_many_symbolic_link_levels) why += " (a loop of symbolic links)";
+    throw std::invalid_argument(option + " " + dir + ": cannot create the folder" + why);
+  }
 }
 
 void FoldersMadeHere::remove_empty() noexcept {

@@ -97,5 +97,19 @@ TEST(FoldersMadeHere, AFolderThatCannotBeMadeIsNamed) {
   }
 }
 
+TEST(FoldersMadeHere, ALoopOfLinksIsSaidAsOne) {
+  TempDir dir;
+  fs::create_symlink("loop", dir.file("loop"));
+  FoldersMadeHere made;
+  try {
+    made.make("-o", dir.file("loop/b"));
+    FAIL() << "made a folder below a loop of links";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("a loop of symbolic links"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(fs::is_symlink(dir.file("loop")));
+}
+
 }  // namespace
 }  // namespace memrel
