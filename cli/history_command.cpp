@@ -5,6 +5,7 @@
 //   memrel history changes [ARGS...]     change points (Apache Otava's E-Divisive), in Python
 // The database is SQLite, by default results/history.sqlite in the source tree; --db names
 // another. The statistics of `changes` are Otava's, not memrel's: scripts/memrel_history.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,10 +82,27 @@ int run_add(const std::string& db_path, const std::vector<std::string>& given,
                         "history elsewhere");
   }
   refuse_output_in_read_folders(db_path, "--db", global);
+  const std::vector<std::string> paths = expand(given);
+  // Nor where SQLite keeps the database's journal: a results file added as `h.sqlite-journal`
+  // was taken for a journal and removed by SQLite at the commit, exit 0 (the twenty-seventh
+  // adversarial pass, c1-history-input-is-sqlite-journal).
+  for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+    const std::string companion = db_path + suffix;
+    struct stat kept {};
+    if (lstat(companion.c_str(), &kept) != 0) continue;
+    for (const std::string& path : paths) {
+      struct stat input {};
+      if (stat(path.c_str(), &input) == 0 && input.st_dev == kept.st_dev &&
+          input.st_ino == kept.st_ino)
+        throw OutputError("--db " + db_path + ": SQLite keeps its journal at " + companion +
+                          ", which is the input " + path +
+                          ": SQLite would remove it; add the file under another name");
+    }
+  }
   // Every file is read and checked before the database is touched: a bad one adds nothing.
   std::vector<InputFile> files;
   std::vector<std::string> contents;
-  for (const std::string& path : expand(given)) {
+  for (const std::string& path : paths) {
     if (const int signal = InterruptRequests::received(); signal != 0)
       throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing added");
     files.push_back(read_input_file(path));

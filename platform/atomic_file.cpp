@@ -148,6 +148,15 @@ std::vector<std::string> program_inputs() {
   const InstallLayout& layout = install_layout();
   // The Python parts memrel would run, found or not (a lone binary looks beside itself).
   inputs.push_back(layout.python_dir);
+  // And the files it reads as its own: the default workloads, backends, advise grid and trace
+  // sources (a folder: nothing below it is an output), and a build tree's marker, which names
+  // the source tree every default path comes from. Written over, memrel's own defaults were
+  // gone: `run -o benchmarks/advise/grid.json` left an advise that refused its own grid, and
+  // `-o memrel-build-tree` a memrel that found none of its files (the twenty-seventh adversarial
+  // pass, c1-out-onto-default-advise-grid, c1-run-out-build-tree-marker).
+  inputs.push_back(layout.data_dir);
+  if (layout.found && !layout.installed)
+    inputs.push_back((fs::path(layout.library_dir) / "memrel-build-tree").string());
   if (layout.found) {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(layout.library_dir, ec)) {
@@ -235,7 +244,7 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
       struct stat st {};
       if (stat(p.c_str(), &st) == 0 && same_file(st, in))
         throw OutputError(prefix(option, path) + "is in " + program +
-                          ", memrel's own code; write the output elsewhere");
+                          ", memrel's own code or data; write the output elsewhere");
       if (p == p.parent_path()) break;
     }
   }
@@ -350,13 +359,17 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
 void write_file_atomically(const std::string& path, const std::string& content) {
   check_output_file(path);
   const StopSignalsHeld held;  // from the temporary file's making to its rename
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0 && errno == EEXIST) {
-    // A leftover of an earlier process with this pid: ours to replace, never to follow.
-    struct stat st {};
-    if (lstat(tmp.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(tmp.c_str()) == 0)
-      fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  // A name taken already is never ours, whatever it looks like: not even a file named like this
+  // process's temporary (a user's input `r.json.tmp.PID`, given to this very process, was removed
+  // as "a leftover": the twenty-seventh adversarial pass, c1-tmp-name-is-input-deleted). The
+  // next free name is taken instead.
+  const std::string base = path + ".tmp." + std::to_string(getpid());
+  std::string tmp = base;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp = attempt == 0 ? base : base + "." + std::to_string(attempt);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) break;
   }
   if (fd < 0) throw std::runtime_error(tmp + ": cannot create (" + std::strerror(errno) + ")");
   try {

@@ -274,13 +274,26 @@ void HistoryDb::create_whole(const std::string& path) {
   // Not PATH's name with a suffix: a name near the file system's limit then left no room for
   // SQLite's "-journal" (the twenty-sixth adversarial pass,
   // c10-history-db-name-within-limit-fails).
-  const std::string temporary =
+  // A name taken already, with or without its journal, is never ours: not even one that looks
+  // like this process's (a user's file of that name, given to this very process, was removed as
+  // "a leftover": the twenty-seventh adversarial pass, c1-tmp-name-is-input-deleted). The next
+  // free name is taken instead.
+  const std::string base =
       (target.parent_path() / (".memrel-new-history-" + std::to_string(getpid()))).string();
+  auto taken = [](const std::string& name) {
+    struct stat st {};
+    return lstat(name.c_str(), &st) == 0 || lstat((name + "-journal").c_str(), &st) == 0;
+  };
+  std::string temporary = base;
+  for (int attempt = 1; taken(temporary); ++attempt) {
+    if (attempt == 100)
+      throw MachineStateError(path + ": cannot create it (no free temporary name beside it)");
+    temporary = base + "." + std::to_string(attempt);
+  }
   auto remove_temporary = [&] {
     unlink(temporary.c_str());
     unlink((temporary + "-journal").c_str());
   };
-  remove_temporary();  // one a killed earlier memrel of this pid left
   // Errors name PATH, the file the user named, not the temporary one.
   auto named = [&](const std::string& what) {
     return what.rfind(temporary, 0) == 0 ? path + what.substr(temporary.size()) : what;

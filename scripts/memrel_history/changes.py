@@ -320,8 +320,16 @@ def _main(argv):
 def write_atomically(path, text):
     """A fresh temporary file beside path (never through a link), synced, renamed over path."""
     memrel_outputs.check_file(path)
-    tmp = f"{path}.tmp.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    # A name taken already is never ours (a user's file named like it: the twenty-seventh
+    # adversarial pass, c1-tmp-name-is-input-deleted): the next free one is taken.
+    for attempt in range(100):
+        tmp = f"{path}.tmp.{os.getpid()}" + (f".{attempt}" if attempt else "")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            break
+        except FileExistsError:
+            if attempt == 99:
+                raise
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

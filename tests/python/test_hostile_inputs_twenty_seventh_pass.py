@@ -1,0 +1,90 @@
+"""What the twenty-seventh adversarial pass of issue 23 found (docs/inputs.md, "Twenty-seventh
+pass"): each test fails on the code before its fix."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import HOST_RUN, ROOT
+from test_hostile_inputs import MEMREL, needs_memrel, refused
+
+
+def private_copy(tmp_path):
+    """A copy of memrel's build tree (the binary, its marker, its Python parts and data): what a
+    test may let memrel write over without harm to the build the other tests use."""
+    copy = tmp_path / "copy"
+    (copy / "build" / "ci").mkdir(parents=True)
+    shutil.copytree(os.path.join(ROOT, "scripts"), copy / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(ROOT, "benchmarks"), copy / "benchmarks")
+    shutil.copy(MEMREL, copy / "build" / "ci" / "memrel")
+    (copy / "build" / "ci" / "memrel-build-tree").write_text(str(copy))
+    return copy
+
+
+@needs_memrel
+@pytest.mark.parametrize("target", ["build/ci/memrel-build-tree", "benchmarks/advise/grid.json",
+                                    "benchmarks/trace-sources/rmm-pool-convnet.csv",
+                                    "benchmarks/workloads/new-output.json"])
+def test_memrels_own_data_is_no_output(tmp_path, target):
+    """c1-run-out-build-tree-marker, c1-out-onto-default-advise-grid, c1-out-onto-trace-sources:
+    `run -o` onto the build tree's marker left a memrel that found none of its files; onto the
+    default advise grid, an advise that refused its own grid; both exit 0. Nothing below memrel's
+    data folder (workloads, backends, grid, trace sources) is an output, as its code is not."""
+    copy = private_copy(tmp_path)
+    path = copy / target
+    before = path.read_bytes() if path.exists() else None
+    r = subprocess.run([str(copy / "build" / "ci" / "memrel"), "-q", "run", "-b", "null",
+                        "--include-null", "-w", "temp-then-delete", "-o", str(path)],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, str(path))
+    assert (path.read_bytes() if path.exists() else None) == before
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [
+    ["run", "-b", "null", "--include-null", "-w", "./{tmp}", "-o", "r.json"],
+    ["compare", "./{tmp}", HOST_RUN, "--markdown", "m.md"],
+])
+def test_an_input_named_like_the_outputs_temporary_stays(tmp_path, command):
+    """c1-tmp-name-is-input-deleted: an input named OUT.tmp.PID, PID memrel's own (a shell's
+    `exec`), was removed as "a leftover of an earlier process with this pid", exit 0. A name
+    taken is never memrel's: the next free one is taken instead."""
+    source = (os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
+              if command[0] == "run" else HOST_RUN)
+    out = "r.json" if command[0] == "run" else "m.md"
+    script = (f'cp "$1" {out}.tmp.$$; exec "$0" -q ' +
+              " ".join(a.replace("{tmp}", f"{out}.tmp.$$") for a in command))
+    r = subprocess.run(["bash", "-c", script, MEMREL, source], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    kept = [n for n in os.listdir(tmp_path) if n.startswith(f"{out}.tmp.")]
+    assert len(kept) == 1, os.listdir(tmp_path)
+    with open(tmp_path / kept[0], "rb") as f, open(source, "rb") as g:
+        assert f.read() == g.read()
+
+
+@needs_memrel
+def test_an_input_named_like_the_new_historys_temporary_stays(tmp_path):
+    """The same for the temporary name a new history is made under (.memrel-new-history-PID)."""
+    script = 'cp "$1" .memrel-new-history-$$; exec "$0" -q history --db h.sqlite add ./.memrel-new-history-$$'
+    r = subprocess.run(["bash", "-c", script, MEMREL, HOST_RUN], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    kept = [n for n in os.listdir(tmp_path) if n.startswith(".memrel-new-history-")]
+    assert len(kept) == 1, os.listdir(tmp_path)
+    assert os.path.getsize(tmp_path / kept[0]) == os.path.getsize(HOST_RUN)
+
+
+@needs_memrel
+@pytest.mark.parametrize("suffix", ["-journal", "-wal"])
+def test_a_results_file_where_sqlite_keeps_its_journal_is_refused(tmp_path, suffix):
+    """c1-history-input-is-sqlite-journal: `history --db h.sqlite add h.sqlite-journal` (a
+    results file there) was taken, and SQLite removed the input at the commit, exit 0."""
+    shutil.copy(HOST_RUN, tmp_path / f"h.sqlite{suffix}")
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", f"h.sqlite{suffix}"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, f"h.sqlite{suffix}", "SQLite would remove it")
+    assert sorted(os.listdir(tmp_path)) == [f"h.sqlite{suffix}"]
