@@ -398,9 +398,14 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     a.made->make("--out", folder);
   // -q: the table on stdout is the answer; the progress below is left out, what went wrong not.
   const bool quiet = global.verbosity < 0;
-  const std::map<const Side*, BenchCommand> commands = {
+  std::map<const Side*, BenchCommand> commands = {
       {&a.reference, command_of(a.reference, a, global)},
       {&a.candidate, command_of(a.candidate, a, global)}};
+  // Every input of the A/B, never removed as a leftover temporary file (bench_launcher).
+  for (auto& [side, command] : commands) {
+    command.inputs = backend_inputs;
+    command.inputs.insert(command.inputs.end(), {a.reference.bench, a.candidate.bench});
+  }
 
   // Progress on stderr: stdout is the Markdown table, which CI pipes into its summary.
   const auto step = static_cast<std::size_t>(a.rounds);

@@ -184,6 +184,7 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     inputs.insert(inputs.end(), backends.back().input_files.begin(),
                   backends.back().input_files.end());
   }
+  command.inputs = inputs;  // never removed as a leftover temporary file
   for (std::size_t i = 0; i < a.backends.size(); ++i) {
     const std::string& given = a.backends[i];
     const BackendInfo& backend = backends[i];
@@ -238,6 +239,10 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   for (const auto& [option, folder] :
        {std::pair<std::string, std::string>{"-o", a.out}, {"--logs", a.logs}}) {
     if (folder.empty()) continue;
+    // A folder that takes no file at all (read-only) is the path's, exit 2, as every writer
+    // says it; one that takes no 64 KiB (full) is the machine's (the twenty-seventh adversarial
+    // pass, c2-readonly-folder-exit-codes).
+    check_output_folder_writable(folder, option);
     if (std::string problem = folder_room_problem(folder, option + " " + folder);
         !problem.empty()) {
       throw MachineStateError(problem + "; nothing run");

@@ -14,6 +14,7 @@
 #include "cli/subcommand.hpp"
 #include "cli/subcommands.hpp"
 #include "harness/execution/cell_protocol.hpp"
+#include "platform/atomic_file.hpp"
 #include "platform/process_exit.hpp"
 
 namespace memrel::cli {
@@ -83,6 +84,10 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     }
     // Nor a file the workloads or backends folder would read (c1-cell-out-into-workloads-dir).
     refuse_output_in_read_folders(r->out, p::kOut, global);
+    // And its folder takes a file, before the cell runs: a read-only one was found at the end,
+    // exit 4, where every other writer says it before any work, exit 2 (the twenty-seventh
+    // adversarial pass, c2-readonly-folder-exit-codes).
+    if (!r->out.empty()) check_output_writable(r->out, p::kOut);
     if (!r->zygote) return serve_cell(*r);
     // Each forked cell runs its command line as an exec'd `memrel cell` would.
     return serve_cell_zygote(*r, [](const std::vector<std::string>& args) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -220,6 +221,25 @@ constexpr const char* kEntryRanMark = "memrel_entry.py ran\n";
 
 bool entry_ran(int fd) { return read_whole_fd(fd).rfind(kEntryRanMark, 0) == 0; }
 
+// What memrel_entry.py writes on MEMREL_ENTRY_FD as the part ends: "memrel_entry.py ended N".
+constexpr const char* kEntryEndedMark = "memrel_entry.py ended ";
+
+// The exit code memrel's code ended with, as memrel_entry.py said it; nullopt where it said
+// none (killed, or ended some other way).
+std::optional<int> entry_ended(int fd) {
+  const std::string said = read_whole_fd(fd);
+  const std::size_t at = said.find(std::string("\n") + kEntryEndedMark);
+  if (at == std::string::npos) return std::nullopt;
+  const std::size_t from = at + 1 + std::strlen(kEntryEndedMark);
+  const std::size_t end = said.find('\n', from);
+  int code = 0;
+  const char* first = said.data() + from;
+  const char* last = said.data() + (end == std::string::npos ? said.size() : end);
+  if (auto [p, ec] = std::from_chars(first, last, code); ec != std::errc() || p != last)
+    return std::nullopt;
+  return code;
+}
+
 // 128 + N is memrel's own only when memrel asked the part to stop (`asked_to_stop`): the part
 // is in a group of its own, so no terminal's signal reaches it but through memrel. Otherwise it
 // is a wrapper that did not exec and passed on how its Python ended (137: the OOM killer), or a
@@ -279,10 +299,20 @@ std::string out_of_memory_line(const std::string& python, int status, const std:
          ", most likely out of memory: raise the limit";
 }
 
+// A stop that someone sent the part alone (memrel asked nothing), which memrel's code took as
+// a request, said ("stopped by SIGTERM; nothing written") and ended on with 128 + N: its line is
+// the one line; a second, "exited 143, which is none of memrel's exit codes", said the same
+// thing as a failure of the part (the twenty-seventh adversarial pass,
+// c9-python-part-sigterm-two-lines). Not success, and no regression: exit 4.
+bool stopped_alone(int status, std::optional<int> ended) {
+  return WIFEXITED(status) && WEXITSTATUS(status) > exit_code::kInterruptedBase && ended &&
+         *ended == WEXITSTATUS(status);
+}
+
 }  // namespace
 
 int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
-                     const std::string& held, bool entry_ran) {
+                     const std::string& held, bool entry_ran, std::optional<int> ended) {
   const bool own_code =
       WIFEXITED(status) && is_memrel_exit_code(WEXITSTATUS(status), passed_on != 0);
   if (passed_on != 0) {
@@ -310,6 +340,18 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
                  "interpreter?\n";
     return exit_code::kInternalError;
   }
+  if (own_code && WEXITSTATUS(status) == exit_code::kSuccess && ended != exit_code::kSuccess) {
+    // Exit 0 from an interpreter whose run of memrel's code did not end with 0: a wrapper (a
+    // shim, `conda run`) that runs Python and then exits 0 made a refusal exit 0 with nothing
+    // written (the twenty-seventh adversarial pass,
+    // c8-python-wrapper-loses-status-exit0-nothing-written). The part's own line has said why.
+    std::cerr << held;
+    if (ended && is_memrel_exit_code(*ended, false)) return *ended;
+    std::cerr << who << ": " << one_line_text(python) << " exited 0, but memrel's code "
+              << (ended ? "ended with " + std::to_string(*ended) : std::string("did not finish"))
+              << " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?\n";
+    return exit_code::kInternalError;
+  }
   if (own_code) {
     // Under an address-space limit, a library's own complaint of running out ("OpenBLAS error:
     // Memory allocation still failed", from a report's chart worker) came before the part's line
@@ -320,6 +362,10 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     else
       std::cerr << held;
     return WEXITSTATUS(status);
+  }
+  if (stopped_alone(status, ended)) {
+    std::cerr << held;
+    return exit_code::kInternalError;
   }
   if (std::string line = out_of_memory_line(python, status, held); !line.empty()) {
     std::cerr << who << ": " << line << "\n";
@@ -431,7 +477,8 @@ int run_python_command(const std::string& who, const std::string& package,
               << " (not found or not executable): " << needs << "\n";
     return exit_code::kInternalError;
   }
-  return python_exit_code(who, spec.args[0], status, passed_on, held, entry_ran(entry_mark.get()));
+  return python_exit_code(who, spec.args[0], status, passed_on, held, entry_ran(entry_mark.get()),
+                          entry_ended(entry_mark.get()));
 }
 
 PythonResult run_python_module(const std::string& package, const std::vector<std::string>& args) {
@@ -519,6 +566,24 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
     result.error_text = spec.args[0] + " exited " + std::to_string(WEXITSTATUS(status)) +
                         " without running memrel's code (scripts/memrel_entry.py); is it a "
                         "Python interpreter?";
+    return result;
+  }
+  // Exit 0 that is not memrel's code's (a wrapper lost it): as python_exit_code says it.
+  if (const std::optional<int> ended = entry_ended(entry_mark.get());
+      own_code && WEXITSTATUS(status) == exit_code::kSuccess && ended != exit_code::kSuccess) {
+    if (ended && is_memrel_exit_code(*ended, false)) {
+      result.exit_code = *ended;
+      return result;
+    }
+    result.exit_code = exit_code::kInternalError;
+    result.error_text +=
+        (result.error_text.empty() ? "" : "; ") + spec.args[0] + " exited 0, but memrel's code " +
+        (ended ? "ended with " + std::to_string(*ended) : std::string("did not finish")) +
+        " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?";
+    return result;
+  }
+  if (!own_code && stopped_alone(status, entry_ended(entry_mark.get()))) {
+    result.exit_code = exit_code::kInternalError;
     return result;
   }
   if (std::string line = own_code ? ""

@@ -6,6 +6,7 @@
 // not `python3 -m`, which puts the working folder first on the module path.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,11 @@ int run_python_command(const std::string& who, const std::string& package,
 // foreign line on (ChildStderrRelay): written out after a failure of its own code or a bug, left
 // out after the user's request or where an address-space limit ran out (one line says so).
 // `entry_ran`: memrel_entry.py said it ran; an exit of memrel's without it is 4, said.
+// `ended`: the exit code memrel_entry.py said memrel's code ended with (nullopt: it said none);
+// an exit 0 that is not that code's (a wrapper lost it) is not success.
 int python_exit_code(const std::string& who, const std::string& python, int status, int passed_on,
-                     const std::string& held = "", bool entry_ran = true);
+                     const std::string& held = "", bool entry_ran = true,
+                     std::optional<int> ended = 0);
 
 struct PythonResult {
   int exit_code = 0;       // the module's, or 4 when it could not run or died of a signal

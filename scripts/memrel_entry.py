@@ -52,13 +52,28 @@ sys.path[:] = [_here] + _own + [p for p in _user if os.path.isabs(p) and p != _h
 # Said to memrel first of all (MEMREL_ENTRY_FD, cli/python_module.cpp): an interpreter that
 # answers the version probe as Python does and then runs nothing of this file exited 0 with
 # nothing written, and memrel took it for success (the thirteenth adversarial pass,
-# c8-fakepy-exit0-*). Closed at once: nothing the package starts inherits it.
+# c8-fakepy-exit0-*). Kept, not inherited by what the package starts, for the last word:
+# how memrel's code ended (_say_end).
 try:
     _entry_fd = int(os.environ.pop("MEMREL_ENTRY_FD", ""))
     os.write(_entry_fd, b"memrel_entry.py ran\n")
-    os.close(_entry_fd)
+    os.set_inheritable(_entry_fd, False)
 except (ValueError, OSError):
-    pass
+    _entry_fd = None
+
+
+def _say_end(code):
+    """Tells memrel the exit code memrel's code chose, as the process ends: a wrapper that runs
+    Python and then exits 0 (a shim, `conda run`) turned a refusal into exit 0 with nothing
+    written (the twenty-seventh adversarial pass,
+    c8-python-wrapper-loses-status-exit0-nothing-written)."""
+    if _entry_fd is None:
+        return
+    number = 0 if code is None else code if isinstance(code, int) else 1
+    try:
+        os.write(_entry_fd, b"memrel_entry.py ended %d\n" % number)
+    except OSError:
+        pass
 
 _home = os.path.expanduser("~")
 _user_site = os.path.join(_home, ".local", "lib", "python%d.%d" % sys.version_info[:2],
@@ -170,6 +185,17 @@ sys.meta_path.insert(0, _OnlyWhatPipInstalled)
 sys.meta_path.insert(0, _OwnFoldersFirst)
 sys.meta_path.insert(0, _OtherPlatformsModules)
 
+# The last word goes through memrel_outputs.last_word, where a part that leaves by os._exit says
+# it too; this file's own _say_end where that module is missing (an incomplete installation,
+# said below when the part imports it).
+try:
+    import memrel_outputs.last_word as _last_word  # noqa: E402  (the path is fixed)
+
+    _last_word.fd = _entry_fd
+    _say_end = _last_word.say
+except ImportError:
+    pass
+
 if len(sys.argv) < 2:
     print("usage: memrel_entry.py PACKAGE [ARGS...]", file=sys.stderr)
     sys.exit(4)
@@ -267,6 +293,7 @@ except MemoryError:
     # there, and its traceback followed the line (CI, ulimit -v 100000).
     try:
         os.write(2, _OUT_OF_MEMORY)
+        _say_end(4)
     except BaseException:  # noqa: B036  (nothing is left to say it with)
         pass
     os._exit(4)
@@ -280,5 +307,7 @@ if _error is not None:
     sys.stdout = open(os.devnull, "w")
     print("memrel: cannot write to standard output (%s)" % (_error.strerror or _error),
           file=sys.stderr)
+    _say_end(4)
     sys.exit(4)
+_say_end(_code)
 sys.exit(_code)

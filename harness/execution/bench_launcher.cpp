@@ -63,8 +63,8 @@ OwnedFd open_output() { return OwnedFd(anonymous_file()); }
 // MachineStateError (the temporary removed) where it cannot be written whole.
 void write_log_temporary(const BenchJob& job, int output) {
   if (job.log_path.empty()) return;
+  // This process's name, cleared (or refused, an input's) before the job started.
   const std::string tmp = log_temporary_path(job);
-  std::remove(tmp.c_str());  // this process's name: a leftover of an earlier job of ours
   const std::string content = read_whole_fd(output);
   OwnedFd fd(open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   std::size_t done = 0;
@@ -164,18 +164,39 @@ long long finish_file(const BenchJob& job, int exit_code) {
 // candidate-* (.json.tmp-PID, .log.tmp-PID). Never a file that is one of the jobs' backend files
 // (`-b bo/bench-x.json.tmp-4000000 -o bo` removed its own input: the seventeenth adversarial pass,
 // c1-bench-removes-stale-tmp-that-is-its-input).
-bool is_a_backend_file_of(const std::filesystem::path& file, const std::vector<BenchJob>& jobs) {
+// Nor memrel_bench itself or a library a backend file names (`--bench bo/bench-x.json.tmp-N` and
+// a library there were removed, exit 4 and "unavailable here", exit 0: the twenty-seventh
+// adversarial pass, c1-bench-removes-its-bench-binary, c1-bench-removes-backend-library).
+bool is_an_input(const std::filesystem::path& file, const BenchCommand& command,
+                 const std::vector<BenchJob>& jobs) {
   struct stat at {};
-  if (stat(file.c_str(), &at) != 0) return false;
-  for (const BenchJob& job : jobs) {
+  if (lstat(file.c_str(), &at) != 0) return false;
+  if (!S_ISREG(at.st_mode)) return true;  // only a file of memrel_bench's is ever removed
+  auto same = [&at](const std::string& path) {
     struct stat st {};
-    if (stat(job.backend.c_str(), &st) == 0 && st.st_dev == at.st_dev && st.st_ino == at.st_ino)
-      return true;
-  }
-  return false;
+    return stat(path.c_str(), &st) == 0 && st.st_dev == at.st_dev && st.st_ino == at.st_ino;
+  };
+  for (const BenchJob& job : jobs)
+    if (same(job.backend)) return true;
+  for (const std::string& input : command.inputs)
+    if (same(input)) return true;
+  return same(command.bench);
 }
 
-void remove_stale_temporary_files(const std::string& path, const std::vector<BenchJob>& jobs) {
+// Removes a temporary file of this process's own name left by an earlier job of ours, unless it
+// is an input (then its name cannot be used: said, nothing run).
+void remove_own_temporary(const std::string& tmp, const BenchCommand& command,
+                          const std::vector<BenchJob>& jobs) {
+  if (is_an_input(tmp, command, jobs))
+    throw std::invalid_argument(tmp +
+                                ": an input of this bench (memrel_bench, a backend file or "
+                                "its library) has the name of memrel_bench's temporary "
+                                "file; rename it");
+  std::remove(tmp.c_str());
+}
+
+void remove_stale_temporary_files(const std::string& path, const BenchCommand& command,
+                                  const std::vector<BenchJob>& jobs) {
   const std::filesystem::path out(path);
   std::error_code ec;
   const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
@@ -198,7 +219,7 @@ void remove_stale_temporary_files(const std::string& path, const std::vector<Ben
     const std::string digits = name.substr(stem.size());
     if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = static_cast<pid_t>(std::stol(digits));
-    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH && !is_a_backend_file_of(entry.path(), jobs))
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH && !is_an_input(entry.path(), command, jobs))
       std::filesystem::remove(entry.path(), ec);
   }
 }
@@ -301,9 +322,10 @@ std::vector<BenchOutcome> schedule(
       // times out or is stopped leaves the last run's figures as they were (the twelfth
       // adversarial pass, c10-bench-timeout-deletes-previous); the line that says it failed says
       // so (bench_command).
-      std::remove(bench_temporary_path(job).c_str());
-      remove_stale_temporary_files(job.json_path, jobs);
-      if (!job.log_path.empty()) remove_stale_temporary_files(job.log_path, jobs);
+      remove_own_temporary(bench_temporary_path(job), command, jobs);
+      if (!job.log_path.empty()) remove_own_temporary(log_temporary_path(job), command, jobs);
+      remove_stale_temporary_files(job.json_path, command, jobs);
+      if (!job.log_path.empty()) remove_stale_temporary_files(job.log_path, command, jobs);
       Running r;
       r.index = next++;
       r.output = open_output();

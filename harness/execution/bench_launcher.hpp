@@ -31,6 +31,9 @@ struct BenchCommand {
   bool quick = false;
   std::vector<std::string> bench_args;  // passed on as they are, after memrel's own
   std::uint64_t timeout_s = kDefaultBenchTimeoutS;
+  // The command's inputs (memrel_bench, the backend files and the libraries they name): never
+  // removed as a leftover temporary file, whatever their names.
+  std::vector<std::string> inputs;
 };
 
 // One memrel_bench process: one backend's benchmarks into one Google Benchmark JSON file.

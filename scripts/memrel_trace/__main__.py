@@ -15,6 +15,7 @@ import signal
 import sys
 
 import memrel_outputs
+from memrel_outputs import last_word
 from memrel_outputs.file_name_text import as_text  # the C++ tools' path_for_json, in Python
 from memrel_outputs.one_line import one_line
 
@@ -216,4 +217,5 @@ if __name__ == "__main__":
     except BrokenPipeError:
         _drop_stdout()
     sys.stderr.flush()
+    last_word.say(code)  # memrel_entry.py's own last word is not reached past os._exit
     os._exit(code)

@@ -1,9 +1,11 @@
 """What the twenty-seventh adversarial pass of issue 23 found (docs/inputs.md, "Twenty-seventh
 pass"): each test fails on the code before its fix."""
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -88,3 +90,61 @@ def test_a_results_file_where_sqlite_keeps_its_journal_is_refused(tmp_path, suff
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, f"h.sqlite{suffix}", "SQLite would remove it")
     assert sorted(os.listdir(tmp_path)) == [f"h.sqlite{suffix}"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("folder", ["-o", "--logs"])
+def test_bench_removes_no_input_named_like_a_stale_temporary(tmp_path, folder):
+    """c1-bench-removes-backend-library, c1-bench-removes-its-bench-binary: bench's clean-up of
+    the temporaries a killed bench left (bench-*.json.tmp-PID, PID gone) removed the library a
+    backend file named, then said the backend was "unavailable here", exit 0; and the --bench
+    program, exit 4. An input of the command is never a leftover."""
+    build = os.path.dirname(MEMREL)
+    (tmp_path / "bo").mkdir()
+    kept = "bench-lib.json.tmp-999993" if folder == "-o" else "bench-lib.log.tmp-999993"
+    shutil.copy(os.path.join(build, "libmemrel_pluggable_host_example.so"), tmp_path / "bo" / kept)
+    backend = json.load(open(os.path.join(ROOT, "benchmarks", "backends",
+                                          "pluggable-host-example.json")))
+    backend.update(name="mine", library=f"./bo/{kept}")
+    (tmp_path / "ph.json").write_text(json.dumps(backend))
+    args = ["-o", "bo"] if folder == "-o" else ["-o", "out", "--logs", "bo"]
+    r = subprocess.run([MEMREL, "-q", "bench", "-b", "./ph.json", "--quick", "--filter", "^pair/",
+                        *args], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "bo" / kept).exists()
+    assert (tmp_path / ("bo" if folder == "-o" else "out") / "bench-mine.json").exists()
+
+
+@needs_memrel
+def test_a_folder_that_takes_no_file_is_the_paths_for_bench_and_cell(tmp_path):
+    """c2-readonly-folder-exit-codes: `bench -o` and `--logs` with an existing folder that takes
+    no file (read-only, /proc) and `cell --out` in one said it as the machine's state, exit 4
+    (cell only after running), where every other writer says it before any work, exit 2."""
+    for args in (["bench", "-b", "null", "--quick", "--filter", "^pair/", "-o", "/proc/1"],
+                 ["bench", "-b", "null", "--quick", "--filter", "^pair/", "-o", "o",
+                  "--logs", "/proc/1"],
+                 ["cell", "--backend", "null", "--workload",
+                  os.path.join(ROOT, "benchmarks", "workloads", "single-large.json"),
+                  "--out", "/proc/1/c.json"]):
+        r = subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120)
+        refused(r, "/proc/1", "cannot write")
+    assert os.listdir(tmp_path) == []  # the -o folder made for the refused bench went again
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["trace", "import", "bad.pickle", "-o", "t.memtrace"],
+                                     ["report", "--out", "rep", "bad.json"]])
+def test_a_wrapper_interpreter_that_exits_0_does_not_hide_a_refusal(tmp_path, command):
+    """c8-python-wrapper-loses-status-exit0-nothing-written: MEMREL_PYTHON, a wrapper that runs
+    Python and then exits 0 (a shim, `conda run`), made the part's refusal exit 0 with nothing
+    written. memrel_entry.py tells memrel how memrel's code ended."""
+    wrapper = tmp_path / "pywrap"
+    wrapper.write_text(f'#!/bin/bash\n"{sys.executable}" "$@"\nexit 0\n')
+    wrapper.chmod(0o755)
+    (tmp_path / "bad.pickle").write_text("garbage\n")
+    (tmp_path / "bad.json").write_text('{"schema":"memrel.results/1"}')
+    r = subprocess.run([MEMREL, "-q", *command], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120, env=dict(os.environ, MEMREL_PYTHON=str(wrapper)))
+    refused(r, "bad.")
+    assert not (tmp_path / command[-1 if command[0] == "trace" else 2]).exists()

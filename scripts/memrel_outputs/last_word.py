@@ -1,0 +1,24 @@
+"""A Python part's last word to memrel: the exit code memrel's code ended with, written on the
+descriptor memrel gave it (MEMREL_ENTRY_FD; scripts/memrel_entry.py hands it over here), so that
+an interpreter that exits 0 whatever its Python did (a wrapper, `conda run`, a shim ending in
+`exit 0`) is not taken for success (cli/python_module.cpp reads it). memrel_entry.py says it as
+the part ends; a part that leaves by os._exit (the trace importer, to skip freeing a snapshot's
+millions of objects) says it first."""
+
+import os
+
+fd = None  # set by memrel_entry.py
+_said = False
+
+
+def say(code):
+    """Writes "memrel_entry.py ended N" once; nothing where memrel gave no descriptor."""
+    global _said
+    if fd is None or _said:
+        return
+    _said = True
+    number = 0 if code is None else code if isinstance(code, int) else 1
+    try:
+        os.write(fd, b"memrel_entry.py ended %d\n" % number)
+    except OSError:
+        pass
