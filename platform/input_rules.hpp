@@ -74,4 +74,16 @@ std::string describe_cap(std::uint64_t bytes);
 // overflow 64 bits or lose a unit.
 constexpr std::int64_t kMaxExactInteger = std::int64_t{1} << 53;
 
+// A JSON integer beyond +-2^53, told from its exact value before any conversion to double: read
+// as a double, 2^53 + 1 became 2^53 and passed the range check, where Python's reader (exact
+// integers) refused it, so the gate and the report read the same file differently (the
+// twenty-seventh adversarial pass, c4-results-float-field-2p53plus1, c4-bench-real-time-2p53plus1).
+inline bool integer_beyond_exact(const nlohmann::json& j) {
+  if (j.is_number_unsigned())
+    return j.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxExactInteger);
+  if (j.is_number_integer())
+    return j.get<std::int64_t>() > kMaxExactInteger || j.get<std::int64_t>() < -kMaxExactInteger;
+  return false;
+}
+
 }  // namespace memrel

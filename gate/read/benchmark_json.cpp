@@ -138,6 +138,9 @@ std::map<std::string, double> counters_of(const nlohmann::json& e) {
   for (const auto& [key, value] : e.items()) {
     if (!value.is_number() || is_benchmark_field(key)) continue;
     double v = value.get<double>();
+    if (is_byte_counter(key) && key != "max_bytes_used" && integer_beyond_exact(value))
+      throw ResultsError("counter \"" + key + "\" = " + value.dump() +
+                         " is impossible (byte counters are within 2^53)");
     if (is_byte_counter(key) && key != "max_bytes_used") check_byte_counter(key, v);
     out[key] = v;
   }
@@ -283,7 +286,7 @@ BenchmarkRun benchmark_run_from_json(const nlohmann::json& j) {
     try {
       ns = e["real_time"].get<double>() * time_unit_ns(unit);
       // A negative time would read as an improvement, and no benchmark runs for 104 days.
-      if (!(ns >= 0 && ns <= kMaxFigure))
+      if (integer_beyond_exact(e["real_time"]) || !(ns >= 0 && ns <= kMaxFigure))
         throw ResultsError("real_time " + e["real_time"].dump() + " " + unit +
                            " is impossible (0 to 2^53 ns)");
       check_iterations(e);

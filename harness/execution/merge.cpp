@@ -155,14 +155,18 @@ RunResults merge_shard_files(const std::vector<std::string>& paths) {
     }
   }
   const std::size_t count = files.front().shard.count;
+  // The first few missing ones named, the rest counted: work in proportion to the files given,
+  // not to N (`--shard 1/100000000` then `merge` of that one file took 7.8 GB and never
+  // answered: the twenty-seventh adversarial pass, c4-merge-huge-shard-count).
+  const std::size_t missing_count = count - by_index.size();
   std::vector<std::string> missing;
-  for (std::size_t k = 1; k <= count; ++k)
+  for (std::size_t k = 1; k <= count && missing.size() < 8 && missing.size() < missing_count; ++k)
     if (!by_index.count(k)) missing.push_back(shard_text({k, count}));
-  if (!missing.empty()) {
+  if (missing_count > 0) {
     std::string list;
-    for (std::size_t i = 0; i < missing.size() && i < 8; ++i) list += (i ? ", " : "") + missing[i];
-    if (missing.size() > 8) list += " and " + std::to_string(missing.size() - 8) + " more";
-    throw ResultsError("a gap: shard" + std::string(missing.size() > 1 ? "s " : " ") + list +
+    for (std::size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i];
+    if (missing_count > 8) list += " and " + std::to_string(missing_count - 8) + " more";
+    throw ResultsError("a gap: shard" + std::string(missing_count > 1 ? "s " : " ") + list +
                        " missing; the " + std::to_string(files.size()) + " file" +
                        (files.size() > 1 ? "s" : "") + " given (" + files.front().path +
                        (files.size() > 1 ? ", ...) hold" : ") holds") + " no other shard");

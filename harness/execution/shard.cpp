@@ -4,6 +4,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "platform/input_rules.hpp"
+
 namespace memrel {
 namespace {
 
@@ -28,6 +30,10 @@ Shard parse_shard(const std::string& text) {
   const std::size_t index = positive_number(text.substr(0, slash));
   const std::size_t count = positive_number(text.substr(slash + 1));
   if (count == 0) throw std::invalid_argument(where + "N must be a whole number of at least 1");
+  // Within the range of every integer of a results file, where the count is recorded (the
+  // twenty-seventh adversarial pass, c4-shard-count-over-2p53).
+  if (count > static_cast<std::size_t>(kMaxExactInteger))
+    throw std::invalid_argument(where + "N must be at most 2^53");
   if (index == 0 || index > count)
     throw std::invalid_argument(where + "K must be a whole number from 1 to N (shards are 1/" +
                                 std::to_string(count) + " to " + std::to_string(count) + "/" +

@@ -311,7 +311,7 @@ void read_value(const nlohmann::json& j, std::int64_t& out, const std::string& p
 void read_value(const nlohmann::json& j, double& out, const std::string& place) {
   if (!j.is_number()) bad(place, "expected a number, got " + j.dump());
   out = j.get<double>();
-  if (!(std::fabs(out) <= static_cast<double>(kMaxExactInteger)))
+  if (integer_beyond_exact(j) || !(std::fabs(out) <= static_cast<double>(kMaxExactInteger)))
     bad(place, j.dump() + " is out of range (-2^53 to 2^53)");
 }
 

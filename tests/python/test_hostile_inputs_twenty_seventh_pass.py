@@ -148,3 +148,57 @@ def test_a_wrapper_interpreter_that_exits_0_does_not_hide_a_refusal(tmp_path, co
                        timeout=120, env=dict(os.environ, MEMREL_PYTHON=str(wrapper)))
     refused(r, "bad.")
     assert not (tmp_path / command[-1 if command[0] == "trace" else 2]).exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("value", ["1e3", "20us", "0x10", "-5", "1001"])
+def test_the_host_examples_test_delay_is_read_strictly(tmp_path, value):
+    """c4-test-delay-env-unchecked: MEMREL_TEST_HOST_EXAMPLE_DELAY_US was read by strtol: 1e3 as
+    1 us, 20us as 20, 0x10 and -5 as no delay, exit 0 without a word."""
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w",
+                        "temp-then-delete", "-o", "r.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, MEMREL_TEST_HOST_EXAMPLE_DELAY_US=value))
+    refused(r, "MEMREL_TEST_HOST_EXAMPLE_DELAY_US", "whole microseconds")
+    assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_a_figure_of_2_to_the_53_plus_1_is_out_of_range_for_every_reader(tmp_path):
+    """c4-results-float-field-2p53plus1, c4-bench-real-time-2p53plus1: 9007199254740993, read
+    as a double, became 2^53 and passed compare and history add; the report (exact integers)
+    refused the same file."""
+    run = json.load(open(HOST_RUN))
+    run["cells"][0]["metrics"]["overhead_ratio"] = 9007199254740993
+    (tmp_path / "r.json").write_text(json.dumps(run))
+    bench = json.load(open(os.path.join(ROOT, "tests", "data", "formats", "benchmark", "valid",
+                                        "repetitions.json")))
+    bench["benchmarks"][0]["real_time"] = 9007199254740993
+    bench["benchmarks"][0]["time_unit"] = "ns"
+    (tmp_path / "b.json").write_text(json.dumps(bench))
+    for args, words in ((["compare", "r.json", "r.json"], ["r.json", "2^53"]),
+                        (["history", "--db", "h.sqlite", "add", "r.json"], ["r.json", "2^53"]),
+                        (["compare", "b.json", "b.json"], ["b.json", "real_time", "2^53"])):
+        r = subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120)
+        refused(r, *words)
+    assert sorted(os.listdir(tmp_path)) == ["b.json", "r.json"]
+
+
+@needs_memrel
+def test_merge_of_a_shard_of_a_huge_count_names_the_gap_at_once(tmp_path):
+    """c4-merge-huge-shard-count: `run --shard 1/100000000`, then `merge` of that one file, took
+    7.8 GB and no answer in 20 s: merge listed every missing shard. And a count beyond 2^53
+    (c4-shard-count-over-2p53) was recorded in a results file, outside every figure's range."""
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "null", "--include-null", "-w",
+                        "temp-then-delete", "--shard", "1/100000000", "-o", "s.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "-q", "merge", "-o", "m.json", "s.json"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=20)
+    refused(r, "a gap", "2/100000000", "99999991 more")
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "null", "--include-null", "-w",
+                        "temp-then-delete", "--shard", "1/18446744073709551615", "-o", "t.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "--shard", "2^53")
+    assert os.listdir(tmp_path) == ["s.json"]

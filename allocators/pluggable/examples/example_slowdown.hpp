@@ -31,32 +31,38 @@ __attribute__((noinline)) inline void spin_iterations(std::uint64_t n) {
 // thousand steps take seconds; more only spins it to its timeout.
 inline constexpr long long kMostPlantedNs = 1000000;
 
-// MEMREL_EXAMPLE_SLOWDOWN_NS as nanoseconds: absent or empty, 0; else decimal digits alone, at most
-// kMostPlantedNs. Anything else ends the process as the library loads, as bad input (exit 2, one
-// line), which memrel's check of a backend file's library says before any cell: strtoll read
-// "1e3" as 1 ns, "0x10" and "abc" as 0, and a huge value spun every cell to its timeout, recorded
-// as the allocator's failure (the twenty-fourth adversarial pass, c4-example-slowdown-env-*).
-inline long long planted_ns() {
-  const char* v = std::getenv("MEMREL_EXAMPLE_SLOWDOWN_NS");
+// The whole number in the variable NAME: absent or empty, 0; else decimal digits alone, at most
+// `most`. Anything else ends the process as the library loads, as bad input (exit 2, one line
+// naming the variable, its unit and `what` it is), which memrel's check of a backend file's library
+// says before any cell: strtoll read "1e3" as 1, "0x10" and "abc" as 0, and a huge value spun every
+// cell to its timeout, recorded as the allocator's failure (the twenty-fourth adversarial pass,
+// c4-example-slowdown-env-*; the twenty-seventh, c4-test-delay-env-unchecked).
+inline long long whole_number_setting(const char* name, long long most, const char* unit,
+                                      const char* what) {
+  const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return 0;
-  long long ns = 0;
+  long long n = 0;
   bool fits = true;
   for (const char* c = v; *c != '\0'; ++c) {
     if (*c < '0' || *c > '9') {
       fits = false;
       break;
     }
-    ns = std::min(ns * 10 + (*c - '0'), kMostPlantedNs + 1);
+    n = std::min(n * 10 + (*c - '0'), most + 1);
   }
-  if (fits && ns <= kMostPlantedNs) return ns;
+  if (fits && n <= most) return n;
   std::string shown;
   for (const char* c = v; *c != '\0' && shown.size() < 40; ++c)
     shown += (*c >= 0x20 && *c < 0x7f) ? *c : '?';
-  std::fprintf(stderr,
-               "memrel: MEMREL_EXAMPLE_SLOWDOWN_NS: '%s' is not whole nanoseconds from 0 to %lld "
-               "(the example allocators' planted slowdown)\n",
-               shown.c_str(), kMostPlantedNs);
+  std::fprintf(stderr, "memrel: %s: '%s' is not whole %s from 0 to %lld (%s)\n", name,
+               shown.c_str(), unit, most, what);
   std::_Exit(2);
+}
+
+// MEMREL_EXAMPLE_SLOWDOWN_NS as nanoseconds, at most kMostPlantedNs.
+inline long long planted_ns() {
+  return whole_number_setting("MEMREL_EXAMPLE_SLOWDOWN_NS", kMostPlantedNs, "nanoseconds",
+                              "the example allocators' planted slowdown");
 }
 
 // Checked as the library loads, not at its first allocation (inside a cell's work).
