@@ -54,6 +54,8 @@ class ZygoteClient {
   int kill_child(pid_t child);
 
   pid_t pid() const { return pid_; }
+  // The zygote has ended (its children with it, reported as killed by SIGKILL).
+  bool gone() const { return gone_; }
   // Children started and not yet reported ended.
   std::size_t running() const { return running_.size(); }
 

@@ -438,6 +438,21 @@ class Scheduler {
       cell = failed_cell(
           m.backend.name, m.name, m.path, "timeout",
           "killed after the cell timeout of " + std::to_string(options_.cell_timeout_s) + " s");
+    } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && child.via != nullptr &&
+               child.via->gone()) {
+      // Its zygote, memrel's own process, died (killed from outside), and the cell with it (its
+      // parent-death signal): recorded as the allocator crashing, kept by --resume, exit 3 (the
+      // twenty-seventh adversarial pass, c8-zygote-killed-cell-recorded-crashed). The run stops
+      // instead, its finished cells kept, as for every failure of the machine's.
+      throw MachineStateError(
+          m.backend.name + " x " + m.name + ": memrel's zygote for the backend's cells (process " +
+          std::to_string(child.via->pid()) +
+          ") died while the cell ran, and the cell with it; not the allocator's failure. The run "
+          "stopped" +
+          (options_.journal_path.empty()
+               ? std::string()
+               : "; its finished cells are kept in " + options_.journal_path +
+                     " (continue with --resume)"));
     } else if (WIFSIGNALED(status)) {
       int sig = WTERMSIG(status);
       const std::string killed = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) +

@@ -3,9 +3,11 @@ pass"): each test fails on the code before its fix."""
 
 import json
 import os
+import signal
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -202,3 +204,67 @@ def test_merge_of_a_shard_of_a_huge_count_names_the_gap_at_once(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "--shard", "2^53")
     assert os.listdir(tmp_path) == ["s.json"]
+
+
+@needs_memrel
+def test_a_json_array_of_a_million_objects_is_read_in_linear_time(tmp_path):
+    """c7-json-objects-in-array-quadratic-ignores-sigterm, c7-trace-many-marks-quadratic-load:
+    nlohmann's parser callback walked an array's elements after each object in it: a 3 MB results
+    file of 1,000,000 `{}` kept compare busy for minutes (and a trace of 200,000 marks took 7.5 s
+    to load, every cell again). Not a speed target: the old code took minutes; this is refused at
+    once, naming what is missing."""
+    (tmp_path / "r.json").write_text('{"schema":"memrel.results/1","cells":[' +
+                                     ",".join(["{}"] * 1000000) + "]}")
+    r = subprocess.run([MEMREL, "-q", "compare", "r.json", "r.json"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=60)
+    refused(r, "r.json", "context")
+
+
+def children_of(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+@needs_memrel
+def test_a_zygote_killed_from_outside_is_no_crash_of_the_allocator(tmp_path):
+    """c8-zygote-killed-cell-recorded-crashed: with --zygote all, killing memrel's own zygote
+    (as the OOM killer might) took its running cell down, recorded `crashed`, exit 3, kept by
+    --resume. The run stops (exit 4, the finished cells journaled) and --resume runs it again."""
+    for name, steps in (("a", []), ("slow", [{"sleep_ms": 3000}]), ("c", [])):
+        (tmp_path / f"{name}.json").write_text(json.dumps(
+            {"schema": "memrel.workload/1", "name": name,
+             "steps": [{"alloc": "x", "bytes": 4096}, *steps, {"free": "x"}, {"mark": "end"}]}))
+    args = [MEMREL, "-q", "run", "-b", "host-malloc", "-w", "a.json", "-w", "slow.json", "-w",
+            "c.json", "-o", "r.json", "--zygote", "all"]
+    run = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        deadline = time.monotonic() + 30
+        zygote = None
+        while zygote is None and time.monotonic() < deadline:
+            for pid in children_of(run.pid):
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"--zygote" in f.read() and children_of(pid):
+                        zygote = pid
+            time.sleep(0.05)
+        assert zygote is not None, "no zygote with a cell seen"
+        time.sleep(0.5)
+        os.kill(zygote, signal.SIGKILL)
+        _, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 4, err
+    assert "zygote" in err and "not the allocator's failure" in err, err
+    r = subprocess.run(args + ["--resume"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    cells = json.load(open(tmp_path / "r.json"))["cells"]
+    assert sorted(c["status"] for c in cells) == ["ok"] * 3
