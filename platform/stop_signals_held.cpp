@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 
+#include <csignal>
+#include <initializer_list>
+
 namespace memrel {
 
 StopSignalsHeld::StopSignalsHeld() {

@@ -268,3 +268,29 @@ def test_a_zygote_killed_from_outside_is_no_crash_of_the_allocator(tmp_path):
     assert r.returncode == 0, r.stderr
     cells = json.load(open(tmp_path / "r.json"))["cells"]
     assert sorted(c["status"] for c in cells) == ["ok"] * 3
+
+
+@needs_memrel
+def test_the_history_orders_runs_by_their_times_in_utc(tmp_path):
+    """c4-history-started-offset-misorders: `history add` took hour 25 and February 30, and kept
+    `started` as written: a run of 10:00+09:00 (01:00 UTC, the earliest) came last in `show`."""
+    run = json.load(open(HOST_RUN))
+    for i, (started, mib) in enumerate([("2026-12-05T10:00:00+09:00", 111),
+                                        ("2026-12-05T05:00:00Z", 222),
+                                        ("2026-12-05T03:00:00Z", 333)]):
+        run["context"]["started"] = started
+        run["cells"][0]["metrics"]["peak_reserved"] = mib << 20
+        (tmp_path / f"r{i}.json").write_text(json.dumps(run))
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", "r0.json", "r1.json",
+                        "r2.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    metric = f"{run['cells'][0]['backend']}/{run['cells'][0]['workload']}:peak_reserved"
+    r = subprocess.run([MEMREL, "history", "--db", "h.sqlite", "show", metric],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "Trend: 111.00 MiB -> 222.00 MiB" in r.stdout, r.stdout
+    run["context"]["started"] = "2026-02-30T10:00:00Z"
+    (tmp_path / "bad.json").write_text(json.dumps(run))
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", "bad.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "bad.json", "2026-02-30")
