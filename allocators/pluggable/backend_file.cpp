@@ -138,9 +138,35 @@ class Parser {
         if (!it.value().is_string())
           fail("environment." + it.key(), "must be a string, got " + it.value().dump());
         b.environment[it.key()] = it.value().get<std::string>();
+        if (std::string problem = loader_path_problem(it.key(), b.environment[it.key()]);
+            !problem.empty())
+          fail("environment." + it.key(), problem);
       }
     }
     return b;
+  }
+
+  // The dynamic loader's search variables name code: an entry it would look for in the working
+  // folder (a relative path, or LD_LIBRARY_PATH's empty entry) ran whatever `evil.so` was where
+  // memrel was started, where the file's own "library" is found from the file's folder (the
+  // twenty-seventh adversarial pass, c3-backend-file-env-relative-preload-from-cwd). A bare
+  // library name is the loader's own search, never the working folder's.
+  static std::string loader_path_problem(const std::string& name, const std::string& value) {
+    const bool preload = name == "LD_PRELOAD" || name == "LD_AUDIT";
+    if (!preload && name != "LD_LIBRARY_PATH") return "";
+    const std::string separators = preload ? " :" : ":;";
+    for (std::size_t start = 0; start <= value.size();) {
+      std::size_t end = value.find_first_of(separators, start);
+      if (end == std::string::npos) end = value.size();
+      const std::string entry = value.substr(start, end - start);
+      const bool from_working_folder =
+          preload ? !entry.empty() && entry[0] != '/' && entry.find('/') != std::string::npos
+                  : entry.empty() || entry[0] != '/';
+      if (from_working_folder)
+        return "'" + entry + "' would be looked for from the working folder; give absolute paths";
+      start = end + 1;
+    }
+    return "";
   }
 
  private:

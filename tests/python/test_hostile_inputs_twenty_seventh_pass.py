@@ -294,3 +294,43 @@ def test_the_history_orders_runs_by_their_times_in_utc(tmp_path):
     r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", "bad.json"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "bad.json", "2026-02-30")
+
+
+@needs_memrel
+@pytest.mark.parametrize("variable,value", [("LD_PRELOAD", "./evil.so"),
+                                            ("LD_PRELOAD", "/lib/x.so lib/evil.so"),
+                                            ("LD_LIBRARY_PATH", "/usr/lib:"),
+                                            ("LD_AUDIT", "sub/evil.so")])
+def test_a_backend_files_loader_paths_name_nothing_in_the_working_folder(tmp_path, variable,
+                                                                          value):
+    """c3-backend-file-env-relative-preload-from-cwd: a backend file's environment
+    {"LD_PRELOAD": "./evil.so"} loaded evil.so from the folder memrel was started in, into every
+    cell, exit 0; the file's own "library" is found from the file's folder."""
+    backend = json.load(open(os.path.join(ROOT, "benchmarks", "backends",
+                                          "pluggable-host-example.json")))
+    backend.update(name="preloads", environment={variable: value})
+    (tmp_path / "be.json").write_text(json.dumps(backend))
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "./be.json", "-w", "temp-then-delete", "-o",
+                        "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "be.json", f"environment.{variable}", "working folder")
+    assert os.listdir(tmp_path) == ["be.json"]
+
+
+def test_the_h200_baselines_note_names_each_benchmark_files_commit_and_gpu():
+    """c10-baseline-h200-bench-commit-vs-readme: results/baselines/README.md said every
+    h200/bench-*.json was of commit 4dc5fce on GPU-7ef01d99; two were of 1ace11b on another
+    lease. Each file's commit and GPU are named, and the two exceptions by their file names."""
+    folder = os.path.join(ROOT, "results", "baselines", "h200")
+    note = open(os.path.join(ROOT, "results", "baselines", "README.md"), encoding="utf-8").read()
+    note = " ".join(note.split())
+    for name in sorted(os.listdir(folder)):
+        if not name.startswith("bench-"):
+            continue
+        context = json.load(open(os.path.join(folder, name)))["context"]
+        fingerprint = context.get("memrel_fingerprint")
+        if isinstance(fingerprint, str):
+            fingerprint = json.loads(fingerprint)
+        commit, gpu = context["memrel_git_commit"], fingerprint["gpu_uuid"][:12]
+        assert commit in note and gpu in note, (name, commit, gpu)
+        if commit != "4dc5fce":
+            assert f"`{name}`" in note, name
