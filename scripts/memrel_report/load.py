@@ -108,6 +108,12 @@ _CONTEXT = {"gpu_note": "str?", "gpu": "str?", "git_commit": "str?", "git_dirty"
             "backends": "list", "gpus": "list?", "cpu_count": "uint?", "options": "obj?"}
 
 
+# A cell's timing (harness/results/results.hpp, CellTiming): the ns figures whole from 0 to 2^53.
+_TIMING = {"started_by": "str", "exit_overlapped": "bool",
+           **{k: "uint" for k in ("spawn_ns", "library_load_ns", "context_ns", "backend_init_ns",
+                                  "work_ns", "probe_ns", "previous_exit_wait_ns", "exit_ns")}}
+
+
 def _check(obj, where, fields):
     """obj must be an object holding `fields` ({name: kind}) of those kinds."""
     if not isinstance(obj, dict):
@@ -226,6 +232,13 @@ def _check_cell(cell, where):
         _check(rel, w, {"step": "uint", "latency_ns": "uint", "before": "obj", "after": "obj"})
         _check(rel["before"], f"{w}.before", _SNAPSHOT)
         _check(rel["after"], f"{w}.after", _SNAPSHOT)
+    # As harness/results/results.cpp reads a cell's timing (every field optional): a work_ns of
+    # -5, refused by compare and history, was drawn here, exit 0 (the twenty-seventh adversarial
+    # pass, c10-readers-disagree-negative-timing).
+    if cell.get("timing") is not None:
+        timing = cell["timing"]
+        _check(timing, f"{where}.timing", {})  # an object
+        _check(timing, f"{where}.timing", {k: _TIMING[k] for k in timing if k in _TIMING})
     if cell.get("trace") is not None:
         _check_trace(cell["trace"], f"{where}.trace")
     if cell.get("program_allocator") is not None:

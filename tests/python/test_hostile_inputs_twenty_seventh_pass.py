@@ -334,3 +334,23 @@ def test_the_h200_baselines_note_names_each_benchmark_files_commit_and_gpu():
         assert commit in note and gpu in note, (name, commit, gpu)
         if commit != "4dc5fce":
             assert f"`{name}`" in note, name
+
+
+@needs_memrel
+@pytest.mark.parametrize("field,value", [("work_ns", -5), ("exit_ns", 2 ** 53 + 1),
+                                         ("started_by", 3), ("exit_overlapped", "yes")])
+def test_the_report_reads_a_cells_timing_as_compare_does(tmp_path, field, value):
+    """c10-readers-disagree-negative-timing: timing.work_ns = -5 was refused by compare and
+    history add, drawn by the report, exit 0."""
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "null", "--include-null", "-w", "single-large",
+                        "-o", "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    run = json.load(open(tmp_path / "r.json"))
+    os.unlink(tmp_path / "r.json")
+    run["cells"][0]["timing"][field] = value
+    (tmp_path / "bad.json").write_text(json.dumps(run))
+    for args in (["compare", "bad.json", "bad.json"], ["report", "--out", "rep", "bad.json"]):
+        r = subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120)
+        refused(r, "bad.json", f"timing.{field}")
+    assert os.listdir(tmp_path) == ["bad.json"]
