@@ -33,7 +33,7 @@ MAX_ADDRESS = (1 << 64) - 1
 # The other integers the importer reads (streams, times, an oom's device_free) go into the
 # header's JSON: each is checked to fit a 64-bit integer before it is used or made text (i16, i17
 # of the fifth adversarial pass: a 5,000-digit one stopped str() itself, exit 4).
-INT64 = (-(1 << 63), (1 << 63) - 1)
+TIME_US = (0, 1 << 53)
 WORD = (-(1 << 63), MAX_ADDRESS)  # an int64 or a uint64: what torch writes, what JSON readers hold
 _KEPT = []  # snapshots read, see read()
 
@@ -129,7 +129,11 @@ class _Reader:
         """time_us of trace[i], checked; None where the entry has none (or i is None)."""
         if i is None or type(trace[i].get("time_us")) is not int:
             return None
-        return self.integer(trace[i], "time_us", self.where(i), *INT64)
+        # Microseconds since the epoch, as torch writes them: from 0 to 2^53, so that no span or
+        # mark time computed from two of them leaves the range of a trace's figures (2^63 - 1
+        # then -2^63 made a span of -18446744073709551615: the twenty-seventh adversarial pass,
+        # c7-snapshot-time-span-negative-beyond-int64).
+        return self.integer(trace[i], "time_us", self.where(i), *TIME_US)
 
     def first_time(self, trace):
         """time_us of the first entry that has one (0 if none): marks' times count from it."""
@@ -183,7 +187,8 @@ class _Reader:
             "devices_in_source": len(traces),
             "source_entries": len(trace),
             "streams": sorted(s for s in streams if type(s) is int),
-            "time_span_us": None if first is None else last - first,
+            # Never negative, as an RMM log's (times that go back are the recorder's clock).
+            "time_span_us": None if first is None else max(0, last - first),
             "allocator_settings": self.settings(settings),
         }
 
@@ -274,7 +279,7 @@ class _Reader:
             b.reserved_change(SEGMENT_SIGN[action] * self.integer(entry, "size", self.where(i)), i)
         elif action == "oom" or action == "snapshot":
             t = self.time_at(trace, i)
-            detail = {"time_us": t - self.first_time(trace) if t is not None else None}
+            detail = {"time_us": max(0, t - self.first_time(trace)) if t is not None else None}
             if action == "oom":
                 detail["bytes"] = self.integer(entry, "size", self.where(i))
                 if type(entry.get("device_free")) is int:

@@ -354,3 +354,32 @@ def test_the_report_reads_a_cells_timing_as_compare_does(tmp_path, field, value)
                            timeout=120)
         refused(r, "bad.json", f"timing.{field}")
     assert os.listdir(tmp_path) == ["bad.json"]
+
+
+@needs_memrel
+def test_a_snapshots_times_stay_within_a_traces_figures(tmp_path):
+    """c7-snapshot-time-span-negative-beyond-int64: time_us 2^63 - 1 then -2^63 (each a 64-bit
+    integer) made a span and a mark time of -18446744073709551615, outside 64 bits, exit 0. A
+    time is 0 to 2^53 microseconds; times that go back make no negative span or mark."""
+    import pickle
+    import struct
+
+    with open(tmp_path / "huge.pickle", "wb") as f:
+        pickle.dump({"device_traces": [[{"action": "snapshot", "time_us": 2 ** 63 - 1},
+                                        {"action": "snapshot", "time_us": -(2 ** 63)}]],
+                     "segments": []}, f, protocol=4)
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "huge.pickle", "-o", "h.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "huge.pickle", "time_us", "out of range")
+    with open(tmp_path / "back.pickle", "wb") as f:
+        pickle.dump({"device_traces": [[{"action": "snapshot", "time_us": 1000},
+                                        {"action": "snapshot", "time_us": 5}]],
+                     "segments": []}, f, protocol=4)
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "back.pickle", "-o", "b.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    data = (tmp_path / "b.memtrace").read_bytes()
+    (length,) = struct.unpack_from("<I", data, 8)
+    header = json.loads(data[16:16 + length])
+    assert header["provenance"]["time_span_us"] == 0
+    assert all(m.get("time_us") is None or m["time_us"] >= 0 for m in header["marks"])
