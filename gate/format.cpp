@@ -112,6 +112,7 @@ std::string markdown_cell(const std::string& raw) {
       case '[':
       case ']':
       case '|':
+      case '$':  // GitHub's math: `$x^2$` was set as a formula (the twenty-seventh pass)
         out += '\\';
         out += ch;
         break;

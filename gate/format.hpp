@@ -27,7 +27,7 @@ std::string p_value(double p);
 std::string ratio(const std::optional<double>& r);
 // Text for Markdown, inline (a table cell, a heading, mid-sentence): text, never markup
 // (docs/inputs.md, "Markup"). Control characters as one_line_text says them (a newline would end
-// the row, an escape sequence reach the terminal); a backslash and '`' '*' '~' '[' ']' '|'
+// the row, an escape sequence reach the terminal); a backslash and '`' '*' '~' '[' ']' '|' '$'
 // backslashed, '_' too unless it stands between two letters or digits; '<' '>' '&' as entities.
 // The twin of scripts/memrel_outputs/markdown_text.py: both meet tests/data/markdown_texts.json.
 std::string markdown_cell(const std::string& s);

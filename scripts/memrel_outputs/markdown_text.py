@@ -25,7 +25,7 @@ from memrel_outputs.one_line import one_line
 __all__ = ["markdown_inline", "markdown_line"]
 
 _ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
-_BACKSLASHED = set("\\`*~[]|")
+_BACKSLASHED = set("\\`*~[]|$")
 _LINE_START = re.compile(r"^(?:[#+=-]|\d{1,9}(?=[.)](?:[ \t]|$)))")
 
 
