@@ -22,6 +22,14 @@ namespace memrel::cli {
 RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
   namespace p = cell_protocol;
   auto r = std::make_shared<CellRequest>();
+  // Its own: 5 is the cell's, for the runner (the twenty-seventh adversarial pass,
+  // c8-cell-result-fd-full-exit-5: an exit the help did not list).
+  app.footer(
+      "Exit codes (read by memrel run, which starts every cell; docs/design.md): 0 the cell ran "
+      "and its result was written (its status says how the allocator did); 2 unusable input "
+      "(backend, workload, option, output); 4 internal error; 5 the cell ran but could not write "
+      "its result (--out's or --result-fd's file system full or unwritable): not the "
+      "allocator's failure; killed by a signal: the allocator (or what killed it) ended it.");
   app.add_option(p::kBackend, r->backend, "Backend name or backend file")->required();
   app.add_option(p::kWorkload, r->workload, "Workload file (required unless --check)");
   app.add_option(p::kOut, r->out, "Cell result file (--out or --result-fd, unless --check)");

@@ -383,3 +383,14 @@ def test_a_snapshots_times_stay_within_a_traces_figures(tmp_path):
     header = json.loads(data[16:16 + length])
     assert header["provenance"]["time_span_us"] == 0
     assert all(m.get("time_us") is None or m["time_us"] >= 0 for m in header["marks"])
+
+
+@needs_memrel
+def test_cells_help_lists_every_exit_code_it_gives():
+    """c8-cell-result-fd-full-exit-5: `memrel cell` exits 5 when its result cannot be written
+    (the runner's signal that the machine, not the allocator, failed); its help did not say so."""
+    r = subprocess.run([MEMREL, "cell", "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    help_text = " ".join(r.stdout.split())
+    for code in ("0 the cell ran", "2 unusable input", "4 internal error", "5 the cell ran but"):
+        assert code in help_text, help_text[-600:]
