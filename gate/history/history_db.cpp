@@ -237,14 +237,38 @@ namespace {
 // history command hang in open() (a hot-journal check), a folder there made `history list` a
 // "disk I/O error", exit 4, and a symbolic link there would have SQLite write through it (the
 // tenth adversarial pass, c2-history-sqlite-journal-*). Each is absent or a regular file.
+// And a regular file there is empty or begins as SQLite's journal of its kind
+// (sqlite.org/fileformat): a user's file there (a results file named h.sqlite-journal) was taken
+// for a stale journal and removed by `history list` and `show`, exit 0 (the twenty-seventh
+// adversarial pass, c1-history-read-commands-delete-stray-journal).
+bool is_sqlite_journal(const std::string& companion, const std::string& suffix) {
+  if (suffix == "-shm") return true;  // a scratch file SQLite rebuilds, never read as a journal
+  unsigned char head[8] = {};
+  const int fd = open(companion.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return true;  // what cannot be read, SQLite cannot take either: its error follows
+  const ssize_t n = read(fd, head, sizeof head);
+  close(fd);
+  if (n <= 0) return true;
+  static const unsigned char kJournal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+  if (suffix == "-journal") return n == 8 && std::memcmp(head, kJournal, 8) == 0;
+  return n >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 &&
+         (head[3] == 0x82 || head[3] == 0x83);
+}
+
 void check_sqlite_companions(const std::string& path) {
   for (const char* suffix : {"-journal", "-wal", "-shm"}) {
     const std::string companion = path + suffix;
     struct stat st {};
-    if (lstat(companion.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
-    throw ResultsError(companion + ": " + file_kind_name(st.st_mode) +
-                       ", not a regular file: SQLite keeps the history " + path +
-                       "'s journal there; move it away");
+    if (lstat(companion.c_str(), &st) != 0) continue;
+    if (!S_ISREG(st.st_mode))
+      throw ResultsError(companion + ": " + file_kind_name(st.st_mode) +
+                         ", not a regular file: SQLite keeps the history " + path +
+                         "'s journal there; move it away");
+    if (!is_sqlite_journal(companion, suffix))
+      throw ResultsError(companion + ": not an SQLite journal, where SQLite keeps the history " +
+                         path +
+                         "'s: SQLite would take it for a stale one and remove it; move it "
+                         "away");
   }
 }
 }  // namespace

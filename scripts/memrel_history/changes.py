@@ -83,6 +83,24 @@ def check_ranges(args):
         raise UsageError(f"--min-runs: {args.min_runs}: must be a whole number from 1 to 1000000")
 
 
+# The first bytes of SQLite's rollback journal and of its write-ahead log (sqlite.org/fileformat).
+_JOURNAL_MAGIC = {"-journal": (b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7",),
+                  "-wal": (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")}
+
+
+def _is_sqlite_journal(path, suffix):
+    """Whether the regular file PATH is empty or begins as SQLite's journal of its kind: a user's
+    file there (a results file named h.sqlite-journal) was taken for a stale journal and removed
+    by `history list` and `show` (the twenty-seventh adversarial pass,
+    c1-history-read-commands-delete-stray-journal), as memrel's C++ side checks it too."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError:
+        return True  # what cannot be read, SQLite cannot take either: its own error follows
+    return not head or any(head.startswith(m) for m in _JOURNAL_MAGIC[suffix])
+
+
 def open_history(path):
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no history database here (memrel history add creates one)")
@@ -97,6 +115,10 @@ def open_history(path):
         if not stat.S_ISREG(mode):
             raise UsageError(f"{path}{suffix}: {memrel_outputs.kind_name(mode)}, not a regular "
                              f"file: SQLite keeps the history {path}'s journal there; move it away")
+        if suffix != "-shm" and not _is_sqlite_journal(path + suffix, suffix):
+            raise UsageError(f"{path}{suffix}: not an SQLite journal, where SQLite keeps the "
+                             f"history {path}'s: SQLite would take it for a stale one and remove "
+                             "it; move it away")
     try:
         # The path escaped as a URI's: '#', '?' and '%' in a name read another history, made a
         # stray file or failed (the twenty-sixth adversarial pass, c10-history-db-*).

@@ -394,3 +394,19 @@ def test_cells_help_lists_every_exit_code_it_gives():
     help_text = " ".join(r.stdout.split())
     for code in ("0 the cell ran", "2 unusable input", "4 internal error", "5 the cell ran but"):
         assert code in help_text, help_text[-600:]
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["list"], ["changes"]])
+def test_a_users_file_where_sqlite_keeps_its_journal_is_never_taken_for_one(tmp_path, command):
+    """c1-history-read-commands-delete-stray-journal: a results file named h.sqlite-journal
+    beside the history was taken by SQLite for a stale journal: `history list` and `show`
+    removed it, exit 0; `changes` said "attempt to write a readonly database"."""
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", HOST_RUN],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    shutil.copy(HOST_RUN, tmp_path / "h.sqlite-journal")
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", *command],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "h.sqlite-journal", "not an SQLite journal")
+    assert (tmp_path / "h.sqlite-journal").read_bytes() == open(HOST_RUN, "rb").read()
