@@ -32,28 +32,27 @@ std::string history_time_text(const std::string& text) {
   const int year = number_at(text, 0, 4), month = number_at(text, 5, 2),
             day = number_at(text, 8, 2);
   if (year < 0 || month < 0 || day < 0 || text[4] != '-' || text[7] != '-')
-    refuse("is not an ISO 8601 time (YYYY-MM-DD, then its time)");
-  if (month < 1 || month > 12) refuse("has no month " + std::to_string(month));
+    refuse("YYYY-MM-DD expected");
+  if (month < 1 || month > 12) refuse("no month " + std::to_string(month));
   if (day < 1 || day > days_in_month(year, month))
-    refuse("has a day " + std::to_string(day) + " its month does not have");
+    refuse("no day " + std::to_string(day) + " in its month");
   if (text.size() == 10) return text;
-  if (text[10] != 'T' && text[10] != ' ')
-    refuse("is not an ISO 8601 time (YYYY-MM-DD, then 'T' and its time)");
+  if (text[10] != 'T' && text[10] != ' ') refuse("'T' expected after the date");
   const int hour = number_at(text, 11, 2), minute = number_at(text, 14, 2);
   if (hour < 0 || minute < 0 || text.size() < 16 || text[13] != ':')
-    refuse("has no time HH:MM after its date");
-  if (hour > 23 || minute > 59) refuse("has no time " + text.substr(11, 5) + " in a day");
+    refuse("HH:MM expected after the date");
+  if (hour > 23 || minute > 59) refuse("no time " + text.substr(11, 5) + " in a day");
   std::size_t at = 16;
   int second = 0;
   std::string fraction;
   if (at < text.size() && text[at] == ':') {
     second = number_at(text, at + 1, 2);
-    if (second < 0 || second > 60) refuse("has no second " + text.substr(at + 1, 2));
+    if (second < 0 || second > 60) refuse("no second " + text.substr(at + 1, 2));
     at += 3;
     if (at < text.size() && (text[at] == '.' || text[at] == ',')) {
       std::size_t end = at + 1;
       while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-      if (end == at + 1) refuse("has a decimal point with no digits after it");
+      if (end == at + 1) refuse("a decimal point with no digits after it");
       fraction = "." + text.substr(at + 1, end - at - 1);
       at = end;
     }
@@ -67,11 +66,11 @@ std::string history_time_text(const std::string& text) {
     const bool colon = at + 3 < text.size() && text[at + 3] == ':';
     const int om = number_at(text, at + (colon ? 4 : 3), 2);
     if (oh < 0 || om < 0 || at + (colon ? 6 : 5) != text.size())
-      refuse("has an offset from UTC that is not +HH:MM, -HH:MM or Z");
-    if (oh > 14 || om > 59) refuse("has an offset from UTC beyond 14 hours");
+      refuse("an offset from UTC that is not Z, +HH:MM or -HH:MM");
+    if (oh > 14 || om > 59) refuse("an offset from UTC beyond 14 hours");
     offset_minutes = (text[at] == '-' ? -1 : 1) * (oh * 60 + om);
   } else {
-    refuse("has '" + text.substr(at, 12) + "' after its time");
+    refuse("'" + text.substr(at, 12) + "' after its time");
   }
   std::tm tm{};
   tm.tm_year = year - 1900;

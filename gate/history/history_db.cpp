@@ -223,8 +223,9 @@ std::string started_of(const InputFile& f) {
     try {
       return history_time_text(started);
     } catch (const std::invalid_argument& e) {
-      throw ResultsError(f.path + ": context." + key + " '" + one_line_text(started) + "' " +
-                         e.what() + ": a history orders its runs by it");
+      throw ResultsError(f.path + ": context." + key + " '" + one_line_text(started) +
+                         "' is not an ISO 8601 time (" + e.what() +
+                         "): a history orders its runs by it");
     }
   }
   return "";

@@ -190,9 +190,9 @@ ALLOC = {"action": "alloc", "addr": 1, "size": 4, "stream": 0, "time_us": 5}
     (dict(ALLOC, action="free_completed", addr=HUGE), "addr", "(0 to"),
     (dict(ALLOC, size=HUGE), "size", "(1 to"),
     (dict(ALLOC, stream=HUGE), "stream", "(-9223372036854775808 to 18446744073709551615)"),
-    (dict(ALLOC, time_us=HUGE), "time_us", "(-9223372036854775808 to 9223372036854775807)"),
+    (dict(ALLOC, time_us=HUGE), "time_us", "(0 to 9007199254740992)"),
     ({"action": "oom", "size": HUGE, "time_us": 6}, "size", "(0 to"),
-    ({"action": "oom", "size": 4, "time_us": HUGE}, "time_us", "(-9223372036854775808 to"),
+    ({"action": "oom", "size": 4, "time_us": HUGE}, "time_us", "(0 to 9007199254740992)"),
     ({"action": "oom", "size": 4, "device_free": HUGE}, "device_free", "(0 to"),
     ({"action": "segment_alloc", "size": HUGE}, "size", "(0 to"),
 ])
