@@ -19,7 +19,7 @@ std::map<std::string, std::string> allocator_environment() {
         // The example allocators' planted slowdown (allocators/pluggable/examples): a --resume
         // under another one mixed two speeds in one file (the twenty-fifth adversarial pass,
         // c5-resume-other-example-slowdown).
-        "MEMREL_EXAMPLE_SLOWDOWN_NS", "MEMREL_TEST_HOST_EXAMPLE_DELAY_US"}) {
+        "MEMREL_EXAMPLE_SLOWDOWN_NS"}) {
     const char* v = std::getenv(name);
     // Set and empty is unset to every reader here but CUDA_VISIBLE_DEVICES (empty: no device):
     // `LD_PRELOAD= memrel run --resume` was refused as another run's journal (the eighteenth

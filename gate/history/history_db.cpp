@@ -251,7 +251,12 @@ bool is_sqlite_journal(const std::string& companion, const std::string& suffix) 
   close(fd);
   if (n <= 0) return true;
   static const unsigned char kJournal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
-  if (suffix == "-journal") return n == 8 && std::memcmp(head, kJournal, 8) == 0;
+  // A live journal's magic is written only as it is synced: until then it begins with zeros
+  // (SQLite's pager), as does one a crash left before that (SQLite deletes it unread).
+  static const unsigned char kUnsynced[8] = {};
+  if (suffix == "-journal")
+    return std::memcmp(head, kJournal, static_cast<std::size_t>(n)) == 0 ||
+           std::memcmp(head, kUnsynced, static_cast<std::size_t>(n)) == 0;
   return n >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 &&
          (head[3] == 0x82 || head[3] == 0x83);
 }

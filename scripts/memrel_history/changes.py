@@ -98,7 +98,10 @@ def _is_sqlite_journal(path, suffix):
             head = f.read(8)
     except OSError:
         return True  # what cannot be read, SQLite cannot take either: its own error follows
-    return not head or any(head.startswith(m) for m in _JOURNAL_MAGIC[suffix])
+    # A live journal's magic is written only as it is synced: until then it begins with zeros.
+    return (not head or any(m.startswith(head) or head.startswith(m)
+                            for m in _JOURNAL_MAGIC[suffix])
+            or (suffix == "-journal" and head == bytes(len(head))))
 
 
 def open_history(path):

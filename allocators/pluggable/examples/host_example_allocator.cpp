@@ -49,11 +49,12 @@ size_t rounded(ssize_t size) {
   return (s + kGranule - 1) / kGranule * kGranule;
 }
 
-// The test-only delay (above); 0 without the variable, at most 1 ms, read as strictly as the
-// planted slowdown (example_slowdown.hpp).
+// The test-only delay (above); 0 without the variable, at most 1 s (the tests that need a cell
+// still running wait 200 ms an allocation), read as strictly as the planted slowdown
+// (example_slowdown.hpp).
 const std::chrono::microseconds kTestDelay{
-    memrel_example::whole_number_setting("MEMREL_TEST_HOST_EXAMPLE_DELAY_US", 1000, "microseconds",
-                                         "the host example's test-only delay")};
+    memrel_example::whole_number_setting("MEMREL_TEST_HOST_EXAMPLE_DELAY_US", 1000000,
+                                         "microseconds", "the host example's test-only delay")};
 
 void test_delay() {
   if (kTestDelay.count() <= 0) return;
