@@ -28,6 +28,20 @@ MEMREL = memrel_binary()
 needs_memrel = pytest.mark.skipif(MEMREL is None, reason="no memrel binary under build/")
 
 
+def private_copy(tmp_path):
+    """A copy of memrel's build tree under tmp_path/copy (the binary, its marker, its Python parts
+    and data): stands for an installed memrel, and may be written over without harm to the build
+    the other tests use. Its binary is copy/build/ci/memrel."""
+    copy = tmp_path / "copy"
+    (copy / "build" / "ci").mkdir(parents=True)
+    shutil.copytree(os.path.join(ROOT, "scripts"), copy / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(ROOT, "benchmarks"), copy / "benchmarks")
+    shutil.copy(MEMREL, copy / "build" / "ci" / "memrel")
+    (copy / "build" / "ci" / "memrel-build-tree").write_text(str(copy))
+    return copy
+
+
 def python(package, *args, cwd=ROOT, timeout=300):
     env = dict(os.environ, PYTHONPATH=SCRIPTS, MPLBACKEND="Agg")
     return subprocess.run([sys.executable, ENTRY, package, *map(str, args)], capture_output=True,

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 from test_hostile_inputs import (MEMREL, RMM_LOG, _journal_lines, interrupted_run, memrel, needs_memrel,
-                                 refused, scripts_module, shared_table)
+                                 private_copy, refused, scripts_module, shared_table)
 
 BACKEND_FILE = os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")
 PLUGIN = os.path.join(os.path.dirname(MEMREL or ""), "libmemrel_pluggable_host_example.so")
@@ -634,13 +634,7 @@ def test_no_new_output_goes_into_memrels_own_code(tmp_path, command):
     """c1-mkcopy-*-new-*: `run -o scripts/json.py` (a file not there yet) was taken, exit 0, and
     from then on every Python part imported it for the standard `json`, with a traceback. A
     private copy of memrel stands for the installed one."""
-    copy = tmp_path / "copy"
-    (copy / "build" / "ci").mkdir(parents=True)
-    shutil.copytree(os.path.join(ROOT, "scripts"), copy / "scripts",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(os.path.join(ROOT, "benchmarks"), copy / "benchmarks")
-    shutil.copy(MEMREL, copy / "build" / "ci" / "memrel")
-    (copy / "build" / "ci" / "memrel-build-tree").write_text(str(copy))
+    copy = private_copy(tmp_path)
     results = os.path.join(ROOT, "results", "baselines", "host", "suite.json")
     args = [a.format(scripts=copy / "scripts", results=results) for a in command]
     def listing():

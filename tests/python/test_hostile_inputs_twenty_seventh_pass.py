@@ -12,20 +12,7 @@ import time
 import pytest
 
 from conftest import HOST_RUN, ROOT
-from test_hostile_inputs import MEMREL, needs_memrel, refused
-
-
-def private_copy(tmp_path):
-    """A copy of memrel's build tree (the binary, its marker, its Python parts and data): what a
-    test may let memrel write over without harm to the build the other tests use."""
-    copy = tmp_path / "copy"
-    (copy / "build" / "ci").mkdir(parents=True)
-    shutil.copytree(os.path.join(ROOT, "scripts"), copy / "scripts",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(os.path.join(ROOT, "benchmarks"), copy / "benchmarks")
-    shutil.copy(MEMREL, copy / "build" / "ci" / "memrel")
-    (copy / "build" / "ci" / "memrel-build-tree").write_text(str(copy))
-    return copy
+from test_hostile_inputs import MEMREL, needs_memrel, private_copy, refused
 
 
 @needs_memrel
