@@ -323,6 +323,18 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     if (WIFSIGNALED(status) && WTERMSIG(status) == passed_on)
       std::cerr << who << ": " << one_line_text(python) << " ended by " << signal_name(passed_on)
                 << "\n";
+    else if (ended)
+      // The request came as the interpreter was ending, after memrel's code had (its last
+      // word said): "it was still starting" was untrue (the twenty-eighth adversarial pass,
+      // c9-trace-import-late-sigterm-says-starting).
+      std::cerr << who << ": stopped by " << signal_name(passed_on) << " as "
+                << one_line_text(python) << " was ending (" << foreign_end(status)
+                << "); memrel's code had ended with " << *ended
+                << (*ended == 0 ? ", its outputs in place" : "") << "\n";
+    else if (entry_ran)
+      std::cerr << who << ": stopped by " << signal_name(passed_on) << "; " << one_line_text(python)
+                << " " << foreign_end(status)
+                << " before memrel's code said how it ended (an output is whole or absent)\n";
     else
       std::cerr << who << ": stopped by " << signal_name(passed_on) << "; " << one_line_text(python)
                 << " " << foreign_end(status)

@@ -30,6 +30,7 @@ MARK_ACTIONS = ("oom", "snapshot")
 ACTIONS = REQUEST_ACTIONS + tuple(SEGMENT_SIGN) + MARK_ACTIONS
 LIVE_STATES = ("active_allocated", "active_pending_free")
 MAX_ADDRESS = (1 << 64) - 1
+MAX_DEVICE = (1 << 31) - 1  # a CUDA device index (an int in torch)
 # The other integers the importer reads (streams, times, an oom's device_free) go into the
 # header's JSON: each is checked to fit a 64-bit integer before it is used or made text (i16, i17
 # of the fifth adversarial pass: a 5,000-digit one stopped str() itself, exit 4).
@@ -330,7 +331,12 @@ class _Reader:
             where = f"segments[{s}]"
             if not isinstance(segment, dict):
                 self.fail(where, f"a segment must be a dict, got {_show(segment)}")
-            if segment.get("device", self.device) != self.device:
+            # A device that is not a device index is refused, not taken for another device's
+            # (a string "0" or NaN dropped the segment's live blocks from device 0's replay, exit
+            # 0: the twenty-eighth adversarial pass, c7-snapshot-segment-device-odd).
+            device = self.integer(segment, "device", where, high=MAX_DEVICE) \
+                if "device" in segment else self.device
+            if device != self.device:
                 continue
             held += self.integer(segment, "total_size", where)
             address = self.integer(segment, "address", where, high=MAX_ADDRESS)
@@ -356,9 +362,13 @@ class _Reader:
                 if named is None:  # built once, and only when a block is live
                     named = set(addresses)
                 if addr not in named:
-                    requested = block.get("requested_size")
-                    ok = type(requested) is int and 0 < requested <= MAX_REQUEST_BYTES
-                    start.append(self.b.alloc_at_start(requested if ok else size))
+                    # The bytes asked for, at most the block's; absent (older torch): the block's.
+                    # One that is no such number was replayed as the block's size, exit 0 (the
+                    # twenty-eighth adversarial pass, c7-snapshot-requested-size-odd).
+                    requested = size
+                    if block.get("requested_size") is not None:
+                        requested = self.integer(block, "requested_size", bwhere, low=1, high=size)
+                    start.append(self.b.alloc_at_start(requested))
         return held, start
 
 

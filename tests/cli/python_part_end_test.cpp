@@ -61,5 +61,24 @@ TEST(PythonPartEnd, AnExitOf143ThatMemrelsCodeDidNotChooseIsStillAFailureOfThePa
   EXPECT_NE(said.err.find("none of memrel's exit codes"), std::string::npos) << said.err;
 }
 
+// A stop memrel passed on that came as the part was ending: never "it was still starting" once
+// memrel's code had run (the twenty-eighth adversarial pass,
+// c9-trace-import-late-sigterm-says-starting).
+TEST(PythonPartEnd, AStopAsThePartEndsIsNotSaidAsOneAtItsStart) {
+  auto said_for = [](bool entry_ran, std::optional<int> ended) {
+    std::ostringstream captured;
+    std::streambuf* saved = std::cerr.rdbuf(captured.rdbuf());
+    const int code =
+        python_exit_code("memrel trace", "python3", exited(1), 15, "", entry_ran, ended);
+    std::cerr.rdbuf(saved);
+    EXPECT_EQ(code, exit_code::kInterruptedBase + 15);
+    return captured.str();
+  };
+  EXPECT_NE(said_for(true, 0).find("its outputs in place"), std::string::npos);
+  const std::string unsaid = said_for(true, std::nullopt);
+  EXPECT_EQ(unsaid.find("still starting"), std::string::npos) << unsaid;
+  EXPECT_NE(said_for(false, std::nullopt).find("still starting"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace memrel::cli

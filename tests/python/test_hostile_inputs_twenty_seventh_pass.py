@@ -397,3 +397,26 @@ def test_a_users_file_where_sqlite_keeps_its_journal_is_never_taken_for_one(tmp_
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "h.sqlite-journal", "not an SQLite journal")
     assert (tmp_path / "h.sqlite-journal").read_bytes() == open(HOST_RUN, "rb").read()
+
+
+@needs_memrel
+@pytest.mark.parametrize("field,value", [("device", "0"), ("device", float("nan")),
+                                         ("requested_size", -5), ("requested_size", "abc"),
+                                         ("requested_size", 4 << 20), ("requested_size", 1000.0)])
+def test_a_snapshots_segment_fields_are_what_torch_writes(tmp_path, field, value):
+    """The twenty-eighth pass, c7-snapshot-segment-device-odd, c7-snapshot-requested-size-odd: a
+    segment's device "0" or NaN was taken for another device's (its live blocks dropped from
+    device 0's replay), and a live block's requested_size of -5, "abc", 1000.0 or more than its
+    block was replayed as the block's size, each exit 0."""
+    import pickle
+
+    block = {"address": 1 << 21, "size": 2 << 20, "state": "active_allocated",
+             "requested_size": 1000}
+    segment = {"device": 0, "address": 1 << 21, "total_size": 2 << 20, "blocks": [block]}
+    (block if field == "requested_size" else segment)[field] = value
+    with open(tmp_path / "s.pickle", "wb") as f:
+        pickle.dump({"device_traces": [[]], "segments": [segment]}, f, protocol=4)
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "s.pickle", "-o", "t.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "s.pickle", "segments[0]", field)
+    assert sorted(os.listdir(tmp_path)) == ["s.pickle"]
