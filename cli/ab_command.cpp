@@ -388,6 +388,12 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     if (!problem.empty())
       throw std::invalid_argument("--" + side->role + "-bench " + side->bench + ": " + problem);
   }
+  if (!a.filter.empty()) {
+    const std::string problem = bench_filter_problem(a.reference.bench, a.filter);
+    if (int signal = InterruptRequests::received(); signal != 0)  // during the probe
+      throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
+    if (!problem.empty()) throw std::invalid_argument("--filter '" + a.filter + "': " + problem);
+  }
   const std::string rounds_dir = a.out + "/rounds";
   // Made for this run, --out's missing folders go again with it on bad input (the default
   // results/runs/ was left behind: the fifteenth adversarial pass, c9-ab-bad-filter-leftover-and-

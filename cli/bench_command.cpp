@@ -225,6 +225,12 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
       throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
     if (!problem.empty()) throw std::invalid_argument("--bench " + command.bench + ": " + problem);
   }
+  if (!a.filter.empty()) {
+    const std::string problem = bench_filter_problem(command.bench, a.filter);
+    if (int signal = InterruptRequests::received(); signal != 0)  // during the probe
+      throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
+    if (!problem.empty()) throw std::invalid_argument("--filter '" + a.filter + "': " + problem);
+  }
   std::error_code exists_ec;
   // The folders made for -o and --logs go again, each while empty, when bench refuses or is
   // stopped after all (a --filter that matched nothing left `za/bo` and `zb/lg`: the tenth

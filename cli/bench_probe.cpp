@@ -23,4 +23,15 @@ std::string bench_program_problem(const std::string& bench) {
          (a.printed.empty() ? " and printed nothing)" : " and printed something else)");
 }
 
+std::string bench_filter_problem(const std::string& bench, const std::string& filter) {
+  const ProgramAnswer a = ask_program(
+      {bench, "--backend", "null", "--benchmark_list_tests=true", "--benchmark_filter=" + filter},
+      false, std::chrono::seconds(10));
+  // A stop is said by the caller; a program that cannot list (a stub, an older build) is left to
+  // the run itself, which says what it does with the filter.
+  if (a.interrupted != 0 || a.ended || !a.start_error.empty()) return "";
+  return "matching it against the benchmarks' names did not end within 10 s (a regular "
+         "expression that backtracks without end?); simplify it";
+}
+
 }  // namespace memrel::cli

@@ -9,4 +9,11 @@ namespace memrel::cli {
 // line saying what it is instead.
 std::string bench_program_problem(const std::string& bench);
 
+// Whether BENCH can match FILTER (--benchmark_filter, a regular expression) against its benchmarks'
+// names in time: it lists them for the null backend (10 s at most). "" when it ended; else one
+// line: a filter that backtracks without end (`((a*)*)*$`) held memrel_bench in its matcher until
+// the backend's timeout, recorded as the backend's failure (bench, exit 3 after 30 minutes) or
+// for ever (ab: the twenty-eighth adversarial pass, c8-filter-regex-hang).
+std::string bench_filter_problem(const std::string& bench, const std::string& filter);
+
 }  // namespace memrel::cli

@@ -1,5 +1,6 @@
 #include "harness/workload/trace_file.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -111,6 +112,11 @@ class Loader {
       fail("header.device", "must be a whole number from 0 to 1023");
     t.device = h["device"].get<std::int64_t>();
     if (h.contains("provenance")) t.provenance = h["provenance"];
+    // What the importer writes there, and results carry on: a span of -1 was taken (the
+    // twenty-eighth adversarial pass, c7-memtrace-header-unchecked).
+    if (t.provenance.is_object() && t.provenance.contains("time_span_us") &&
+        !t.provenance["time_span_us"].is_null())
+      exact_count(t.provenance["time_span_us"], "header.provenance.time_span_us");
     if (h.contains("source") && h["source"].is_object()) {
       t.source_format = h["source"].value("format", "");
       t.source_file = h["source"].value("file", "");
@@ -151,6 +157,16 @@ class Loader {
       if (mark.label.find('#') != std::string::npos)  // as a workload's (workload.cpp)
         fail(where + ".label",
              "may not contain '#' (compare numbers a repeated label's marks: a#2)");
+      // As a workload's mark: a newline in a label was taken here, refused there (the
+      // twenty-eighth adversarial pass, c7-memtrace-header-unchecked); and the importer's
+      // figures beside it are whole numbers.
+      if (std::string c = forbidden_name_character(mark.label); !c.empty())
+        fail(where + ".label", "holds " + c +
+                                   ", a control, text-direction or noncharacter code point: a "
+                                   "label holds none");
+      for (const char* figure : {"bytes", "time_us"})
+        if (m.contains(figure) && !m[figure].is_null())
+          exact_count(m[figure], where + "." + figure);
       if (mark.event > events || mark.event < previous)
         fail(where + ".event", std::to_string(mark.event) +
                                    " is out of order or past the last event (" +
@@ -163,11 +179,20 @@ class Loader {
     return events;
   }
 
+  // A whole number from 0 to 2^53 (the range of every figure of a results file).
+  void exact_count(const json& v, const std::string& where) const {
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+      fail(where, "must be a whole number from 0 to 2^53, got " + v.dump());
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxExactInteger))
+      fail(where, v.dump() + " is beyond 2^53");
+  }
+
   RecordedCurve read_curve(const json& j, std::uint64_t events) const {
     const std::string where = "header.recorded_reserved.points";
     if (!j.is_object() || !j.contains("points") || !j["points"].is_array())
       fail(where, "must be an array of [event, bytes]");
     RecordedCurve curve;
+    std::uint64_t highest = 0;
     for (std::size_t i = 0; i < j["points"].size(); ++i) {
       const json& p = j["points"][i];
       if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() ||
@@ -175,9 +200,22 @@ class Loader {
           p[1].get<std::uint64_t>() > kMaxTraceBytes)
         fail(where + "[" + std::to_string(i) + "]",
              "must be [event <= counts.events, bytes <= 2^53]");
+      // In event order, as the importer writes them: reversed, the curve was carried into
+      // results backwards (the twenty-eighth adversarial pass, c7-memtrace-header-unchecked).
+      if (!curve.event.empty() && p[0].get<std::uint64_t>() < curve.event.back())
+        fail(where + "[" + std::to_string(i) + "]",
+             "event " + p[0].dump() + " before the point before it (" +
+                 std::to_string(curve.event.back()) + "): points are in event order");
       curve.event.push_back(p[0].get<std::uint64_t>());
       curve.bytes.push_back(p[1].get<std::uint64_t>());
+      highest = std::max(highest, curve.bytes.back());
     }
+    // Its peak is at least every point's bytes (a peak_bytes of 1 beside points of gigabytes).
+    if (j.contains("peak_bytes") &&
+        (!j["peak_bytes"].is_number_unsigned() || j["peak_bytes"].get<std::uint64_t>() < highest))
+      fail("header.recorded_reserved.peak_bytes",
+           "must be a whole number of at least the points' highest bytes (" +
+               std::to_string(highest) + "), got " + j["peak_bytes"].dump());
     return curve;
   }
 

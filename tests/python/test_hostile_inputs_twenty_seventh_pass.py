@@ -420,3 +420,81 @@ def test_a_snapshots_segment_fields_are_what_torch_writes(tmp_path, field, value
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "s.pickle", "segments[0]", field)
     assert sorted(os.listdir(tmp_path)) == ["s.pickle"]
+
+
+def rewritten_trace(source, target, change):
+    """A copy of the trace `source` at `target` with its header passed through change(header)."""
+    import struct
+
+    data = open(source, "rb").read()
+    (length,) = struct.unpack_from("<I", data, 8)
+    header = json.loads(data[16:16 + length])
+    change(header)
+    text = json.dumps(header).encode()
+    text += b" " * (-(16 + len(text)) % 8)
+    with open(target, "wb") as f:
+        f.write(b"MEMTRACE" + struct.pack("<II", len(text), 16) + text + data[16 + length:])
+
+
+@needs_memrel
+@pytest.mark.parametrize("case", ["points-backwards", "peak-below-points", "span-negative",
+                                  "label-newline", "mark-bytes-negative", "mark-time-text"])
+def test_a_traces_header_is_checked_as_the_importer_writes_it(tmp_path, case):
+    """The twenty-eighth pass, c7-memtrace-header-unchecked: a hand-edited header with its
+    recorded curve's points reversed (carried into results backwards), a peak_bytes of 1, a
+    time_span_us of -1, a mark label with a newline, a mark's bytes -1 or time_us "x" was loaded."""
+    recorded = os.path.join(ROOT, "benchmarks", "workloads",
+                            "trace-transformer-varying-length.memtrace")
+    (tmp_path / "m.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                    "1,08:00:00.000001,allocate,0x10,4096,0x1\n"
+                                    "1,08:00:00.000002,allocate failure,0x0,8192,0x1\n"
+                                    "1,08:00:00.000003,free,0x10,4096,0x1\n")
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "m.csv", "-o", "m.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    marked = str(tmp_path / "m.memtrace")
+    source, change, place = {
+        "points-backwards": (recorded, lambda h: h["recorded_reserved"]["points"].reverse(),
+                             "recorded_reserved.points"),
+        "peak-below-points": (recorded, lambda h: h["recorded_reserved"].update(peak_bytes=1),
+                              "peak_bytes"),
+        "span-negative": (recorded, lambda h: h["provenance"].update(time_span_us=-1),
+                          "time_span_us"),
+        "label-newline": (marked, lambda h: h["marks"][0].update(label="a\nb"), "label"),
+        "mark-bytes-negative": (marked, lambda h: h["marks"][0].update(bytes=-1), "bytes"),
+        "mark-time-text": (marked, lambda h: h["marks"][0].update(time_us="x"), "time_us"),
+    }[case]
+    rewritten_trace(source, tmp_path / "t.memtrace", change)
+    r = subprocess.run([MEMREL, "-q", "validate", "t.memtrace"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    refused(r, "t.memtrace", place)
+
+
+@needs_memrel
+def test_an_rmm_logs_times_stay_within_a_traces_figures(tmp_path):
+    """The twenty-eighth pass, c7-rmm-midnight-time-past-2-53: 120,000 midnights passed made a
+    time_span_us past 2^53, which results then carried (a snapshot's time past it is refused)."""
+    with open(tmp_path / "days.csv", "w") as f:
+        f.write("Thread,Time,Action,Pointer,Size,Stream\n")
+        for day in range(105000):
+            f.write("1,23:00:00.000000,allocate failure,0x0,4096,0x1\n"
+                    "1,00:00:00.000000,allocate failure,0x0,4096,0x1\n")
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "days.csv", "-o", "t.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "days.csv", "2^53")
+    assert sorted(os.listdir(tmp_path)) == ["days.csv"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["bench", "ab"])
+def test_a_filter_that_backtracks_without_end_is_refused_before_any_run(tmp_path, command):
+    """The twenty-eighth pass, c8-filter-regex-hang: `--filter '((...(a*)*...)*$'` held
+    memrel_bench in its matcher: bench recorded the backend as timed out after --timeout, exit 3;
+    ab, which has no timeout, ran for ever."""
+    nested = "(" * 20 + "a*" + ")*" * 20 + "$"
+    args = (["bench", "-b", "null", "--quick", "--timeout", "60", "-o", "out"] if command == "bench"
+            else ["ab", "-b", "null", "--rounds", "5", "--looks", "1", "--quick", "--out", "out"])
+    r = subprocess.run([MEMREL, "-q", *args, "--filter", nested], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60)
+    refused(r, "--filter", "did not end within 10 s")
+    assert os.listdir(tmp_path) == []
