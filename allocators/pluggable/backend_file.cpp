@@ -72,9 +72,17 @@ class Parser {
     if (!v.is_string() || v.get<std::string>().empty())
       fail(key, "must be a non-empty string, got " + v.dump());
     std::string s = v.get<std::string>();
+    if (s.find('\0') != std::string::npos) fail(key, kHoldsNul);
     if (s.find('\n') != std::string::npos) fail(key, "must be one line");
     return s;
   }
+
+  // JSON's \u0000 is a byte the C strings these become end at: a library path, a setting and a
+  // name were cut there (dlopen loaded another file, setenv set another value, exit 0; an error
+  // message ended mid-name: the twenty-ninth adversarial pass, c3-backend-library-nul-truncated,
+  // c4-backend-env-nul-truncated, c7-nul-in-backend-name-cuts-message).
+  static constexpr const char* kHoldsNul =
+      "holds a NUL byte (\\u0000), where the C string it becomes would end: refused";
 
   std::string symbol(const json& doc, const std::string& key, bool required) const {
     std::string s = text(doc, key, required);
@@ -137,6 +145,8 @@ class Parser {
           fail("environment", "\"" + it.key() + "\" is not a variable name");
         if (!it.value().is_string())
           fail("environment." + it.key(), "must be a string, got " + it.value().dump());
+        if (it.value().get<std::string>().find('\0') != std::string::npos)
+          fail("environment." + it.key(), kHoldsNul);
         b.environment[it.key()] = it.value().get<std::string>();
         if (std::string problem = loader_path_problem(it.key(), b.environment[it.key()]);
             !problem.empty())

@@ -498,3 +498,27 @@ def test_a_filter_that_backtracks_without_end_is_refused_before_any_run(tmp_path
                        cwd=tmp_path, timeout=60)
     refused(r, "--filter", "did not end within 10 s")
     assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+@pytest.mark.parametrize("field", ["library", "name", "environment"])
+def test_a_nul_in_a_backend_files_text_is_refused(tmp_path, field):
+    """The twenty-ninth pass, c3-backend-library-nul-truncated, c4-backend-env-nul-truncated,
+    c7-nul-in-backend-name-cuts-message: JSON's \\u0000 in a backend file's library path made
+    dlopen load the path before it, in an environment value made setenv set the part before it
+    (exit 0 both), and in a name cut the error line there."""
+    backend = json.load(open(os.path.join(ROOT, "benchmarks", "backends",
+                                          "pluggable-host-example.json")))
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    backend.update(name="nul-example", library=library)
+    if field == "library":
+        backend["library"] = library + "\u0000.not-this"
+    elif field == "name":
+        backend["name"] = "ex\u0000ample"
+    else:
+        backend["environment"] = {"MEMREL_EXAMPLE_SLOWDOWN_NS": "5\u0000nan"}
+    (tmp_path / "be.json").write_text(json.dumps(backend))
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "./be.json", "-w", "temp-then-delete", "-o",
+                        "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "be.json", field, "NUL")
+    assert os.listdir(tmp_path) == ["be.json"]
