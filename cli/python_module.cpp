@@ -79,6 +79,7 @@ std::map<std::string, std::string> python_environment() {
           {"MEMREL_ENTRY_FD", "3"},
           {"MEMREL_WORKLOADS_DIR", read_folder(0)},
           {"MEMREL_BACKENDS_DIR", read_folder(1)},
+          {"MEMREL_LIBRARY_DIR", install_layout().found ? install_layout().library_dir : ""},
           {"OPENBLAS_NUM_THREADS", "1"}};
 }
 

@@ -221,6 +221,30 @@ void check_output_name_lengths(const std::string& path, const std::string& optio
                       std::to_string(PATH_MAX - kOutputSuffixBytes) + " bytes long");
 }
 
+namespace {
+
+// A new *.so or memrel_bench in the folder memrel loads its plugins and memrel_bench from: the
+// next run loaded the output as one of its own ("invalid ELF header"; the twenty-ninth
+// adversarial pass, c1-new-output-in-memrel-lib-folder, c1-trace-import-into-memrel-lib-folder).
+void refuse_loaded_name_in_library_folder(const std::string& path, const std::string& option) {
+  const fs::path p(path);
+  const std::string name = p.filename().string();
+  const bool loaded =
+      name == "memrel_bench" || (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0);
+  const InstallLayout& layout = install_layout();
+  if (!loaded || !layout.found) return;
+  struct stat parent {
+  }, library{};
+  const fs::path folder = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (stat(folder.c_str(), &parent) != 0 || stat(layout.library_dir.c_str(), &library) != 0) return;
+  if (same_file(parent, library))
+    throw OutputError(prefix(option, path) + "is in " + layout.library_dir +
+                      ", where memrel loads its plugins and memrel_bench from, under a name it "
+                      "would load; write the output elsewhere");
+}
+
+}  // namespace
+
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs,
                        const std::string& option) {
   if (path.empty()) throw OutputError((option.empty() ? "output" : option) + ": an empty path");
@@ -248,6 +272,7 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
       if (p == p.parent_path()) break;
     }
   }
+  refuse_loaded_name_in_library_folder(path, option);
   struct stat out {};
   if (lstat(path.c_str(), &out) != 0) return;  // absent: nothing to lose
   if (!S_ISREG(out.st_mode))
@@ -321,6 +346,7 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
   if (std::string problem = path_spelling_problem(folder); !problem.empty())
     throw OutputError(prefix(option, folder) + problem);
   check_output_name_lengths(folder, option);
+  refuse_loaded_name_in_library_folder(folder, option);
   struct stat out {};
   if (lstat(folder.c_str(), &out) != 0) return;
   // A regular file is the common slip (`ab --out results.json`): say what the option wants.

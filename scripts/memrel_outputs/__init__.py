@@ -152,7 +152,26 @@ def _check_spelling(path):
         raise OutputRuleError(path, problem)
 
 
+def _refuse_loaded_name_in_library_folder(path):
+    """A new *.so or memrel_bench in the folder memrel loads its plugins and memrel_bench from
+    (MEMREL_LIBRARY_DIR, as memrel's C++ writers refuse it): the next run loaded the output as one
+    of its own (the twenty-ninth adversarial pass, c1-trace-import-into-memrel-lib-folder)."""
+    name = os.path.basename(path)
+    library = os.environ.get("MEMREL_LIBRARY_DIR", "")
+    if not library or not (name == "memrel_bench" or (len(name) > 3 and name.endswith(".so"))):
+        return
+    try:
+        parent, folder = os.stat(os.path.dirname(path) or "."), os.stat(library)
+    except OSError:
+        return
+    if (parent.st_dev, parent.st_ino) == (folder.st_dev, folder.st_ino):
+        raise OutputRuleError(path, f"is in {library}, where memrel loads its plugins and "
+                                    "memrel_bench from, under a name it would load; write the "
+                                    "output elsewhere")
+
+
 def _refuse_in_program(path):
+    _refuse_loaded_name_in_library_folder(path)
     for program in _program():
         if lies_in(path, program):
             raise OutputRuleError(path, f"is {program} or in it, which memrel runs; write the "

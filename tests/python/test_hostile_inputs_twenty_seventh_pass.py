@@ -522,3 +522,24 @@ def test_a_nul_in_a_backend_files_text_is_refused(tmp_path, field):
                         "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "be.json", field, "NUL")
     assert os.listdir(tmp_path) == ["be.json"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [
+    ["run", "-b", "null", "--include-null", "-w", "temp-then-delete", "-o", "{lib}/libnew.so"],
+    ["compare", HOST_RUN, HOST_RUN, "--json", "{lib}/libmemrel_other.so"],
+    ["trace", "import", os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv"),
+     "-o", "{lib}/memrel_bench"],
+])
+def test_no_output_takes_a_name_memrel_loads_in_its_library_folder(tmp_path, command):
+    """The twenty-ninth pass, c1-new-output-in-memrel-lib-folder,
+    c1-trace-import-into-memrel-lib-folder: a new `*.so` beside the binary (where a build without
+    the example library has none) was written, exit 0, and the next run loaded it as the
+    backend's library ("invalid ELF header")."""
+    copy = private_copy(tmp_path)
+    lib = copy / "build" / "ci"
+    before = sorted(os.listdir(lib))
+    r = subprocess.run([str(lib / "memrel"), "-q", *[a.format(lib=lib) for a in command]],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, str(lib), "where memrel loads")
+    assert sorted(os.listdir(lib)) == before
