@@ -170,6 +170,23 @@ def _refuse_loaded_name_in_library_folder(path):
                                     "output elsewhere")
 
 
+# The files SQLite keeps beside a database, by name (they come and go: no identity to compare).
+_SQLITE_SIDE_FILES = ("-journal", "-wal", "-shm")
+
+
+def _refuse_sqlite_side_files(path, inputs):
+    """An output named where SQLite keeps an input's side files (the history's journal): `history
+    changes --markdown h.sqlite-journal` and `report --history h.sqlite --out h.sqlite-wal` wrote
+    there, exit 0, and every later history command refused the database (the thirtieth adversarial
+    pass, c1-changes-markdown-onto-db-*, c1-report-out-onto-history-journal)."""
+    here = os.path.realpath(path)
+    for given in inputs:
+        real = os.path.realpath(given)
+        if any(here == real + suffix for suffix in _SQLITE_SIDE_FILES):
+            raise OutputRuleError(path, f"is where SQLite keeps the side file of the input {given} "
+                                        "(its journal); write the output elsewhere")
+
+
 def _refuse_in_program(path):
     _refuse_loaded_name_in_library_folder(path)
     for program in _program():
@@ -220,6 +237,7 @@ def check_file(path, inputs=(), adds_workloads=False):
     # (`trace import -o scripts/json.py` then shadowed the standard `json`: the eleventh
     # adversarial pass, c1-mkcopy-*-new-*).
     _refuse_in_program(path)
+    _refuse_sqlite_side_files(path, inputs)
     _refuse_in_read_folders(path, adds_workloads)
     try:
         out = os.lstat(path)
@@ -304,6 +322,7 @@ def check_folder(path, inputs=(), option="--out"):
     _check_spelling(path)
     _check_name_lengths(path)
     _refuse_in_program(path)
+    _refuse_sqlite_side_files(path, inputs)
     try:
         out = os.lstat(path)
     except OSError:

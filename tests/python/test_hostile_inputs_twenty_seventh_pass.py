@@ -543,3 +543,27 @@ def test_no_output_takes_a_name_memrel_loads_in_its_library_folder(tmp_path, com
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, str(lib), "where memrel loads")
     assert sorted(os.listdir(lib)) == before
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["history", "--db", "h.sqlite", "changes", "--markdown",
+                                      "h.sqlite-journal"],
+                                     ["history", "--db", "h.sqlite", "changes", "--markdown",
+                                      "h.sqlite-wal"],
+                                     ["report", "--history", "h.sqlite", "--out",
+                                      "h.sqlite-journal", HOST_RUN]])
+def test_no_output_is_named_where_sqlite_keeps_the_historys_side_files(tmp_path, command):
+    """The thirtieth pass, c1-changes-markdown-onto-db-*, c1-report-out-onto-history-journal:
+    `history changes --markdown h.sqlite-journal` and `report --history h.sqlite --out
+    h.sqlite-journal` wrote there, exit 0, and every later history command refused the
+    database."""
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", HOST_RUN],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "-q", *command], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, "h.sqlite-", "SQLite keeps")
+    assert sorted(os.listdir(tmp_path)) == ["h.sqlite"]
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "list"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
