@@ -581,9 +581,10 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
                         "Python interpreter?";
     return result;
   }
+  // How memrel's code said it ended, read once for the two checks below.
+  const std::optional<int> ended = entry_ended(entry_mark.get());
   // Exit 0 that is not memrel's code's (a wrapper lost it): as python_exit_code says it.
-  if (const std::optional<int> ended = entry_ended(entry_mark.get());
-      own_code && WEXITSTATUS(status) == exit_code::kSuccess && ended != exit_code::kSuccess) {
+  if (own_code && WEXITSTATUS(status) == exit_code::kSuccess && ended != exit_code::kSuccess) {
     if (ended && is_memrel_exit_code(*ended, false)) {
       result.exit_code = *ended;
       return result;
@@ -595,7 +596,7 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
         " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?";
     return result;
   }
-  if (!own_code && stopped_alone(status, entry_ended(entry_mark.get()))) {
+  if (!own_code && stopped_alone(status, ended)) {
     result.exit_code = exit_code::kInternalError;
     return result;
   }
