@@ -19,6 +19,7 @@ import urllib.parse
 
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 import memrel_outputs
+import memrel_outputs.last_word
 import memrel_outputs.stopping
 from memrel_outputs.address_space import user_limit_bytes
 from memrel_trace.name_characters import forbidden_name_character
@@ -351,6 +352,7 @@ def write_atomically(path, text):
         tmp = f"{path}.tmp.{os.getpid()}" + (f".{attempt}" if attempt else "")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            memrel_outputs.last_word.leaves(tmp)  # memrel removes it should this part be killed
             break
         except FileExistsError:
             if attempt == 99:

@@ -22,3 +22,16 @@ def say(code):
         os.write(fd, b"memrel_entry.py ended %d\n" % number)
     except OSError:
         pass
+
+
+def leaves(path):
+    """Tells memrel that path, a temporary file or folder this part has just made, stays behind
+    should the part die before it is renamed or removed (a SIGSEGV in a library, a SIGKILL to the
+    part alone): memrel removes it then (cli/python_part_leftovers.cpp; a folder only while it
+    holds the report's partial marker). The path's bytes in hex: a name may hold a newline."""
+    if fd is None:
+        return
+    try:
+        os.write(fd, b"memrel_entry.py leaves %s\n" % os.fsencode(os.path.abspath(path)).hex().encode())
+    except OSError:
+        pass

@@ -17,6 +17,7 @@ import signal
 import stat
 
 import memrel_outputs
+import memrel_outputs.last_word
 
 from .input_rules import InputError
 
@@ -161,6 +162,9 @@ def write_atomically(out_dir, fill, inputs=()):
         # Inside the try: a SIGTERM between the two left DIR.tmp-PID behind (CI, under load).
         os.makedirs(tmp)
         open(os.path.join(tmp, PARTIAL), "w").close()
+        # Named to memrel once marked: a part killed from outside while memrel lives (a SIGSEGV
+        # in a library) is cleaned up by memrel, not by the next report into DIR.
+        memrel_outputs.last_word.leaves(tmp_where)
         fill(tmp)
         os.remove(os.path.join(tmp, PARTIAL))
         with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:

@@ -18,6 +18,7 @@ import struct
 import tempfile
 
 import memrel_outputs
+import memrel_outputs.last_word
 
 from . import MAGIC, MAX_HEADER_BYTES, SCHEMA
 from .builder import RECORD_BYTES
@@ -46,6 +47,8 @@ def write(path, header, records):
             f"{MAX_FILE_BYTES >> 30} GiB the loader reads")
     folder = os.path.dirname(os.path.abspath(path))
     fd, temporary = _unnamed_file(folder)
+    if temporary is not None:  # mkstemp's: named from the start
+        memrel_outputs.last_word.leaves(temporary)  # memrel removes it should this part be killed
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(PREFIX.pack(MAGIC, len(body), RECORD_BYTES))
@@ -58,6 +61,7 @@ def write(path, header, records):
             os.fchmod(f.fileno(), 0o666 & ~umask)
             if temporary is None:  # O_TMPFILE: the file gets a name only now, complete
                 temporary = _name_beside(folder)
+                memrel_outputs.last_word.leaves(temporary)  # before it has the name
                 _link_unnamed(f.fileno(), folder, temporary)
         memrel_outputs.check_file(path, adds_workloads=True)  # again, just before the rename: never over a link
         os.replace(temporary, path)

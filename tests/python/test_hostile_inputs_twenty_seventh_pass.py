@@ -567,3 +567,45 @@ def test_no_output_is_named_where_sqlite_keeps_the_historys_side_files(tmp_path,
     r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "list"], capture_output=True,
                        text=True, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+@needs_memrel
+@pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGKILL])
+def test_a_report_part_killed_from_outside_leaves_no_half_written_folder(tmp_path, sig):
+    """c8-report-child-segv-leaves-tmp: the report's Python part killed alone (a SIGSEGV in a
+    library, a SIGKILL to it) while memrel lived: exit 4 with one line, but the half-drawn
+    rep.tmp-PID stayed until the next report into rep. The part names it to memrel as it makes
+    it, and memrel removes it once the part has ended without its last word."""
+    for attempt in range(3):  # the kill must land while the folder is being drawn
+        run = tmp_path / f"attempt{attempt}"
+        run.mkdir()
+        shutil.copy(HOST_RUN, run / "r.json")
+        p = subprocess.Popen([MEMREL, "report", "r.json", "--out", "rep"], cwd=run,
+                             stderr=subprocess.PIPE, text=True)
+        killed = False
+        deadline = time.monotonic() + 60
+        while p.poll() is None and time.monotonic() < deadline and not killed:
+            drawing = [n for n in os.listdir(run) if n.startswith("rep.tmp-")]
+            parts = _children(p.pid)
+            if drawing and parts:
+                os.kill(parts[0], sig)
+                killed = True
+            else:
+                time.sleep(0.02)
+        _, err = p.communicate(timeout=60)
+        if not killed:
+            continue
+        assert p.returncode == 4, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert signal.Signals(sig).name in err
+        assert [n for n in os.listdir(run) if n.startswith("rep")] == [], os.listdir(run)
+        return
+    pytest.fail("the report ended three times before its folder was seen being drawn")
