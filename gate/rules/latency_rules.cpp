@@ -71,7 +71,10 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
     return;
   }
   const double drift = options.machine_drift;
-  double change = *fb == 0 ? 0 : *fc / (*fb * drift) - 1;
+  // In logs: the product of a tiny time and the drift underflowed to 0 and the change to inf.
+  const double log_change =
+      *fb > 0 && *fc > 0 ? std::log(*fc) - std::log(*fb) - std::log(drift) : 0;
+  double change = *fb == 0 ? 0 : *fc == 0 ? -1 : std::expm1(log_change);
   std::string change_text = format::relative_change(*fc - *fb, *fb);
   if (drift != 1.0 && !change_text.empty()) {
     change_text += format::printf_string(" (%+.1f%%", 100 * change) +
@@ -95,7 +98,7 @@ void compare_latency(std::vector<Row>& rows, const BenchmarkSeries& b, const Ben
     // Two separate runs, --normalize-drift: the shift must also stand out from how unevenly
     // the machine moved the benchmarks between the runs (the spread of their log ratios). The
     // two conditions together are an intersection-union test, whose p is the larger of the two.
-    const double z = std::log(*fc / (*fb * drift)) / std::max(*options.drift_spread, 1e-12);
+    const double z = log_change / std::max(*options.drift_spread, 1e-12);
     const double p_drift = std::erfc(std::fabs(z) / std::sqrt(2.0));
     test.p_value = std::max(test.p_value, p_drift);
     change_text +=

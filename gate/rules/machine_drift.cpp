@@ -19,7 +19,11 @@ std::vector<double> drift_ratios(const std::vector<BenchmarkRunPair>& pairs) {
       if (it == current_series.end()) continue;
       const auto& fb = s.figure_ns;
       const auto& fc = it->second->figure_ns;
-      if (fb && fc && *fb > 0 && *fc > 0) ratios.push_back(*fc / *fb);
+      if (!fb || !fc || *fb <= 0 || *fc <= 0) continue;
+      // Only a ratio a double holds as it is: times of 5e-324 ns made every ratio 0 (underflow),
+      // a drift of x0 and every benchmark an infinite regression, exit 1 (the thirty-first
+      // adversarial pass, c4-normalize-drift-denormal-times-false-regression).
+      if (const double ratio = *fc / *fb; std::isnormal(ratio)) ratios.push_back(ratio);
     }
   }
   return ratios;

@@ -956,6 +956,30 @@ TEST(CompareBenchmarks, TwoRealSeparateRunsOfOneBuildPass) {
     EXPECT_EQ(row->subject.rfind("alloc/", 0), 0u) << row->subject;
 }
 
+// Every time of the second run the smallest double above 0 (5e-324 ns, a valid figure): each
+// ratio to the first run underflowed to 0, the drift was x0 and every benchmark an infinite
+// regression, exit 1 (the thirty-first adversarial pass). Ratios a double cannot hold are no
+// measure of the machine; a uniform speed-up is no regression.
+TEST(CompareBenchmarks, TimesTooSmallForTheirRatioAreNoDriftAndNoRegression) {
+  const std::string a = std::string(MEMREL_TEST_DATA) + "/compare/separate-runs/run-1.json";
+  json tiny = json::parse(read_text(a));
+  for (auto& e : tiny["benchmarks"]) {
+    for (const char* field : {"real_time", "cpu_time"})
+      if (e.contains(field)) e[field] = 5e-324;
+  }
+  TempDir tmp;
+  CompareOptions normalized;
+  normalized.normalize_drift = true;
+  Report r = compare_paths(a, write_json(tmp, "tiny.json", tiny), normalized);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.summary().regressions, 0u);
+  ASSERT_TRUE(r.machine_drift.has_value());
+  EXPECT_EQ(*r.machine_drift, 1.0);  // nothing it could measure
+  const std::string page = to_markdown(r, normalized);
+  EXPECT_EQ(page.find("inf%"), std::string::npos);
+  EXPECT_EQ(page.find("nan"), std::string::npos);
+}
+
 TEST(CompareCli, BenchmarkLatencyGateAndItsSwitch) {
   TempDir dir;
   std::string b = write_json(
