@@ -609,3 +609,26 @@ def test_a_report_part_killed_from_outside_leaves_no_half_written_folder(tmp_pat
         assert [n for n in os.listdir(run) if n.startswith("rep")] == [], os.listdir(run)
         return
     pytest.fail("the report ended three times before its folder was seen being drawn")
+
+
+@needs_memrel
+@pytest.mark.parametrize("old,new", [('"bytes":242702', '"bytes":NaN   '),
+                                     ('"format":"torch-snapshot"', '"file":"x","file":"y"    ')])
+def test_trace_show_refuses_a_header_the_loader_refuses(tmp_path, old, new):
+    """c7-trace-show-accepts-non-json-header: a header holding NaN (not JSON) or a key twice was
+    refused by `validate` and `run` and printed by `trace show`, exit 0: one file, two verdicts.
+    `show` is checked by the loader itself first."""
+    source = os.path.join(ROOT, "benchmarks", "workloads",
+                          "trace-convnet-varying-batch-and-size.memtrace")
+    with open(source, "rb") as f:
+        data = f.read()
+    assert len(old) == len(new) and data.count(old.encode()) == 1
+    bad = tmp_path / "bad.memtrace"
+    bad.write_bytes(data.replace(old.encode(), new.encode()))
+    validate = subprocess.run([MEMREL, "validate", str(bad)], capture_output=True, text=True,
+                              timeout=60)
+    show = subprocess.run([MEMREL, "trace", "show", str(bad)], capture_output=True, text=True,
+                          timeout=60)
+    assert validate.returncode == 2, validate.stderr
+    refused(show, "bad.memtrace")
+    assert show.stdout == ""
