@@ -4,6 +4,9 @@
 #include <filesystem>
 
 #include "allocators/backend_table.hpp"
+#include "harness/execution/runner.hpp"
+#include "platform/executable_path.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/path_for_json.hpp"
 
 namespace fs = std::filesystem;
@@ -11,8 +14,31 @@ namespace fs = std::filesystem;
 namespace memrel::cli {
 namespace {
 
-nlohmann::json backend_entry(const BackendInfo& b) {
+// Available only where its library loads and exports its symbols, checked as run checks it
+// (`memrel cell --check` in a child: memrel never loads a backend's library itself): a library
+// that is there but needs one that is not was listed available, printed by
+// --available-backends, and bench's default set ran it and said the backend failed (the
+// thirty-first adversarial pass, c8-list-says-available-library-cannot-load).
+Availability loadable_here(const BackendInfo& b, const std::string& backends_dir) {
   Availability a = b.availability();
+  if (!a.available || !b.check_loadable || b.file.empty() || !machine_runs_space(b.space)) return a;
+  RunOptions options;
+  options.memrel_executable = executable_path().empty() ? "memrel" : executable_path();
+  options.backends_dir = backends_dir;
+  options.cell_timeout_s = 60;
+  try {
+    if (std::string error = check_backend_process(options, b.file); !error.empty())
+      return {false, error};
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::runtime_error& e) {  // no child could start (a TMPDIR that takes no file)
+    return {false, std::string("its library could not be checked: ") + e.what()};
+  }
+  return a;
+}
+
+nlohmann::json backend_entry(const BackendInfo& b, const std::string& backends_dir) {
+  Availability a = loadable_here(b, backends_dir);
   nlohmann::json entry = {{"name", b.name},
                           {"kind", b.family},
                           {"description", b.description},
@@ -29,14 +55,14 @@ nlohmann::json backend_entry(const BackendInfo& b) {
 
 nlohmann::json backend_listing(const std::string& backends_dir) {
   nlohmann::json backends = nlohmann::json::array();
-  for (const auto& b : all_backends()) backends.push_back(backend_entry(b));
+  for (const auto& b : all_backends()) backends.push_back(backend_entry(b, backends_dir));
   std::vector<std::string> names;
   for (const BackendFileEntry& e : folder_backend_entries(backends_dir)) {
     std::string error = e.error;
     if (e.backend) {
       if (std::find(names.begin(), names.end(), e.backend->name) == names.end()) {
         names.push_back(e.backend->name);
-        backends.push_back(backend_entry(*e.backend));
+        backends.push_back(backend_entry(*e.backend, backends_dir));
         continue;
       }
       error = e.file + ": name: \"" + e.backend->name + "\" is listed twice in " + backends_dir;

@@ -632,3 +632,30 @@ def test_trace_show_refuses_a_header_the_loader_refuses(tmp_path, old, new):
     assert validate.returncode == 2, validate.stderr
     refused(show, "bad.memtrace")
     assert show.stdout == ""
+
+
+@needs_memrel
+def test_a_backend_whose_library_cannot_load_is_not_listed_available(tmp_path):
+    """c8-list-says-available-library-cannot-load: a backend file whose library is there but
+    needs one that is not: `run -b` refused it, `list` called it available and
+    --available-backends printed it, so bench's default set ran it and said it failed. The
+    listing checks a backend file's library as run does."""
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    with open(library, "rb") as f:
+        code = f.read()
+    assert code.count(b"libm.so.6\x00") >= 1
+    (tmp_path / "libex.so").write_bytes(code.replace(b"libm.so.6\x00", b"libq.so.6\x00", 1))
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        backend = json.load(f)
+    backend.update(name="ex", library=str(tmp_path / "libex.so"))
+    (tmp_path / "backends").mkdir()
+    (tmp_path / "backends" / "ex.json").write_text(json.dumps(backend))
+    listed = subprocess.run([MEMREL, "--backends-dir", "backends", "list", "--json"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    ex = [b for b in json.loads(listed.stdout)["backends"] if b["name"] == "ex"]
+    assert len(ex) == 1 and ex[0]["available"] is False, ex
+    assert "libq.so.6" in ex[0]["reason"]
+    names = subprocess.run([MEMREL, "--backends-dir", "backends", "list", "--available-backends"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert names.returncode == 0 and "ex" not in names.stdout.split(), names.stdout
