@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include "platform/one_line_text.hpp"
 #include "platform/program_question.hpp"
 
 namespace memrel::cli {
@@ -19,6 +20,14 @@ std::string bench_program_problem(const std::string& bench) {
   if (WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0 &&
       a.printed.rfind("Usage: memrel_bench ", 0) == 0)
     return "";
+  // The dynamic loader's own line when a library it needs is gone (a build's libbenchmark
+  // removed by an upgrade): it is a memrel_bench that cannot start, not something else that
+  // "printed nothing" (the thirty-first adversarial pass,
+  // c8-bench-missing-library-said-not-a-memrel-bench).
+  if (WIFEXITED(a.status) && WEXITSTATUS(a.status) == 127 &&
+      a.complained.find("error while loading shared libraries") != std::string::npos)
+    return "cannot be started: " +
+           one_line_text(a.complained.substr(0, a.complained.find('\n')).substr(0, 500));
   return "is not a memrel_bench (asked for its --help, it " + how_it_ended(a.status) +
          (a.printed.empty() ? " and printed nothing)" : " and printed something else)");
 }

@@ -16,17 +16,21 @@ ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path
                           const std::vector<std::string>& removed_environment_prefixes) {
   ProgramAnswer answer;
   int out = -1;
+  int err = -1;
   pid_t pid = -1;
   try {
     out = anonymous_file();
+    err = anonymous_file();
     ChildSpec spec;
     spec.args = args;
     spec.stdout_fd = out;
+    spec.stderr_fd = err;
     spec.search_path = search_path;
     spec.removed_environment_prefixes = removed_environment_prefixes;
     pid = start_child(spec);
   } catch (const std::runtime_error& e) {
     if (out >= 0) close(out);
+    if (err >= 0) close(err);
     answer.start_error = e.what();
     return answer;
   }
@@ -43,7 +47,9 @@ ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path
   }
   if (!answer.ended) answer.status = kill_child_group(pid);
   answer.printed = read_whole_fd(out);
+  answer.complained = read_whole_fd(err);
   close(out);
+  close(err);
   return answer;
 }
 

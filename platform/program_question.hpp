@@ -1,7 +1,8 @@
 // A short question to another program before memrel relies on it: is $MEMREL_PYTHON a Python 3
-// (cli/python_probe), is --bench a memrel_bench (cli/bench_probe)? Run it with stdin and stderr
-// closed, give it a few seconds, read what it printed: a program that hangs or is something
-// else is then said as such, where its exit code would have passed for memrel's own.
+// (cli/python_probe), is --bench a memrel_bench (cli/bench_probe)? Run it with stdin closed,
+// give it a few seconds, read what it printed and what it complained of: a program that hangs or
+// is something else is then said as such, where its exit code would have passed for memrel's
+// own.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,7 @@ struct ProgramAnswer {
   bool ended = false;       // it ended within the limit (else its group was killed)
   int status = 0;           // its wait status
   std::string printed;      // its standard output
+  std::string complained;   // its standard error (the dynamic loader's line when it cannot start)
   int interrupted = 0;      // the request to stop (platform/interrupt) that ended the wait, or 0
 };
 

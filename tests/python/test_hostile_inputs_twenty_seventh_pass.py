@@ -659,3 +659,27 @@ def test_a_backend_whose_library_cannot_load_is_not_listed_available(tmp_path):
     names = subprocess.run([MEMREL, "--backends-dir", "backends", "list", "--available-backends"],
                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert names.returncode == 0 and "ex" not in names.stdout.split(), names.stdout
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["bench", "-b", "host-malloc", "--quick", "-o", "out",
+                                      "--bench", "./memrel_bench"],
+                                     ["ab", "-b", "host-malloc", "--quick", "--out", "out",
+                                      "--reference-bench", "./memrel_bench"]])
+def test_a_memrel_bench_missing_a_library_is_said_so(tmp_path, command):
+    """c8-bench-missing-library-said-not-a-memrel-bench: a memrel_bench whose libbenchmark is
+    gone was "not a memrel_bench (asked for its --help, it exited 127 and printed nothing)": it
+    is one, the loader said why it could not start, and the missing library was not named."""
+    bench = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
+    with open(bench, "rb") as f:
+        code = f.read()
+    needed = b"libbenchmark.so.1debian\x00"
+    if code.count(needed) < 1:
+        pytest.skip("this memrel_bench does not need libbenchmark.so.1debian (not Debian's)")
+    copy = tmp_path / "memrel_bench"
+    copy.write_bytes(code.replace(needed, b"libbenchmarx.so.1debian\x00", 1))
+    copy.chmod(0o755)
+    r = subprocess.run([MEMREL] + command, capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, "./memrel_bench", "libbenchmarx.so.1debian")
+    assert not (tmp_path / "out").exists()
