@@ -1,5 +1,6 @@
 #include "cli/subcommands.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -217,7 +218,43 @@ void say_out_of_memory() {
 
 }  // namespace
 
+namespace {
+
+// A standard stream the caller closed (`>&-`) is held by /dev/null opened the other way round:
+// no file memrel opens then takes its number, and a write to it fails (EBADF) as a write to the
+// closed one did, said as "cannot write to standard output". Its children get it too: a Python
+// part's print() to a closed stdout wrote nothing and it exited 0, `trace show` and `history
+// changes` with no result anywhere (the thirty-first adversarial pass,
+// c9-python-parts-closed-stdout-exit-0).
+void hold_closed_standard_streams() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    if (held < 0) continue;
+    if (held != fd) {
+      dup3(held, fd, 0);
+      close(held);
+    } else {
+      fcntl(fd, F_SETFD, 0);  // inherited by the children, as the stream it stands for
+    }
+  }
+}
+
+// Nothing: a write to a pipe whose reader has gone then fails (EPIPE) and is said as any failed
+// write, where SIGPIPE killed memrel (exit 141) before `compare --markdown --junit` wrote its files
+// (the thirty-first adversarial pass, c8-compare-stdout-pipe-closed-sigpipe-outputs-lost). A
+// handler, not SIG_IGN: exec resets it, so cells and programs memrel starts get the default.
+void on_broken_pipe(int) {}
+
+}  // namespace
+
 int run_command_line(int argc, char** argv) {
+  hold_closed_standard_streams();
+  struct sigaction broken_pipe {};
+  broken_pipe.sa_handler = on_broken_pipe;
+  sigemptyset(&broken_pipe.sa_mask);
+  broken_pipe.sa_flags = SA_RESTART;
+  sigaction(SIGPIPE, &broken_pipe, nullptr);
   // A write past `ulimit -f` fails with EFBIG, said as every failed write is (one line, exit 4,
   // the temporary file removed), instead of killing memrel with no word (SIGXFSZ, exit 153: the
   // fourth pass). Ignored signals stay ignored across exec: the cells and Python parts too.

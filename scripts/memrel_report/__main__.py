@@ -16,6 +16,7 @@ from concurrent.futures.process import BrokenProcessPool
 from . import folder, gate_verdict, load, prepare
 from . import history as history_module
 
+import memrel_outputs.standard_output
 import memrel_outputs.stopping
 from memrel_outputs.address_space import user_limit_bytes
 from memrel_outputs.one_line import one_line
@@ -225,6 +226,8 @@ def main(argv=None):
         print(f"memrel report: {what}{_address_space_limit_note()}; nothing written", file=sys.stderr)
         return EXIT_INTERNAL
     except Exception as e:
+        if isinstance(e, OSError) and memrel_outputs.standard_output.writing_failed():
+            raise  # stdout failed: said by memrel_entry.py, in its one line
         if memrel_outputs.stopping.requested is None and not isinstance(e, RuntimeError):
             print(f"memrel report: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
                   file=sys.stderr)

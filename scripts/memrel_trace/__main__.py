@@ -15,7 +15,7 @@ import signal
 import sys
 
 import memrel_outputs
-from memrel_outputs import last_word
+from memrel_outputs import last_word, standard_output
 from memrel_outputs.file_name_text import as_text  # the C++ tools' path_for_json, in Python
 from memrel_outputs.one_line import one_line
 
@@ -202,6 +202,8 @@ def main(argv=None):
     except MemoryError:
         raise  # the machine's limit, said by memrel_entry.py without allocating
     except Exception as e:  # a bug here, not bad input: one line, its own exit code
+        if isinstance(e, OSError) and standard_output.writing_failed():
+            raise  # stdout failed: said by memrel_entry.py, in its one line
         print(f"memrel trace: internal error: {type(e).__name__}: {' '.join(str(e).split())}",
               file=sys.stderr)
         return EXIT_INTERNAL

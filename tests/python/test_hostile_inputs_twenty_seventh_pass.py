@@ -683,3 +683,46 @@ def test_a_memrel_bench_missing_a_library_is_said_so(tmp_path, command):
                        timeout=120)
     refused(r, "./memrel_bench", "libbenchmarx.so.1debian")
     assert not (tmp_path / "out").exists()
+
+
+@needs_memrel
+def test_a_reader_gone_from_stdout_loses_no_output_file(tmp_path):
+    """c8-compare-stdout-pipe-closed-sigpipe-outputs-lost: `compare A B --markdown m.md --junit
+    j.xml | true` died of SIGPIPE (exit 141) at its first line, before its files were written.
+    The failed write is said as any other (one line, exit 4) and the files are written."""
+    r = subprocess.run(f'"{MEMREL}" compare "{HOST_RUN}" "{HOST_RUN}" --markdown m.md --junit j.xml '
+                       '2>err.txt | true; echo "${PIPESTATUS[0]}"', shell=True, executable="/bin/bash",
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.stdout.strip() == "4", (r.stdout, (tmp_path / "err.txt").read_text())
+    assert "cannot write to standard output" in (tmp_path / "err.txt").read_text()
+    assert (tmp_path / "m.md").stat().st_size > 0 and (tmp_path / "j.xml").stat().st_size > 0
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["trace", "show", "--events", "{trace}"],
+                                     ["history", "--db", "h.sqlite", "changes", "--json"]])
+def test_a_python_part_with_stdout_closed_says_it_wrote_nothing(tmp_path, command):
+    """c9-python-parts-closed-stdout-exit-0: with stdout closed (`>&-`), `trace show` and
+    `history changes` printed into nothing and exited 0; memrel's own commands say "cannot write
+    to standard output", exit 4. The closed stream is held by /dev/null opened for reading, so
+    every write to it fails, the Python part's too."""
+    trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+    if command[0] == "history":
+        added = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", HOST_RUN],
+                               capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert added.returncode == 0, added.stderr
+    words = " ".join(f"'{w.replace('{trace}', trace)}'" for w in command)
+    r = subprocess.run(f'"{MEMREL}" {words} >&-', shell=True, capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    refused(r, "cannot write to standard output", exit_code=4)
+
+
+@needs_memrel
+def test_trace_show_on_a_full_device_says_one_line(tmp_path):
+    """c9-trace-show-events-full-stdout-two-lines: `trace show --events T > /dev/full` said
+    "internal error: OSError: No space left on device" and then memrel's own line."""
+    trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([MEMREL, "trace", "show", "--events", trace], stdout=full,
+                           stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "cannot write to standard output", exit_code=4)
