@@ -216,6 +216,23 @@ struct Gathered {
 // without repetition_index (Google Benchmark before 1.5) cannot be told apart and are read.
 void check_not_duplicate(Gathered& g, const nlohmann::json& e, bool aggregate,
                          const std::string& where) {
+  // Google Benchmark writes both as whole numbers, 1 <= repetitions and 0 <= index <
+  // repetitions: any other value or spelling switched this check off (repetitions -3 read a
+  // series twice as "median of 6", an index 0.0 likewise: the thirty-first adversarial pass,
+  // c4-bench-*-disables-duplicate-check).
+  constexpr std::int64_t kMaxRepetitions = 2147483647;  // its int
+  if (e.contains("repetitions") &&
+      !(e["repetitions"].is_number_integer() && e["repetitions"].get<std::int64_t>() >= 1 &&
+        e["repetitions"].get<std::int64_t>() <= kMaxRepetitions))
+    throw ResultsError(where + ": \"repetitions\" " + e["repetitions"].dump() +
+                       " is not a whole number from 1 to 2^31-1");
+  if (e.contains("repetition_index") &&
+      !(e["repetition_index"].is_number_integer() &&
+        e["repetition_index"].get<std::int64_t>() >= 0 &&
+        e["repetition_index"].get<std::int64_t>() <
+            (e.contains("repetitions") ? e["repetitions"].get<std::int64_t>() : kMaxRepetitions)))
+    throw ResultsError(where + ": \"repetition_index\" " + e["repetition_index"].dump() +
+                       " is not a whole number from 0 to its \"repetitions\" less 1");
   if (aggregate) {
     if (e.contains("aggregate_name") && e["aggregate_name"].is_string() &&
         !g.aggregate_names.insert(e["aggregate_name"].get<std::string>()).second)

@@ -189,10 +189,28 @@ def _check_byte_counter(key, value, where, path):
                                f"(byte counters are {low} to 2^53)")
 
 
+MAX_REPETITIONS = 2 ** 31 - 1  # Google Benchmark's int
+
+
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_not_duplicate(group, entry, where, path):
     """A benchmark in the file twice has two answers: a repetition_index seen before in its
     series, more iteration entries than its "repetitions", or a second aggregate of one name is
-    refused (the same check as the gate's, gate/read/benchmark_json.cpp)."""
+    refused (the same check as the gate's, gate/read/benchmark_json.cpp). Both numbers are
+    whole, 1 <= repetitions and 0 <= index < repetitions, as Google Benchmark writes them: any
+    other value or spelling switched the check off (-3 read a series twice as "median of 6": the
+    thirty-first adversarial pass, c4-bench-*-disables-duplicate-check)."""
+    reps = entry.get("repetitions", 1)
+    if not (_whole(reps) and 1 <= reps <= MAX_REPETITIONS):
+        raise InputError(path, f'{where}: "repetitions" {json.dumps(reps)} is not a whole number '
+                               "from 1 to 2^31-1")
+    index = entry.get("repetition_index", 0)
+    if not (_whole(index) and 0 <= index < entry.get("repetitions", MAX_REPETITIONS)):
+        raise InputError(path, f'{where}: "repetition_index" {json.dumps(index)} is not a whole '
+                               'number from 0 to its "repetitions" less 1')
     if is_aggregate(entry):
         name = entry.get("aggregate_name")
         if isinstance(name, str):

@@ -72,5 +72,31 @@ TEST(BenchmarkJson, AnEntryThatRanNeedsARealTime) {
   EXPECT_EQ(benchmark_run_from_json(doc).series.at(0).skipped, "no device");
 }
 
+// Every series twice, told apart by the numbers Google Benchmark writes: a repetitions or an
+// index spelled or valued otherwise (-3, 4.5, "3", 0.0, -1, past repetitions) switched the
+// duplicate check off and read the series as "median of 6" (the thirty-first adversarial pass).
+TEST(BenchmarkJson, RepetitionNumbersAreWholeAndInRange) {
+  auto doc_with = [](const nlohmann::json& repetitions, const nlohmann::json& index) {
+    nlohmann::json entry = {{"name", "pair/null/warm/512"},
+                            {"run_name", "pair/null/warm/512"},
+                            {"run_type", "iteration"},
+                            {"real_time", 1.0},
+                            {"time_unit", "ns"}};
+    if (!repetitions.is_null()) entry["repetitions"] = repetitions;
+    if (!index.is_null()) entry["repetition_index"] = index;
+    return nlohmann::json{{"context", nlohmann::json::object()}, {"benchmarks", {entry}}};
+  };
+  EXPECT_NO_THROW(benchmark_run_from_json(doc_with(3, 2)));
+  EXPECT_NO_THROW(benchmark_run_from_json(doc_with(nullptr, nullptr)));  // before 1.5
+  for (const nlohmann::json& repetitions :
+       {nlohmann::json(-3), nlohmann::json(4.5), nlohmann::json("3"), nlohmann::json(0),
+        nlohmann::json(3.0), nlohmann::json(1ULL << 31)})
+    EXPECT_THROW(benchmark_run_from_json(doc_with(repetitions, 0)), ResultsError)
+        << repetitions.dump();
+  for (const nlohmann::json& index :
+       {nlohmann::json(-1), nlohmann::json(0.0), nlohmann::json("0"), nlohmann::json(3)})
+    EXPECT_THROW(benchmark_run_from_json(doc_with(3, index)), ResultsError) << index.dump();
+}
+
 }  // namespace
 }  // namespace memrel

@@ -726,3 +726,33 @@ def test_trace_show_on_a_full_device_says_one_line(tmp_path):
         r = subprocess.run([MEMREL, "trace", "show", "--events", trace], stdout=full,
                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120)
     refused(r, "cannot write to standard output", exit_code=4)
+
+
+@needs_memrel
+@pytest.mark.parametrize("field,value", [("repetitions", -3), ("repetitions", 4.5),
+                                         ("repetitions", "3"), ("repetition_index", 0.0),
+                                         ("repetition_index", -1)])
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_a_bench_file_twice_is_refused_however_its_repetitions_are_spelled(tmp_path, field,
+                                                                           value, command):
+    """c4-bench-negative-repetitions-disables-duplicate-check,
+    c4-bench-repetition-index-spelling-disables-duplicate-check: every series of a bench file
+    twice is refused ("in the file twice?"); with repetitions -3 or an index spelled 0.0 it was
+    read as "median of 6", exit 0. Both numbers are whole and in range, as Google Benchmark
+    writes them, in both readers."""
+    from conftest import HOST_BENCH
+    with open(HOST_BENCH) as f:
+        doc = json.load(f)
+    doubled = []
+    for entry in doc["benchmarks"]:
+        if field in entry:
+            entry[field] = value
+        doubled.append(entry)
+    doc["benchmarks"] = doubled + [dict(e) for e in doubled]
+    bad = tmp_path / "twice.json"
+    bad.write_text(json.dumps(doc))
+    args = (["report", "--out", "rep", "--bench", str(bad), HOST_RUN] if command == "report"
+            else ["compare", HOST_BENCH, str(bad)])
+    r = subprocess.run([MEMREL] + args, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "twice.json", field)
+    assert not (tmp_path / "rep").exists()
