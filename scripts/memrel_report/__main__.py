@@ -13,7 +13,7 @@ import signal
 import sys
 from concurrent.futures.process import BrokenProcessPool
 
-from . import folder, gate_verdict, load, prepare
+from . import folder, gate_verdict, input_rules, load, prepare
 from . import history as history_module
 
 import memrel_outputs.standard_output
@@ -73,6 +73,10 @@ def main(argv=None):
     args = p.parse_args(argv)  # usage errors exit 2 (argparse)
     # SIGTERM and SIGHUP unwind like Ctrl-C: the temporary folder goes, the workers end.
     memrel_outputs.stopping.stop_on_signals()
+    # Room for walking a document as deep as the readers take (input_rules.MAX_JSON_DEPTH, checked
+    # on the text first): a few Python frames a level. Python frames, not C stack: json.loads
+    # itself never goes deeper than that check allows.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * input_rules.MAX_JSON_DEPTH + 1000))
     # A worker per job: 99999999 would try to start that many processes.
     if args.jobs is not None and not 1 <= args.jobs <= MAX_JOBS:
         p.error(f"--jobs: must be a whole number from 1 to {MAX_JOBS}")

@@ -173,7 +173,31 @@ def read_json(path, cap=MAX_JSON_BYTES, check_raw=None):
     return _visible_strings(doc)
 
 
+# As deep as memrel's C++ readers take (kMaxJsonDepth, platform/input_rules.hpp): a results file
+# nested 511 levels passed compare and history add, and the report's own walk of it (two Python
+# frames a level) was "internal error: RecursionError" (the thirty-first adversarial pass,
+# c4-report-results-nested-511-internal-error). Checked on the text, before json.loads, so that
+# nothing after it walks deeper than this; the report's recursion limit leaves room for it.
+MAX_JSON_DEPTH = 512
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _nesting_depth(text):
+    """How deeply the JSON text nests arrays and objects (the root's is 1), strings left out."""
+    depth = deepest = 0
+    for bracket in _NOT_A_BRACKET.sub("", _STRING.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
 def _parse_json(path, text):
+    if _nesting_depth(text) > MAX_JSON_DEPTH:
+        raise InputError(path, f"nested deeper than {MAX_JSON_DEPTH} levels")
     try:
         return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant,
                           parse_float=_finite_float)

@@ -756,3 +756,26 @@ def test_a_bench_file_twice_is_refused_however_its_repetitions_are_spelled(tmp_p
     r = subprocess.run([MEMREL] + args, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "twice.json", field)
     assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("levels,code", [(511, 0), (512, 2)])
+def test_the_report_reads_json_as_deep_as_the_other_readers(tmp_path, levels, code):
+    """c4-report-results-nested-511-internal-error: a results file nested 511 levels (512 with
+    its root) passed compare and history add, and report said "internal error: RecursionError",
+    exit 4. Both take 512 levels and refuse one more, in the same words."""
+    with open(HOST_RUN) as f:
+        text = f.read()
+    deep = tmp_path / "deep.json"
+    deep.write_text(text.replace('"cells": [', '"zz": ' + "[" * levels + "]" * levels +
+                                 ', "cells": [', 1))
+    compared = subprocess.run([MEMREL, "compare", str(deep), str(deep)], capture_output=True,
+                              text=True, cwd=tmp_path, timeout=120)
+    reported = subprocess.run([MEMREL, "-q", "report", "--out", "rep", str(deep)],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert compared.returncode == code, compared.stderr
+    if code == 0:
+        assert reported.returncode == 0, reported.stderr
+    else:
+        refused(reported, "deep.json", "nested deeper than 512 levels")
+        refused(compared, "deep.json", "nested deeper than 512 levels")
