@@ -779,3 +779,14 @@ def test_the_report_reads_json_as_deep_as_the_other_readers(tmp_path, levels, co
     else:
         refused(reported, "deep.json", "nested deeper than 512 levels")
         refused(compared, "deep.json", "nested deeper than 512 levels")
+
+
+@needs_memrel
+def test_the_report_runs_at_the_smallest_stack_memrel_accepts(tmp_path):
+    """c8-report-segfault-at-accepted-stack-limit: under `ulimit -s 128`, which memrel accepts,
+    the report was written and then memrel died of SIGSEGV (exit 139, no word): the thread
+    copying the part's stderr had 64 KiB on a stack of that size."""
+    r = subprocess.run(f'ulimit -s 128 && exec "{MEMREL}" report --out rep "{HOST_RUN}"',
+                       shell=True, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert (tmp_path / "rep" / "index.html").exists()
