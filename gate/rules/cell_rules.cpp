@@ -137,6 +137,24 @@ void compare_cell(std::vector<Row>& rows, const CellResult& b, const CellResult&
     return;
   }
   add_row(rows, subject, "status", "ok", "ok", "", Verdict::kOk);
+  // Another experiment, not another allocator: a workload sized in fractions of the capacity
+  // (--host-capacity, or the device's memory) or a trace replayed at another --trace-scale asks
+  // for other bytes. Compared, a run at 512 MiB against one at 1 GiB was 12 byte regressions,
+  // exit 1 (the thirty-first adversarial pass,
+  // c4-compare-different-host-capacity-false-regression).
+  const std::string b_scale = b.trace ? b.trace->scale : "";
+  const std::string c_scale = c.trace ? c.trace->scale : "";
+  if (b.setup.capacity_bytes != c.setup.capacity_bytes || b_scale != c_scale) {
+    const bool capacity = b.setup.capacity_bytes != c.setup.capacity_bytes;
+    add_row(
+        rows, subject, capacity ? "capacity_bytes" : "trace scale",
+        capacity ? std::to_string(b.setup.capacity_bytes) : b_scale,
+        capacity ? std::to_string(c.setup.capacity_bytes) : c_scale, "", Verdict::kInfo,
+        std::string("run at another ") +
+            (capacity ? "capacity (--host-capacity, or the device's memory)" : "--trace-scale") +
+            ": a workload of other sizes; metrics not compared");
+    return;
+  }
 
   // Host cells: mallinfo and RSS, both process-wide, so every figure is an observed one.
   bool host = b.setup.memory_space == "host" || c.setup.memory_space == "host";

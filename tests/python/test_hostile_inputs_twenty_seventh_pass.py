@@ -790,3 +790,20 @@ def test_the_report_runs_at_the_smallest_stack_memrel_accepts(tmp_path):
                        shell=True, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, (r.returncode, r.stderr)
     assert (tmp_path / "rep" / "index.html").exists()
+
+
+@needs_memrel
+def test_cells_run_at_another_capacity_are_not_compared_as_regressions(tmp_path):
+    """c4-compare-different-host-capacity-false-regression: fragmentation sizes its blocks in
+    fractions of --host-capacity; a run at 512 MiB against one at 1 GiB was 12 byte regressions,
+    exit 1. Another capacity is another experiment: an info row, metrics not compared."""
+    workload = os.path.join(ROOT, "benchmarks", "workloads", "fragmentation.json")
+    for out, capacity in (("base.json", "512MiB"), ("cur.json", "1GiB")):
+        r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w", workload, "-o", out,
+                            "--host-capacity", capacity], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=120)
+        assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "compare", "base.json", "cur.json"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "another capacity" in r.stdout and "REGRESSION" not in r.stdout
