@@ -105,13 +105,18 @@ ImportedTraces::~ImportedTraces() {
 std::string ImportedTraces::next_trace() {
   if (folder_.empty()) {
     const std::string tmp = temporary_folder();
+    // The machine's state, said as run says it for a cell's files (exit 4, what to do), not as
+    // memrel's own failure ("internal error": the thirty-first adversarial pass,
+    // c9-tmpdir-bad-said-internal-error).
     if (std::string problem = temporary_folder_problem(); !problem.empty())
-      throw std::runtime_error("cannot import a trace: " + problem);
+      throw MachineStateError("cannot import a trace: " + problem +
+                              "; set TMPDIR to a folder with room that memrel can write in");
     remove_abandoned_run_folders(tmp);
     std::string made = tmp + "/" + kNewFolderPrefix + "XXXXXX";
     if (mkdtemp(made.data()) == nullptr)
-      throw std::runtime_error("cannot create a folder in TMPDIR (" + tmp +
-                               ") for the imported traces: " + std::strerror(errno));
+      throw MachineStateError("cannot create a folder in TMPDIR (" + tmp +
+                              ") for the imported traces: " + std::strerror(errno) +
+                              "; set TMPDIR to a folder with room that memrel can write in");
     const std::string folder = tmp + "/" + kRunFolderPrefix + made.substr(made.size() - 6);
     lock_fd_ = open(made.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0 ||

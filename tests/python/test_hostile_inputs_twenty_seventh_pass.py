@@ -807,3 +807,19 @@ def test_cells_run_at_another_capacity_are_not_compared_as_regressions(tmp_path)
                        text=True, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "another capacity" in r.stdout and "REGRESSION" not in r.stdout
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["run", "-q", "-b", "host-malloc", "-w", "{log}", "-o", "r.json"],
+                                     ["validate", "{log}"]])
+def test_a_tmpdir_that_cannot_take_an_import_is_the_machines_state(tmp_path, command):
+    """c9-tmpdir-bad-said-internal-error: with TMPDIR a missing folder, `run -w log.csv` and
+    `validate log.csv` said "internal error: cannot import a trace: TMPDIR ...", exit 4, where
+    `trace import` says the same state with what to do, as run says it for a cell's files."""
+    log = os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
+    env = dict(os.environ, TMPDIR=str(tmp_path / "missing"))
+    r = subprocess.run([MEMREL] + [w.replace("{log}", log) for w in command],
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    line = refused(r, "TMPDIR", "set TMPDIR to a folder", exit_code=4)
+    assert "internal error" not in line
+    assert not (tmp_path / "r.json").exists()
