@@ -27,6 +27,7 @@
 #include "gate/history/history_db.hpp"
 #include "gate/read/input_file.hpp"
 #include "platform/atomic_file.hpp"
+#include "platform/folders_made_here.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/one_line_text.hpp"
@@ -108,11 +109,25 @@ int run_add(const std::string& db_path, const std::vector<std::string>& given,
     files.push_back(read_input_file(path));
     contents.push_back(file_content(path));
   }
-  std::error_code ec;
-  fs::path parent = fs::path(db_path).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  HistoryDb db(db_path, true);
-  for (const HistoryAdded& a : db.add(files, contents)) {
+  // What this add makes for the history (its folders, a new database) goes again when it adds
+  // nothing: stopped, or failed part way.
+  FoldersMadeHere folders;
+  const fs::path parent = fs::path(db_path).parent_path();
+  if (!parent.empty()) folders.make("--db", parent.string());
+  std::vector<HistoryAdded> added;
+  {
+    HistoryDb db(db_path, true);
+    try {
+      added = db.add(files, contents);
+    } catch (...) {
+      if (db.made_here() && db.holds_no_run()) {
+        unlink(db_path.c_str());
+        unlink((db_path + "-journal").c_str());
+      }
+      throw;
+    }
+  }
+  for (const HistoryAdded& a : added) {
     // A line per file is progress; -q keeps the history's path alone (the twenty-fourth
     // adversarial pass, c10-history-add-quiet).
     if (global.verbosity < 0) continue;

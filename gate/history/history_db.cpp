@@ -291,7 +291,7 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
                        ", not a regular file: not a history database");
   if (!exists && !create)
     throw ResultsError(path + ": no history database here (memrel history add creates one)");
-  if (!exists) create_whole(path);
+  if (!exists) made_here_ = create_whole(path);
   open(SQLITE_OPEN_READWRITE);
 }
 
@@ -304,7 +304,7 @@ HistoryDb::HistoryDb(const std::string& path, NewFile) : path_(path) {
 // half-made PATH that the next `history add` refused (the sixth adversarial pass, f-fsize-hadd).
 // link() never replaces: two `history add` making PATH at once both link, one finds it made
 // (EEXIST) and opens that one.
-void HistoryDb::create_whole(const std::string& path) {
+bool HistoryDb::create_whole(const std::string& path) {
   const StopSignalsHeld held;  // the temporary database made, linked in and removed, or not made
   const fs::path target(path);
   // Not PATH's name with a suffix: a name near the file system's limit then left no room for
@@ -351,6 +351,12 @@ void HistoryDb::create_whole(const std::string& path) {
   remove_temporary();
   if (linked != 0 && error != EEXIST)
     throw MachineStateError(path + ": cannot create it (" + std::strerror(error) + ")");
+  return linked == 0;
+}
+
+bool HistoryDb::holds_no_run() {
+  Statement any(db_, "SELECT 1 FROM runs LIMIT 1", path_);
+  return sqlite3_step(any.get()) == SQLITE_DONE;
 }
 
 void HistoryDb::open(int flags) {

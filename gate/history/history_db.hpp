@@ -45,6 +45,13 @@ class HistoryDb {
   std::vector<HistoryAdded> add(const std::vector<InputFile>& files,
                                 const std::vector<std::string>& contents);
 
+  // Whether this object made the file (a new history linked into place by it, not by another
+  // `history add` at the same moment), and whether it holds no run: such a history, left by an
+  // add that was stopped or failed, goes again (the thirty-first adversarial pass,
+  // c9-history-add-interrupted-leaves-empty-db: an empty database stayed where there was none).
+  bool made_here() const { return made_here_; }
+  bool holds_no_run();
+
   // One metric over time (ordered by start, then by when it was added), every machine's points.
   std::vector<HistoryPoint> series(const std::string& metric);
   // Metric names containing `part` (every one when empty), with how many runs have each.
@@ -52,12 +59,13 @@ class HistoryDb {
 
  private:
   struct NewFile {};
-  HistoryDb(const std::string& path, NewFile);  // creates PATH and its schema, in place
-  static void create_whole(const std::string& path);
+  HistoryDb(const std::string& path, NewFile);        // creates PATH and its schema, in place
+  static bool create_whole(const std::string& path);  // true: linked into place here
   void open(int flags);
   void exec(const std::string& sql);
   std::string path_;
   sqlite3* db_ = nullptr;
+  bool made_here_ = false;
 };
 
 }  // namespace memrel

@@ -823,3 +823,34 @@ def test_a_tmpdir_that_cannot_take_an_import_is_the_machines_state(tmp_path, com
     line = refused(r, "TMPDIR", "set TMPDIR to a folder", exit_code=4)
     assert "internal error" not in line
     assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+def test_a_stopped_history_add_leaves_no_new_empty_history(tmp_path):
+    """c9-history-add-interrupted-leaves-empty-db: `history --db h.sqlite add d` (h.sqlite not
+    there yet) stopped by SIGTERM as soon as h.sqlite appeared said "nothing added" and left a
+    new, empty history behind. A history the add made and added nothing to goes again. (A stop
+    that lands after the commit leaves a history with runs: no fault; five tries.)"""
+    with open(HOST_RUN) as f:
+        run = json.load(f)
+    (tmp_path / "d").mkdir()
+    for i in range(40):
+        run["context"]["started"] = f"2026-01-{i % 28 + 1:02d}T{i // 28:02d}:00:00Z"
+        (tmp_path / "d" / f"r{i}.json").write_text(json.dumps(run))
+    db = tmp_path / "h.sqlite"
+    for attempt in range(5):
+        for name in ("h.sqlite", "h.sqlite-journal"):
+            if (tmp_path / name).exists():
+                (tmp_path / name).unlink()
+        p = subprocess.Popen([MEMREL, "history", "--db", str(db), "add", "d"], cwd=tmp_path,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while not db.exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        if p.returncode == 0:
+            continue  # it had finished
+        assert p.returncode == 128 + signal.SIGTERM, err
+        assert "nothing added" in err
+        assert not db.exists() and not (tmp_path / "h.sqlite-journal").exists()
