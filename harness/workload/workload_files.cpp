@@ -52,6 +52,25 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
                                   dir + "'");
     return files;
   }
+  // A file's own name field, or its file name where it does not read (the reader says why later).
+  auto own_name = [](const std::string& f) {
+    try {
+      return parse_workload_file(f).name;
+    } catch (const std::exception&) {
+      return fs::path(f).stem().string();
+    }
+  };
+  // ITEM found as a file name: unless that file calls itself otherwise and another file of the
+  // folder is named ITEM, for `-w x` then means two workloads (x.json named "zz", y.json named
+  // "x": it ran "zz", exit 0, the thirty-first adversarial pass, c6-w-name-is-stem-and-other-name).
+  auto by_file_name = [&](const std::string& item, const std::string& file) {
+    if (own_name(file) == item) return;
+    for (const auto& f : all_workload_files(dir)) {
+      if (fs::path(f) != fs::path(file) && own_name(f) == item)
+        throw std::invalid_argument("workload '" + item + "' is the file " + file + " (named '" +
+                                    own_name(file) + "') and the name of " + f + ": give the file");
+    }
+  };
   std::vector<std::string> out;
   for (const auto& item : names_or_paths) {
     std::error_code ec;
@@ -62,11 +81,13 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
     }
     fs::path candidate = fs::path(dir) / (item + ".json");
     if (fs::is_regular_file(candidate)) {
+      by_file_name(item, candidate.string());
       out.push_back(candidate.string());
       continue;
     }
     fs::path trace = fs::path(dir) / (item + ".memtrace");
     if (fs::is_regular_file(trace)) {
+      by_file_name(item, trace.string());
       out.push_back(trace.string());
       continue;
     }
@@ -76,11 +97,7 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
     // is left to the file-name lookup above.
     std::vector<std::string> named, known;
     for (const auto& f : all_workload_files(dir)) {
-      std::string name = fs::path(f).stem().string();
-      try {
-        name = parse_workload_file(f).name;
-      } catch (const std::exception&) {
-      }
+      const std::string name = own_name(f);
       if (name == item) named.push_back(f);
       known.push_back(name);
     }

@@ -854,3 +854,21 @@ def test_a_stopped_history_add_leaves_no_new_empty_history(tmp_path):
         assert p.returncode == 128 + signal.SIGTERM, err
         assert "nothing added" in err
         assert not db.exists() and not (tmp_path / "h.sqlite-journal").exists()
+
+
+@needs_memrel
+def test_a_workload_name_that_is_one_files_name_and_anothers_stem_is_refused(tmp_path):
+    """c6-w-name-is-stem-and-other-name: in a workloads folder, x.json named "zz" and y.json
+    named "x": `list` shows zz and x, and `run -w x` ran zz, exit 0. `-w x` names two workloads
+    there: refused, give the file."""
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    for file, source, name in (("x.json", "temp-then-delete", "zz"), ("y.json", "single-large", "x")):
+        with open(os.path.join(ROOT, "benchmarks", "workloads", source + ".json")) as f:
+            w = json.load(f)
+        w["name"] = name
+        (wd / file).write_text(json.dumps(w))
+    r = subprocess.run([MEMREL, "--workloads-dir", "wd", "run", "-q", "-b", "host-malloc", "-w", "x",
+                        "-o", "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "'x'", "x.json", "y.json", "give the file")
+    assert not (tmp_path / "r.json").exists()
