@@ -472,6 +472,36 @@ std::optional<std::string> checked_text(const std::optional<std::string>& text,
 }
 }  // namespace
 
+void HistoryDb::check_cell_kinds(const InputFile& f, long long run_id) {
+  Statement known(db_, "SELECT replays_trace, first_run FROM cell_kinds WHERE subject = ?", path_);
+  Statement record(db_,
+                   "INSERT OR IGNORE INTO cell_kinds (subject, replays_trace, first_run) "
+                   "VALUES (?,?,?)",
+                   path_);
+  for (const CellResult& cell : f.results.cells) {
+    if (cell.status != "ok") continue;  // an unavailable trace cell holds no replay to tell by
+    const std::string subject = cell.backend + "/" + cell.workload;
+    const int replays = cell.trace.has_value() ? 1 : 0;
+    sqlite3_reset(known.get());
+    known.bind(1, subject);
+    if (sqlite3_step(known.get()) == SQLITE_ROW) {
+      if (sqlite3_column_int(known.get(), 0) != replays)
+        throw ResultsError(f.path + ": cell " + one_line_text(subject) + " " +
+                           (replays ? "replays a trace" : "runs a JSON workload") +
+                           ", and in run " + std::to_string(sqlite3_column_int64(known.get(), 1)) +
+                           " of the history it " +
+                           (replays ? "ran a JSON workload" : "replayed a trace") +
+                           ": two workloads of one name; rename one");
+      continue;
+    }
+    sqlite3_reset(record.get());
+    record.bind(1, subject);
+    sqlite3_bind_int(record.get(), 2, replays);
+    sqlite3_bind_int64(record.get(), 3, run_id);
+    if (sqlite3_step(record.get()) != SQLITE_DONE) sqlite_failed(db_, path_);
+  }
+}
+
 std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
                                          const std::vector<std::string>& contents) {
   std::vector<HistoryAdded> out;
@@ -486,6 +516,17 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
   };
   exec("BEGIN IMMEDIATE");
   try {
+    // What each run cell's workload was, a JSON workload or a replayed trace: one name for both
+    // made one series of two workloads, and `history changes` found a +9227.8 % "change" between
+    // them (compare and report refuse such a pair: the thirty-first adversarial pass,
+    // c6-history-mixes-trace-and-workload-of-one-name). Made by the first add that needs it,
+    // outside the versioned schema: the readers never read it, and an older memrel still opens
+    // the file.
+    exec(
+        "CREATE TABLE IF NOT EXISTS cell_kinds ("
+        "  subject TEXT PRIMARY KEY,"        // backend/workload
+        "  replays_trace INTEGER NOT NULL,"  // 1: a trace cell, 0: a JSON workload's
+        "  first_run INTEGER NOT NULL)");    // the run that first held it
     for (std::size_t i = 0; i < files.size(); ++i) {
       stop_if_asked();
       const InputFile& f = files[i];
@@ -527,6 +568,7 @@ std::vector<HistoryAdded> HistoryDb::add(const std::vector<InputFile>& files,
       run.bind_or_null(9, commit);
       if (sqlite3_step(run.get()) != SQLITE_DONE) sqlite_failed(db_, path_);
       a.run_id = sqlite3_last_insert_rowid(db_);
+      if (f.kind == InputKind::kResults) check_cell_kinds(f, a.run_id);
       Statement figure(db_, "INSERT INTO figures (run_id, metric, value) VALUES (?,?,?)", path_);
       // A series holds one kind of figure: a run cell "pair/host-malloc/warm/512/manual_time"
       // (backend `pair`, a workload of that name) and memrel_bench's benchmark of that name made

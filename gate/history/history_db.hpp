@@ -63,6 +63,9 @@ class HistoryDb {
   static bool create_whole(const std::string& path);  // true: linked into place here
   void open(int flags);
   void exec(const std::string& sql);
+  // Refuses a run cell whose workload is a trace where the history's is a JSON workload of that
+  // name, or the other way round (cell_kinds); records the new ones.
+  void check_cell_kinds(const InputFile& f, long long run_id);
   std::string path_;
   sqlite3* db_ = nullptr;
   bool made_here_ = false;

@@ -872,3 +872,31 @@ def test_a_workload_name_that_is_one_files_name_and_anothers_stem_is_refused(tmp
                         "-o", "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "'x'", "x.json", "y.json", "give the file")
     assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("together", [True, False])
+def test_a_history_keeps_a_trace_and_a_workload_of_one_name_apart(tmp_path, together):
+    """c6-history-mixes-trace-and-workload-of-one-name: runs of the JSON workload
+    temp-then-delete and of a trace imported under that name went into one series, and `history
+    changes` found a +9227.8 % change between them (compare and report refuse the pair). The
+    history remembers which kind each cell's workload was and refuses the other."""
+    (tmp_path / "log.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                      "1,08:00:00.000001,allocate,0x7f0000000000,4096,0x0\n"
+                                      "1,08:00:00.000003,free,0x7f0000000000,4096,0x0\n")
+    def memrel(*args):
+        r = subprocess.run([MEMREL, "-q"] + list(args), capture_output=True, text=True,
+                           cwd=tmp_path, timeout=120)
+        return r
+    assert memrel("trace", "import", "log.csv", "-o", "t.memtrace", "--name",
+                  "temp-then-delete").returncode == 0
+    assert memrel("run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "r1.json").returncode == 0
+    assert memrel("run", "-b", "host-malloc", "-w", "./t.memtrace", "-o", "r2.json").returncode == 0
+    if together:
+        r = memrel("history", "--db", "h.sqlite", "add", "r1.json", "r2.json")
+    else:
+        assert memrel("history", "--db", "h.sqlite", "add", "r2.json").returncode == 0
+        r = memrel("history", "--db", "h.sqlite", "add", "r1.json")
+    refused(r, "host-malloc/temp-then-delete", "two workloads of one name")
+    listed = memrel("history", "--db", "h.sqlite", "list")
+    assert "temp-then-delete:peak_requested\t2" not in listed.stdout
