@@ -311,6 +311,12 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     }
   }
 
+  // The earlier advise's page goes before this one's data comes: stopped while the new page was
+  // drawn, the folder held the new advise.json beside the old advise.html and frontier, a page
+  // that contradicted its data (the thirty-first adversarial pass, c9-advise-sigterm-mixed-folder).
+  // --out is advise's own folder (checked above), so these names are its files.
+  for (const char* page_file : {"advise.html", "advise-frontier.png", "advise-frontier.svg"})
+    std::remove((fs::path(out_dir) / page_file).c_str());
   write_file_atomically(results_path, to_json(results).dump(1) + "\n");
   const std::string advice_text = to_json(advice).dump(1) + "\n";
   write_file_atomically(advice_path, advice_text);

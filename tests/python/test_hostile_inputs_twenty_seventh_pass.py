@@ -900,3 +900,40 @@ def test_a_history_keeps_a_trace_and_a_workload_of_one_name_apart(tmp_path, toge
     refused(r, "host-malloc/temp-then-delete", "two workloads of one name")
     listed = memrel("history", "--db", "h.sqlite", "list")
     assert "temp-then-delete:peak_requested\t2" not in listed.stdout
+
+
+@needs_memrel
+def test_a_stopped_advise_leaves_no_earlier_page_beside_its_new_data(tmp_path):
+    """c9-advise-sigterm-mixed-folder: an advise into a folder holding a finished advise,
+    stopped while its page was drawn, left its advise.json beside the earlier advise.html and
+    frontier: a page contradicting its data. The earlier page goes before the new data comes.
+    (A stop that lands before the data or after the page shows nothing: five tries.)"""
+    trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+    out = tmp_path / "a"
+    for attempt in range(5):
+        shutil.rmtree(out, ignore_errors=True)
+        first = subprocess.run([MEMREL, "-q", "advise", trace, "-b", "host-malloc", "--out", str(out)],
+                               capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        assert first.returncode == 0, first.stderr
+        p = subprocess.Popen([MEMREL, "-q", "advise", trace, "-b", "host-malloc-retain,null",
+                              "--out", str(out)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while p.poll() is None and time.monotonic() < deadline:
+            try:
+                if '"null"' in (out / "advise.json").read_text():
+                    break
+            except OSError:
+                pass
+            time.sleep(0.005)
+        time.sleep(0.2)
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=120)
+        advice = (out / "advise.json").read_text()
+        if "host-malloc-retain" not in advice:
+            continue  # stopped before the new data
+        for page in ("advise.html", "advise-frontier.png", "advise-frontier.svg"):
+            if (out / page).exists() and page == "advise.html":
+                assert "host-malloc-retain" in (out / page).read_text(), attempt
+            elif (out / page).exists():
+                assert (out / page).stat().st_mtime >= (out / "advise.json").stat().st_mtime, page
