@@ -21,7 +21,20 @@
 namespace memrel {
 namespace {
 
-void end_group(int) { kill(0, SIGKILL); }
+// Async-signal-safe: the line built in place, one write, then the group (this process too).
+void say_stop_and_end_group(int signal) {
+  char line[64];
+  std::size_t n = 0;
+  for (const char* c = kStoppedBySignalLine; *c != '\0'; ++c) line[n++] = *c;
+  char digits[4];
+  std::size_t d = 0;
+  for (int v = signal; v > 0 && d < sizeof digits; v /= 10)
+    digits[d++] = static_cast<char>('0' + v % 10);
+  while (d > 0) line[n++] = digits[--d];
+  line[n++] = '\n';
+  [[maybe_unused]] ssize_t written = write(STDERR_FILENO, line, n);
+  kill(0, SIGKILL);
+}
 
 // PATH's entries that name a folder other than the working one: an empty entry or a relative one
 // means the working folder, so a bare `python3` ran ./python3 from wherever memrel was started
@@ -249,9 +262,23 @@ void end_own_group_on_sigterm() {
   // the script's group, which is not its to end.
   if (getpgrp() != getpid()) return;
   struct sigaction action {};
-  action.sa_handler = end_group;
+  action.sa_handler = say_stop_and_end_group;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGTERM, &action, nullptr);
+  for (int signal : {SIGTERM, SIGINT, SIGHUP}) sigaction(signal, &action, nullptr);
+}
+
+int stopped_by_signal(const std::string& stderr_text) {
+  std::string text = stderr_text;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  const std::size_t line = text.rfind('\n');
+  const std::string last = line == std::string::npos ? text : text.substr(line + 1);
+  const std::string prefix = kStoppedBySignalLine;
+  if (last.rfind(prefix, 0) != 0) return 0;
+  const std::string number = last.substr(prefix.size());
+  if (number.empty() || number.size() > 3 ||
+      number.find_first_not_of("0123456789") != std::string::npos)
+    return 0;
+  return std::stoi(number);
 }
 
 int anonymous_file() {

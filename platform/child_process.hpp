@@ -87,9 +87,18 @@ int wait_child_or_stop(pid_t pid, bool own_process_group, int* stopped_by, bool*
 // its group), then reaps the child. Returns its wait status.
 int kill_child_group(pid_t pid);
 
-// For a process started by start_child: on SIGTERM (also its parent-death signal), SIGKILL its
-// own process group, so that what it started ends with it. Call before starting anything.
+// For a process started by start_child: on SIGTERM (also its parent-death signal), SIGINT or
+// SIGHUP, SIGKILL its own process group, so that what it started ends with it, having written
+// kStoppedBySignalLine and the signal's number on stderr: its parent tells a request to stop
+// (from outside: a cell is in a group of its own, no terminal's signal reaches it) from the
+// allocator's crash, which a SIGKILL alone looked like (the thirty-first adversarial pass,
+// c8-cell-sigterm-from-outside-said-sigkill-crash). Call before starting anything.
 void end_own_group_on_sigterm();
+inline constexpr const char* kStoppedBySignalLine = "memrel: stopped by signal ";
+
+// The signal a process set up by end_own_group_on_sigterm said it was stopped by, from the end of
+// its stderr; 0 where it said none.
+int stopped_by_signal(const std::string& stderr_text);
 
 // An anonymous file (O_TMPFILE in TMPDIR or /tmp, else a created and at once unlinked one): it
 // has no name, so nothing is left behind whatever happens to this process. Close-on-exec; read

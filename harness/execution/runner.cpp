@@ -453,6 +453,21 @@ class Scheduler {
                ? std::string()
                : "; its finished cells are kept in " + options_.journal_path +
                      " (continue with --resume)"));
+    } else if (const int stop = stopped_by_signal(stderr_tail);
+               WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && stop != 0) {
+      // Asked to stop from outside (the cell is in a group of its own: no terminal's signal
+      // reaches it), and said so before it ended its group: the run stops as if asked itself,
+      // the cell not recorded, where it was "crashed: killed by signal 9", exit 3, kept by
+      // --resume (the thirty-first adversarial pass,
+      // c8-cell-sigterm-from-outside-said-sigkill-crash).
+      throw Interrupted(stop, m.backend.name + " x " + m.name + ": the cell was stopped by " +
+                                  signal_name(stop) +
+                                  " from outside; not the allocator's failure. The run "
+                                  "stopped" +
+                                  (options_.journal_path.empty()
+                                       ? std::string()
+                                       : "; its finished cells are kept in " +
+                                             options_.journal_path + " (continue with --resume)"));
     } else if (WIFSIGNALED(status)) {
       int sig = WTERMSIG(status);
       const std::string killed = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) +

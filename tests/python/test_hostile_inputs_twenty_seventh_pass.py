@@ -937,3 +937,47 @@ def test_a_stopped_advise_leaves_no_earlier_page_beside_its_new_data(tmp_path):
                 assert "host-malloc-retain" in (out / page).read_text(), attempt
             elif (out / page).exists():
                 assert (out / page).stat().st_mtime >= (out / "advise.json").stat().st_mtime, page
+
+
+def _cell_of(run_pid, deadline):
+    while time.monotonic() < deadline:
+        children = _children(run_pid)
+        for runner in [run_pid] + children:
+            for child in _children(runner) if runner != run_pid else children:
+                try:
+                    with open(f"/proc/{child}/cmdline", "rb") as f:
+                        if b"cell\x00--backend" in f.read():
+                            return child
+                except OSError:
+                    pass
+        time.sleep(0.02)
+    return None
+
+
+@needs_memrel
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_cell_stopped_from_outside_stops_the_run_and_is_not_a_crash(tmp_path, sig):
+    """c8-cell-sigterm-from-outside-said-sigkill-crash: SIGTERM to a running cell (it SIGKILLs
+    its own group) was recorded as the allocator crashing, "killed by signal 9", exit 3, and
+    --resume kept it; SIGINT and SIGHUP likewise as crashes. The cell says it was asked to stop;
+    the run stops as if asked itself, and --resume runs the cell again."""
+    for n in ("a", "b"):
+        (tmp_path / f"{n}.json").write_text(json.dumps(
+            {"schema": "memrel.workload/1", "name": n,
+             "steps": [{"alloc": "x", "bytes": 4096}, {"sleep_ms": 3000}, {"mark": "m"},
+                       {"free": "x"}]}))
+    command = [MEMREL, "-q", "run", "-b", "host-malloc", "-w", "a.json,b.json", "-o", "r.json"]
+    p = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    cell = _cell_of(p.pid, time.monotonic() + 30)
+    assert cell is not None
+    time.sleep(0.5)
+    os.kill(cell, sig)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + sig, err
+    assert f"stopped by {signal.Signals(sig).name} from outside" in err
+    assert not (tmp_path / "r.json").exists()
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, cwd=tmp_path,
+                             timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    with open(tmp_path / "r.json") as f:
+        assert [c["status"] for c in json.load(f)["cells"]] == ["ok", "ok"]
