@@ -246,6 +246,16 @@ BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status,
     // Past the file size limit: the machine's state, not the backend's crash.
     throw std::runtime_error(job.json_path + ": memrel_bench of " + job.name +
                              " was killed by SIGXFSZ (the file size limit); not kept");
+  } else if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGINT ||
+                                     WTERMSIG(status) == SIGHUP)) {
+    // A request to stop, not the backend's crash: memrel ends its memrel_bench with SIGKILL, so
+    // this came from outside (an operator, a job manager), and the command stops as if asked
+    // itself. It was the backend's benchmarks failing, exit 3 (bench), or the candidate's
+    // regression, exit 1 (ab: the thirty-first adversarial pass,
+    // c8-ab-candidate-sigterm-from-outside-exit-1, c8-bench-sigterm-from-outside-exit-3).
+    const int signal = WTERMSIG(status);
+    throw Interrupted(signal, "memrel_bench of " + job.name + " was stopped by " +
+                                  signal_name(signal) + " from outside; not the backend's failure");
   } else if (WIFSIGNALED(status)) {
     o.status = BenchStatus::kCrashed;
     o.exit_code = WTERMSIG(status);

@@ -981,3 +981,33 @@ def test_a_cell_stopped_from_outside_stops_the_run_and_is_not_a_crash(tmp_path, 
     assert resumed.returncode == 0, resumed.stderr
     with open(tmp_path / "r.json") as f:
         assert [c["status"] for c in json.load(f)["cells"]] == ["ok", "ok"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["bench", "-b", "host-malloc", "--quick", "-o", "out"],
+                                     ["ab", "-b", "host-malloc", "--quick", "--rounds", "5",
+                                      "--looks", "1", "--out", "ab"]])
+def test_a_memrel_bench_stopped_from_outside_stops_the_command(tmp_path, command):
+    """c8-bench-sigterm-from-outside-exit-3, c8-ab-candidate-sigterm-from-outside-exit-1: a
+    memrel_bench sent SIGTERM from outside was the backend's benchmarks failing (bench, exit 3)
+    or the candidate's regression (ab, exit 1). memrel ends its own with SIGKILL: a stop
+    signal came from outside, and the command stops as if asked itself."""
+    p = subprocess.Popen([MEMREL] + command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    bench = None
+    deadline = time.monotonic() + 60
+    while bench is None and p.poll() is None and time.monotonic() < deadline:
+        for child in _children(p.pid):
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as f:
+                    if b"memrel_bench" in f.read():
+                        bench = child
+            except OSError:
+                pass
+        time.sleep(0.01)
+    assert bench is not None, "no memrel_bench seen"
+    os.kill(bench, signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    line = err.strip().splitlines()[-1]
+    assert p.returncode == 128 + signal.SIGTERM, err
+    assert "stopped by SIGTERM from outside" in line, err
