@@ -95,6 +95,10 @@ bool needs_trace_import(const std::string& path) {
   return ends_with(path, ".pickle") || ends_with(path, ".pkl") || ends_with(path, ".csv");
 }
 
+ImportedTraces::ImportedTraces() {
+  if (temporary_folder_problem().empty()) remove_abandoned_run_folders(temporary_folder());
+}
+
 ImportedTraces::~ImportedTraces() {
   if (folder_.empty()) return;
   std::error_code ec;

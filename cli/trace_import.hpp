@@ -17,7 +17,11 @@ bool needs_trace_import(const std::string& path);
 
 class ImportedTraces {
  public:
-  ImportedTraces() = default;
+  // Removes what runs killed outright left in TMPDIR (their folders of imported traces, told by
+  // their lock): every run, not only one that imports, so that a SIGKILLed run's traces of the
+  // full size do not wait for the next import (the thirty-first adversarial pass,
+  // c9-run-import-sigkill-leaves-tmp-folder).
+  ImportedTraces();
   ImportedTraces(const ImportedTraces&) = delete;
   ImportedTraces& operator=(const ImportedTraces&) = delete;
   ~ImportedTraces();  // removes the run's folder and every temporary trace in it

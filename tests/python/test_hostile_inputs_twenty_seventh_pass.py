@@ -1011,3 +1011,21 @@ def test_a_memrel_bench_stopped_from_outside_stops_the_command(tmp_path, command
     line = err.strip().splitlines()[-1]
     assert p.returncode == 128 + signal.SIGTERM, err
     assert "stopped by SIGTERM from outside" in line, err
+
+
+@needs_memrel
+def test_any_run_removes_what_a_killed_run_left_in_tmpdir(tmp_path):
+    """c9-run-import-sigkill-leaves-tmp-folder: a run killed outright while importing left its
+    memrel-run-XXXXXX folder (traces of the full size) in TMPDIR until a later run that imported
+    a trace; a plain run left it. Every run removes such an abandoned folder (no run holds its
+    lock)."""
+    tmp = tmp_path / "tmp"
+    left = tmp / "memrel-run-Ab12Cd"
+    left.mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace"),
+                left / "trace-1.memtrace")
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "null", "--include-null", "-w", "temp-then-delete",
+                        "-o", "r.json"], capture_output=True, text=True, cwd=tmp_path,
+                       env=dict(os.environ, TMPDIR=str(tmp)), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert not left.exists()
