@@ -239,7 +239,15 @@ nlohmann::json parse_input_json(const std::string& text, const std::string& file
 
 nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
                                const std::string& what) {
-  return parse_input_json(read_input_text(path, max_bytes, what), path);
+  std::string text = read_input_text(path, max_bytes, what);
+  // A file of memrel's own other kind, named so: a trace where a JSON document goes was
+  // "malformed JSON at byte 1 ... last read: 'M'" (the thirty-first adversarial pass,
+  // c10-other-kind-said-malformed-or-old).
+  if (text.rfind("MEMTRACE", 0) == 0)
+    throw InputError(
+        path, "",
+        "a memrel trace (it begins with MEMTRACE), not a " + what + ": a trace is a workload (-w)");
+  return parse_input_json(text, path);
 }
 
 std::string describe_cap(std::uint64_t bytes) {

@@ -63,6 +63,12 @@ def read_bytes(path, cap):
 
 def read_text(path, cap):
     data = read_bytes(path, cap)
+    # memrel's own other kind of file, named so, as the C++ readers say it (read_input_json): a
+    # trace was "not UTF-8 text (byte 3833)" (the thirty-first adversarial pass,
+    # c10-other-kind-said-malformed-or-old).
+    if data.startswith(b"MEMTRACE"):
+        raise InputError(path, "a memrel trace (it begins with MEMTRACE), not a JSON document: a "
+                               "trace is a workload (-w)")
     try:
         # A leading byte order mark is passed over, as the C++ reader (nlohmann::json) does and
         # RFC 8259 allows: compare and history took such a file and report refused it (the

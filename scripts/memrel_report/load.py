@@ -271,6 +271,12 @@ def load_results(path):
         raise InputError(path, f'missing "schema" (expected "{SCHEMA}"){hint}')
     if doc["schema"] != SCHEMA:
         hint = " (a single cell's file: pass the run's results file)" if doc["schema"] == CELL_SCHEMA else ""
+        given = doc["schema"] if isinstance(doc["schema"], str) else ""
+        if not hint and given.startswith("memrel.") and given.split("/")[0] != SCHEMA.split("/")[0]:
+            # Another kind of memrel's files, said as that kind, as the C++ readers say it
+            # (harness/results/results.cpp, expect_schema).
+            raise InputError(path, f'schema {_describe(doc["schema"])}: a {given.split("/")[0]} file, '
+                                   f'not a {SCHEMA.split("/")[0]} file')
         raise InputError(path, f'schema {_describe(doc["schema"])} is not "{SCHEMA}"{hint}')
     try:
         _check(doc, "document", {"context": "obj", "cells": "list"})

@@ -1029,3 +1029,25 @@ def test_any_run_removes_what_a_killed_run_left_in_tmpdir(tmp_path):
                        env=dict(os.environ, TMPDIR=str(tmp)), timeout=120)
     assert r.returncode == 0, r.stderr
     assert not left.exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["compare", "{x}", "{x}"], ["merge", "-o", "m.json", "{x}"],
+                                     ["report", "--out", "rp", "{x}"]])
+@pytest.mark.parametrize("given", ["trace", "verdicts"])
+def test_a_file_of_memrels_other_kind_is_said_as_that_kind(tmp_path, command, given):
+    """c10-other-kind-said-malformed-or-old: a trace where a results file goes was "malformed JSON
+    at byte 1 ... last read: 'M'" (report: "not UTF-8 text"); a gate verdicts file of this very
+    memrel "written by another memrel version?". Both are named as what they are."""
+    if given == "trace":
+        source = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+        shutil.copy(source, tmp_path / "x.json")
+        words = ("x.json", "a memrel trace")
+    else:
+        r = subprocess.run([MEMREL, "-q", "compare", HOST_RUN, HOST_RUN, "--json", "x.json"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert r.returncode == 0, r.stderr
+        words = ("x.json", "memrel.gate-verdicts file, not a memrel.results file")
+    r = subprocess.run([MEMREL] + [w.replace("{x}", "x.json") for w in command],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, *words)
