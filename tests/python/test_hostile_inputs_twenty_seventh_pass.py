@@ -1051,3 +1051,41 @@ def test_a_file_of_memrels_other_kind_is_said_as_that_kind(tmp_path, command, gi
     r = subprocess.run([MEMREL] + [w.replace("{x}", "x.json") for w in command],
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, *words)
+
+
+def test_a_report_is_on_disk_before_it_replaces_the_earlier_one(tmp_path, monkeypatch):
+    """c5-report-replace-without-fsync: the report swapped its new folder in and removed the
+    earlier one with no fsync at all, where every other writer syncs first: a power cut could
+    leave empty files where the earlier report was. Every file and folder of the new one is
+    synced before the swap, and the parent after it."""
+    from test_hostile_inputs import scripts_module
+    folder = scripts_module("memrel_report.folder")
+    synced = []
+    real_fsync = os.fsync
+    swapped = []
+
+    def fsync(fd):
+        synced.append((os.readlink(f"/proc/self/fd/{fd}"), bool(swapped)))
+        real_fsync(fd)
+
+    real_swap = folder._swap
+
+    def swap(*args):
+        real_swap(*args)
+        swapped.append(True)
+
+    monkeypatch.setattr(folder.os, "fsync", fsync)
+    monkeypatch.setattr(folder, "_swap", swap)
+
+    def fill(tmp):
+        os.makedirs(os.path.join(tmp, "plots"))
+        for name in ("index.html", os.path.join("plots", "a.png")):
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write("x")
+
+    out = tmp_path / "rep"
+    folder.write_atomically(str(out), fill)
+    before = {os.path.relpath(p, str(out) + ".tmp-" + str(os.getpid()))
+              for p, after in synced if not after}
+    assert {"index.html", os.path.join("plots", "a.png"), "plots", "."} <= before, synced
+    assert (str(tmp_path), True) in synced
