@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "platform/nul_escaped.hpp"
+
 namespace memrel {
 
 // Each family's folder defines its accessor (allocators/<family>/<family>_family.cpp).
@@ -37,7 +39,7 @@ void BackendFamily::run_program(const BackendInfo& backend, Allocator& allocator
 }
 
 BackendInfo BackendFamily::configure(const BackendInfo& root, const BackendSettings&) const {
-  throw std::invalid_argument("backend " + root.name + " takes no settings");
+  throw std::invalid_argument(nul_escaped("backend " + root.name + " takes no settings"));
 }
 
 const BackendFamily& program_family(const std::string& program) {
@@ -48,8 +50,8 @@ const BackendFamily& program_family(const std::string& program) {
       known += (known.empty() ? "" : ", ") + p;
     }
   }
-  throw std::invalid_argument("no backend family runs program '" + program + "' (known: " + known +
-                              ")");
+  throw std::invalid_argument(
+      nul_escaped("no backend family runs program '" + program + "' (known: " + known + ")"));
 }
 
 std::map<std::string, std::string> loaded_runtime_versions() {

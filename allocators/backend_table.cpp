@@ -5,6 +5,7 @@
 
 #include "allocators/backend_families.hpp"
 #include "platform/did_you_mean.hpp"
+#include "platform/nul_escaped.hpp"
 
 namespace memrel {
 
@@ -38,11 +39,11 @@ std::vector<BackendFileEntry> folder_backend_entries(const std::string& dir) {
 std::vector<BackendInfo> folder_backends(const std::string& dir) {
   std::vector<BackendInfo> out;
   for (BackendFileEntry& e : folder_backend_entries(dir)) {
-    if (!e.backend) throw std::invalid_argument(e.error);
+    if (!e.backend) throw std::invalid_argument(nul_escaped(e.error));
     for (const auto& earlier : out) {
       if (earlier.name == e.backend->name)
-        throw std::invalid_argument(e.file + ": name: \"" + e.backend->name +
-                                    "\" is also the name of " + earlier.file);
+        throw std::invalid_argument(nul_escaped(e.file + ": name: \"" + e.backend->name +
+                                                "\" is also the name of " + earlier.file));
     }
     out.push_back(std::move(*e.backend));
   }
@@ -72,14 +73,15 @@ BackendInfo configured_backend(const std::string& spec) {
   auto [name, given] = split_backend_spec(spec);
   const BackendInfo* base = compiled_backend(name);
   if (base == nullptr)
-    throw std::invalid_argument("backend '" + spec + "': unknown backend '" + name +
-                                "' (valid: " + backend_names_joined() + ")");
+    throw std::invalid_argument(nul_escaped("backend '" + spec + "': unknown backend '" + name +
+                                            "' (valid: " + backend_names_joined() + ")"));
   const BackendFamily& family = family_of(*base);
   const std::string root_name = base->settings_root.empty() ? base->name : base->settings_root;
   const BackendInfo* root = compiled_backend(root_name);
   std::vector<BackendSetting> declared = family.settings(root_name);
   if (declared.empty() || root == nullptr)
-    throw std::invalid_argument("backend '" + spec + "': " + name + " takes no settings");
+    throw std::invalid_argument(
+        nul_escaped("backend '" + spec + "': " + name + " takes no settings"));
   BackendSettings settings = base->settings;
   std::vector<std::string> keys;
   for (const BackendSetting& d : declared) keys.push_back(d.key);
@@ -92,14 +94,15 @@ BackendInfo configured_backend(const std::string& spec) {
       std::string near = did_you_mean(key, keys);
       std::string known;
       for (const std::string& k : keys) known += (known.empty() ? "" : ", ") + k;
-      throw std::invalid_argument("backend '" + spec + "': unknown setting '" + key + "'" +
-                                  (near.empty() ? "" : "; did you mean " + near + "?") + " (" +
-                                  root_name + " takes: " + known + ")");
+      throw std::invalid_argument(nul_escaped("backend '" + spec + "': unknown setting '" + key +
+                                              "'" +
+                                              (near.empty() ? "" : "; did you mean " + near + "?") +
+                                              " (" + root_name + " takes: " + known + ")"));
     }
     try {
       settings[key] = canonical_setting_value(*setting, value);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("backend '" + spec + "': " + e.what());
+      throw std::invalid_argument(nul_escaped("backend '" + spec + "': " + e.what()));
     }
   }
   for (const BackendSetting& d : declared) {
@@ -113,7 +116,7 @@ BackendInfo configured_backend(const std::string& spec) {
   try {
     return family.configure(*root, settings);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument("backend '" + spec + "': " + e.what());
+    throw std::invalid_argument(nul_escaped("backend '" + spec + "': " + e.what()));
   }
 }
 
@@ -125,9 +128,9 @@ void refuse_a_name_two_files_hold(const std::string& name, const std::string& ba
     if (e.backend && e.backend->name == name) files.push_back(e.file);
   }
   if (files.size() > 1)
-    throw std::invalid_argument("backend '" + name + "': two files of " + backends_dir +
-                                " hold that name, " + files[0] + " and " + files[1] +
-                                "; rename one, or give the file's path");
+    throw std::invalid_argument(nul_escaped("backend '" + name + "': two files of " + backends_dir +
+                                            " hold that name, " + files[0] + " and " + files[1] +
+                                            "; rename one, or give the file's path"));
 }
 
 }  // namespace
@@ -154,11 +157,11 @@ BackendInfo resolve_backend(const std::string& name_or_file, const std::string& 
   std::vector<std::string> names;
   for (const auto& b : all_backends()) names.push_back(b.name);
   const std::string near = did_you_mean(name, names);
-  throw std::invalid_argument(
+  throw std::invalid_argument(nul_escaped(
       "unknown backend '" + name + "'" +
       (name != name_or_file ? " in '" + name_or_file + "'" : std::string()) +
       (near.empty() ? "" : "; did you mean " + near + "?") + " (valid: " + backend_names_joined() +
-      folder_names + "; or a backend file: docs/pluggable-backends.md)");
+      folder_names + "; or a backend file: docs/pluggable-backends.md)"));
 }
 
 std::string backend_table_markdown() {

@@ -9,13 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "platform/nul_escaped.hpp"
+
 namespace memrel {
 
 // An output path that breaks the rule: an invalid_argument, so the command line exits 2 with its
 // one line ("PATH: is a symbolic link, ...").
 class OutputError : public std::invalid_argument {
  public:
-  using std::invalid_argument::invalid_argument;
+  explicit OutputError(const std::string& what) : std::invalid_argument(nul_escaped(what)) {}
 };
 
 // The files memrel itself runs, inputs of every command (docs/inputs.md, "Outputs"): the running

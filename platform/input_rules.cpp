@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "platform/file_kind.hpp"
+#include "platform/nul_escaped.hpp"
 
 namespace memrel {
 namespace {
@@ -91,7 +92,7 @@ class PointerTracker {
 
 InputError::InputError(const std::string& file, const std::string& place,
                        const std::string& message)
-    : std::invalid_argument(place_prefix(file, place) + message),
+    : std::invalid_argument(nul_escaped(place_prefix(file, place) + message)),
       file_(file),
       place_(place),
       message_(message) {}

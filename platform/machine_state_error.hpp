@@ -7,11 +7,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "platform/nul_escaped.hpp"
+
 namespace memrel {
 
 class MachineStateError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit MachineStateError(const std::string& what) : std::runtime_error(nul_escaped(what)) {}
 };
 
 }  // namespace memrel

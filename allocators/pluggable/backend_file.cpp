@@ -19,6 +19,7 @@
 #include "platform/executable_path.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
+#include "platform/nul_escaped.hpp"
 
 namespace fs = std::filesystem;
 
@@ -217,7 +218,8 @@ bool in_linker_cache(const std::string& name) {
 
 BackendFileError::BackendFileError(const std::string& file, const std::string& place,
                                    const std::string& message)
-    : std::invalid_argument(file + ": " + (place.empty() ? "" : place + ": ") + message) {}
+    : std::invalid_argument(
+          nul_escaped(file + ": " + (place.empty() ? "" : place + ": ") + message)) {}
 
 BackendFile parse_backend_text(const std::string& text, const std::string& file) {
   return Parser(file).parse(text);

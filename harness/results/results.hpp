@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/results/trace_results.hpp"
+#include "platform/nul_escaped.hpp"
 
 namespace memrel {
 
@@ -23,7 +24,7 @@ constexpr const char* kCellSchema = "memrel.cell/1";
 // "FILE: message", one line: a results file that is missing, malformed or of another schema.
 class ResultsError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ResultsError(const std::string& what) : std::runtime_error(nul_escaped(what)) {}
 };
 
 // The four views of memory at one moment. All figures are bytes.

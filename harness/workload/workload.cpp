@@ -8,6 +8,7 @@
 #include "harness/workload/trace_file.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/name_characters.hpp"
+#include "platform/nul_escaped.hpp"
 
 namespace memrel {
 
@@ -257,7 +258,8 @@ class Parser {
 
 WorkloadError::WorkloadError(const std::string& source, const std::string& location,
                              const std::string& message)
-    : std::runtime_error(source + ": " + (location.empty() ? "" : location + ": ") + message) {}
+    : std::runtime_error(
+          nul_escaped(source + ": " + (location.empty() ? "" : location + ": ") + message)) {}
 
 const char* step_kind_name(StepKind kind) {
   switch (kind) {

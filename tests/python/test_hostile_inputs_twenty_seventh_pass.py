@@ -1089,3 +1089,31 @@ def test_a_report_is_on_disk_before_it_replaces_the_earlier_one(tmp_path, monkey
               for p, after in synced if not after}
     assert {"index.html", os.path.join("plots", "a.png"), "plots", "."} <= before, synced
     assert (str(tmp_path), True) in synced
+
+
+@needs_memrel
+@pytest.mark.parametrize("case", ["workload-key", "bench-name", "grid-setting"])
+def test_a_nul_in_a_name_does_not_cut_the_error_line(tmp_path, case):
+    """c7-validate-nul-field-name-cuts-error, c7-gbench-nul-name-cuts-error,
+    c7-advise-grid-nul-setting-cuts-error (the thirty-second pass): a key or name holding NUL
+    (JSON's \\u0000) cut the one line there ("memrel: w1.json: ste"), the reason lost: what() is
+    a C string. memrel's errors write the NUL as \\u0000."""
+    if case == "workload-key":
+        (tmp_path / "w.json").write_text('{"schema":"memrel.workload/1","name":"w","ste\\u0000ps":[]}')
+        args, words = ["validate", "w.json"], ["ste\\u0000ps", "unexpected field"]
+    elif case == "bench-name":
+        from conftest import HOST_BENCH
+        with open(HOST_BENCH) as f:
+            doc = json.load(f)
+        doc["benchmarks"][0]["name"] = "wa\u0000rm"
+        doc["benchmarks"][0]["iterations"] = 0
+        (tmp_path / "b.json").write_text(json.dumps(doc))
+        args, words = ["compare", HOST_BENCH, "b.json"], ["wa\\u0000rm", "iterations 0 is impossible"]
+    else:
+        (tmp_path / "g.json").write_text(json.dumps(
+            {"schema": "memrel.advise-grid/1",
+             "configurations": ["host-malloc:trim_thr\u0000eshold=0"]}))
+        trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+        args, words = ["advise", trace, "--grid", "g.json", "--out", "a"], ["trim_thr\\u0000eshold", "unknown setting"]
+    r = subprocess.run([MEMREL] + args, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, *words)
