@@ -67,6 +67,10 @@ std::string missing_package(const std::string& package) {
 // own line and exit(1) (the tenth adversarial pass, c8-history-changes-ulimit-v-hang,
 // c8-import-ulimit-v-openblas). memrel's Python parts do no linear algebra worth a thread; with
 // one, numpy's import fails as a Python MemoryError, which memrel_entry.py says in one line.
+// MEMREL_OWN_DATA_DIR: memrel's own data (default workloads, backends, advise grid, trace
+// sources), no output of any writer, the Python ones as the C++ ones (program_inputs): `report
+// --out benchmarks/rep` and `history changes --markdown benchmarks/x.md` wrote there (the
+// thirty-second adversarial pass, c1-report-changes-into-memrel-own-folders).
 // MEMREL_ENTRY_FD: where memrel_entry.py says it runs (entry_ran_mark), so that an interpreter
 // that answers the version probe and then runs nothing of memrel's is told from one that did.
 std::string& read_folder(int which) {
@@ -81,6 +85,7 @@ std::map<std::string, std::string> python_environment() {
           {"MEMREL_WORKLOADS_DIR", read_folder(0)},
           {"MEMREL_BACKENDS_DIR", read_folder(1)},
           {"MEMREL_LIBRARY_DIR", install_layout().found ? install_layout().library_dir : ""},
+          {"MEMREL_OWN_DATA_DIR", install_layout().data_dir},
           {"OPENBLAS_NUM_THREADS", "1"}};
 }
 

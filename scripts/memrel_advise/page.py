@@ -7,6 +7,7 @@ Exit codes as the report's: 0 written, 2 unusable input (one line naming the fil
 """
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -15,6 +16,7 @@ import memrel_report.matplotlib_defaults  # noqa: F401  (first: matplotlib as it
 from matplotlib.figure import Figure
 
 import memrel_outputs
+import memrel_outputs.stopping
 
 from memrel_report import document, plots
 from memrel_report.units import mib
@@ -122,12 +124,22 @@ def main(argv=None):
             os.unlink(os.path.join(args.out, name))
         except FileNotFoundError:
             pass
-    plot = frontier_plot(advice, args.out)
     partial = f"{html}.tmp-{os.getpid()}"
+    # A stop (memrel passes SIGTERM, SIGINT, SIGHUP on) unwinds through here: the chart, drawn in
+    # place, half-written, and the page's temporary go with it; memrel said "interrupted" over a
+    # half advise-frontier.svg or an advise.html.tmp-PID (the thirty-second adversarial pass,
+    # c9-advise-sigterm-half-svg).
+    memrel_outputs.stopping.stop_on_signals()
     try:
+        plot = frontier_plot(advice, args.out)
         with open(partial, "x", encoding="utf-8") as f:
             f.write(page(advice, plot))
         os.replace(partial, html)
+    except BaseException:
+        for name in ("advise-frontier.png", "advise-frontier.svg"):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(args.out, name))
+        raise
     finally:
         if os.path.lexists(partial):
             os.unlink(partial)

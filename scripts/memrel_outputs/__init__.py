@@ -55,7 +55,11 @@ def _program():
     Python parts (nothing below it is an output) and the interpreter running them. The fourth
     pass: `./memrel run -o ./memrel` replaced the running program."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return [here] + ([sys.executable] if sys.executable else [])
+    # And memrel's own data, which memrel names (MEMREL_OWN_DATA_DIR, cli/python_module.cpp): no
+    # writer puts an output there, as no C++ writer does.
+    data = os.environ.get("MEMREL_OWN_DATA_DIR", "")
+    return [here] + ([data] if os.path.isabs(data) else []) + \
+        ([sys.executable] if sys.executable else [])
 
 
 _PROGRAM_FILES = None
@@ -191,8 +195,8 @@ def _refuse_in_program(path):
     _refuse_loaded_name_in_library_folder(path)
     for program in _program():
         if lies_in(path, program):
-            raise OutputRuleError(path, f"is {program} or in it, which memrel runs; write the "
-                                        "output elsewhere")
+            raise OutputRuleError(path, f"is {program} or in it, memrel's own code or data; "
+                                        "write the output elsewhere")
 
 
 # What the folders memrel reads whole take (cli/read_folders.cpp, the C++ writers' twin): every

@@ -1860,7 +1860,7 @@ def test_an_output_in_memrels_own_python_parts_is_refused(tmp_path):
     r = subprocess.run([sys.executable, "-I", copy / "memrel_entry.py", "memrel_trace", "import",
                         RMM_LOG, "-o", victim], capture_output=True, text=True, cwd=tmp_path,
                        timeout=120)
-    refused(r, str(victim), "which memrel runs")
+    refused(r, str(victim), "memrel's own code or data")
     assert read(victim) == before
 
 

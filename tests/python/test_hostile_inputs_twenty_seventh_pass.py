@@ -1117,3 +1117,52 @@ def test_a_nul_in_a_name_does_not_cut_the_error_line(tmp_path, case):
         args, words = ["advise", trace, "--grid", "g.json", "--out", "a"], ["trim_thr\\u0000eshold", "unknown setting"]
     r = subprocess.run([MEMREL] + args, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, *words)
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["report", "--out", "{data}/rep", HOST_RUN],
+                                     ["history", "--db", "h.sqlite", "changes", "--markdown",
+                                      "{data}/x.md"]])
+def test_no_python_writer_puts_an_output_in_memrels_own_data(tmp_path, command):
+    """c1-report-changes-into-memrel-own-folders (the thirty-second pass): merge, history --db,
+    advise, bench, ab and compare refuse an output in memrel's own data folder; report --out and
+    history changes --markdown wrote there. memrel names the folder to its Python parts."""
+    copy = private_copy(tmp_path)
+    data = copy / "benchmarks"
+    binary = str(copy / "build" / "ci" / "memrel")
+    if command[0] == "history":
+        added = subprocess.run([binary, "-q", "history", "--db", "h.sqlite", "add", HOST_RUN],
+                               capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert added.returncode == 0, added.stderr
+    r = subprocess.run([binary] + [w.replace("{data}", str(data)) for w in command],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    refused(r, str(data), "memrel's own code or data")
+    assert not (data / "rep").exists() and not (data / "x.md").exists()
+
+
+@needs_memrel
+def test_a_stopped_advise_leaves_no_half_chart_or_page(tmp_path):
+    """c9-advise-sigterm-half-svg (the thirty-second pass): SIGTERM to advise while its page was
+    drawn left a half advise-frontier.svg (no </svg>) or an advise.html.tmp-PID: the page's part
+    ended on the signal without its cleanup. It unwinds now, removing both. (Stops at several
+    moments; one that lands before or after the page shows nothing.)"""
+    trace = os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace")
+    for attempt in range(8):
+        out = tmp_path / f"a{attempt}"
+        p = subprocess.Popen([MEMREL, "-q", "advise", trace, "-b", "null", "--out", str(out),
+                              "--trace-scale", "1/1024"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while p.poll() is None and time.monotonic() < deadline:
+            names = os.listdir(out) if out.exists() else []
+            if "advise-frontier.svg" in names or [n for n in names if ".tmp-" in n]:
+                break
+            time.sleep(0.001)
+        time.sleep(0.001 * (attempt % 5))
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=120)
+        names = os.listdir(out) if out.exists() else []
+        assert not [n for n in names if ".tmp-" in n], names
+        svg = out / "advise-frontier.svg"
+        if svg.exists():
+            assert svg.read_text().rstrip().endswith("</svg>"), (attempt, p.returncode)
