@@ -8,7 +8,9 @@ namespace {
 // The patterns of scripts/memrel_help.py (_INT, _FLOAT); tests/python/test_hostile_inputs.py
 // keeps the two in agreement.
 const std::regex& whole_number_spelling() {
-  static const std::regex pattern{"-?[0-9]+"};
+  // No leading zero: CLI11 reads `010` as octal (8 rounds of ab, an 8 s advise timeout: the
+  // thirty-second adversarial pass, c4-leading-zero-read-as-octal), Python's int() as 10.
+  static const std::regex pattern{"-?(0|[1-9][0-9]*)"};
   return pattern;
 }
 const std::regex& decimal_number_spelling() {
@@ -37,7 +39,7 @@ std::string misspelled_number(const CLI::App* app) {
       if (!std::regex_match(value, *pattern))
         return opt->get_name() + ": '" + value + "' is not a " +
                (pattern == &whole_number_spelling()
-                    ? "whole number (ASCII digits)"
+                    ? "whole number (ASCII digits, no leading zero)"
                     : "decimal number (ASCII digits, '.', an exponent)");
     }
   }

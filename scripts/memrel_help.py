@@ -86,7 +86,8 @@ class ArgumentParser(argparse.ArgumentParser):
 # on the command line"): ASCII digits only, so that int()'s and float()'s leniency (`1_000`,
 # `+5`, ` 7`, other scripts' digits such as `١٢`) and an empty value, which would mean "not
 # given", are refused; a float is finite.
-_INT = r"-?[0-9]+"
+# No leading zero: the C++ options' parser (CLI11) reads `010` as octal, int() as 10.
+_INT = r"-?(0|[1-9][0-9]*)"
 _FLOAT = r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?"
 
 
@@ -94,7 +95,7 @@ def whole_number(text):
     import re
 
     if not re.fullmatch(_INT, text, flags=re.ASCII):
-        raise argparse.ArgumentTypeError(f"{text!r}: not a whole number (ASCII digits)")
+        raise argparse.ArgumentTypeError(f"{text!r}: not a whole number (ASCII digits, no leading zero)")
     _refuse_negative_zero(text)
     return int(text)
 

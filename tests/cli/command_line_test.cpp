@@ -179,12 +179,15 @@ TEST(CommandLine, NumbersAreDecimalAsciiOnEveryOption) {
             "memrel: --latency-min-change: ' 0.1' is not a decimal number (ASCII digits, '.', an "
             "exponent)\n"},
            {"ab -b null --rounds 0x5",
-            "memrel: --rounds: '0x5' is not a whole number (ASCII digits)\n"},
+            "memrel: --rounds: '0x5' is not a whole number (ASCII digits, no leading zero)\n"},
            {"bench -b null --min-time +0.5",
             "memrel: --min-time: '+0.5' is not a decimal number (ASCII digits, '.', an "
             "exponent)\n"},
            {"bench -b null --timeout 0x10",
-            "memrel: --timeout: '0x10' is not a whole number (ASCII digits)\n"},
+            "memrel: --timeout: '0x10' is not a whole number (ASCII digits, no leading zero)\n"},
+           // CLI11 read 010 as octal: 8 rounds (the thirty-second adversarial pass).
+           {"ab -b null --rounds 010",
+            "memrel: --rounds: '010' is not a whole number (ASCII digits, no leading zero)\n"},
        }) {
     auto r = testing::run_command(testing::memrel_command(c.args));
     EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.output;
