@@ -489,6 +489,14 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     std::sort(pairs.begin(), pairs.end(),
               [](const InputPair& x, const InputPair& y) { return x.name < y.name; });
     Report report = compare_pairs(pairs, a.out + "/reference", a.out + "/candidate", options);
+    // A reference whose files hold no benchmark of the candidate's leaves nothing to compare
+    // against, as a reference that cannot run does (exit 4, --help): it was "0 compared, 1 new:
+    // PASS", exit 0 (the thirty-second adversarial pass, c8-ab-empty-reference-passes).
+    if (report.summary().compared == 0 && report.summary().missing == 0)
+      throw MachineStateError(
+          "nothing to compare: the reference's memrel_bench wrote no "
+          "benchmark the candidate ran (its results in " +
+          a.out + "/rounds); is --reference-bench a memrel_bench of these backends?");
     remember_regressions(report, look + 1, looks[look], regressions);
     keep_earlier_regressions(report, regressions);
     const std::vector<std::string> open = undecided_subjects(report);

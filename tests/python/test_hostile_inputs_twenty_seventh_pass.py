@@ -1166,3 +1166,25 @@ def test_a_stopped_advise_leaves_no_half_chart_or_page(tmp_path):
         svg = out / "advise-frontier.svg"
         if svg.exists():
             assert svg.read_text().rstrip().endswith("</svg>"), (attempt, p.returncode)
+
+
+@needs_memrel
+def test_ab_with_a_reference_that_wrote_no_benchmark_compares_nothing_and_says_so(tmp_path):
+    """c8-ab-empty-reference-passes (the thirty-second pass): a --reference-bench that answers
+    as memrel_bench but writes an empty benchmark list every round: "0 compared, 1 new: PASS",
+    exit 0. Nothing to compare against is exit 4, as for a reference that cannot run."""
+    bench = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
+    wrapper = tmp_path / "empty.sh"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'case "$*" in *--help*|*--benchmark_list_tests*) exec "{bench}" "$@";; esac\n'
+        'for a in "$@"; do case $a in --benchmark_out=*) '
+        "echo '{\"context\":{},\"benchmarks\":[]}' > \"${a#--benchmark_out=}\";; esac; done\n"
+        "exit 0\n")
+    wrapper.chmod(0o755)
+    r = subprocess.run([MEMREL, "-q", "ab", "-b", "null", "--quick", "--filter", "^pair/null/warm/512/",
+                        "--reference-bench", str(wrapper), "--rounds", "5", "--looks", "1",
+                        "--out", "ab", "--json", "v.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    refused(r, "nothing to compare", exit_code=4)
+    assert not (tmp_path / "v.json").exists()
