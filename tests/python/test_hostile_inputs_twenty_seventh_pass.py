@@ -1188,3 +1188,44 @@ def test_ab_with_a_reference_that_wrote_no_benchmark_compares_nothing_and_says_s
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     refused(r, "nothing to compare", exit_code=4)
     assert not (tmp_path / "v.json").exists()
+
+
+@needs_memrel
+def test_a_snapshot_of_one_segment_entry_repeated_stays_within_the_importers_bound(tmp_path):
+    """c7-pickle-shared-entry-expands-memory (the thirty-second pass): a 24 MB snapshot whose
+    device trace is one segment_alloc dict referenced 12 million times (memo GET) took 4.45 GiB,
+    ~190 bytes per pickle byte, where the importer keeps to 48 per byte (at least 2 GiB): each
+    segment change was a tuple, and the curve a list of them. Kept in 8-byte arrays now, the
+    points read where the envelope needs them. (3 million here: the old way took ~1.1 GiB.)"""
+    import struct
+    n = 3_000_000
+    out = bytearray(b"\x80\x04}(")
+
+    def short(text):
+        out.extend(b"\x8c" + bytes([len(text)]) + text.encode())
+
+    short("segments")
+    out.extend(b"]")
+    short("device_traces")
+    out.extend(b"]]}(")
+    short("action")
+    short("segment_alloc")
+    short("addr")
+    out.extend(b"J" + struct.pack("<i", 65536))
+    short("size")
+    out.extend(b"J" + struct.pack("<i", 4096))
+    short("stream")
+    out.extend(b"K\x00u\x94a")
+    for i in range(0, n - 1, 1000):
+        out.extend(b"(" + b"h\x00" * min(1000, n - 1 - i) + b"e")
+    out.extend(b"au.")
+    (tmp_path / "rep.pickle").write_bytes(bytes(out))
+    measure = ("import resource, subprocess, sys\n"
+               "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+               "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+               "sys.stderr.write(r.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", measure, MEMREL, "trace", "import", "rep.pickle", "-o",
+                        "t.memtrace"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    code, peak_kib = (int(w) for w in r.stdout.split())
+    assert code == 0, r.stderr
+    assert peak_kib * 1024 < 48 * len(out) + (200 << 20), (peak_kib, len(out))
