@@ -137,6 +137,10 @@ def _read_rows(path, rows, builder):
         fail(1, f"not an RMM log: the header must be {HEADER}")
     b = builder
     live = {}  # pointer -> (block, size, line)
+    # pointer -> the line that freed it, until it is allocated again: a second free of it is a
+    # double free, refused, not a block "allocated before logging began" (that invented a block
+    # the program never held: the thirty-second adversarial pass, c7-rmm-double-free-invents-block)
+    freed = {}
     streams, threads = set(), set()
     first = previous = None
     day = 0
@@ -190,14 +194,19 @@ def _read_rows(path, rows, builder):
             if pointer in live:
                 fail(number, f"allocate of {pointer:#x}, which is live (allocated at line {live[pointer][2]})")
             live[pointer] = (b.alloc(size), size, number)
+            freed.pop(pointer, None)
         elif action == "free":
             if pointer in live:
                 block, allocated, at = live.pop(pointer)
                 if allocated != size:
                     fail(number, f"free of {pointer:#x} with Size {size}, allocated with Size "
                                  f"{allocated} at line {at}")
+            elif pointer in freed:
+                fail(number, f"free of {pointer:#x}, freed already at line {freed[pointer]} and not "
+                             "allocated since: a double free")
             else:  # logging began after it was allocated
                 block = b.alloc_at_start(size)
+            freed[pointer] = number
             b.free(block)
         elif action == "allocate failure":
             # Since the first row, and never before it: another thread's row can be older.

@@ -216,6 +216,12 @@ class _Reader:
         live = {}      # addr -> block: allocated, no free yet
         pending = {}   # addr -> (block, place, entry index): free_requested, not yet completed
         pop_live, pop_pending = live.pop, pending.pop
+        # addr -> the entry that completed its free, until it is allocated again: another free
+        # of it is a double free, refused, not a block allocated before the trace began (that
+        # invented a block the program never held: the thirty-second adversarial pass,
+        # c7-rmm-double-free-invents-block).
+        freed = {}
+        pop_freed = freed.pop
 
         def at_start(addr, size):  # freed, never allocated in the trace: held when it began
             add_addr(addr)
@@ -237,6 +243,7 @@ class _Reader:
                         free_at(*pop_pending(addr))
                     block = len(sizes)
                     live[addr] = block
+                    pop_freed(addr, None)
                     add_event(block)
                     add_size(entry["size"])
                     add_addr(addr)
@@ -249,8 +256,11 @@ class _Reader:
                         block = requested[0]
                     elif addr in live:  # completed without a recorded request
                         block = pop_live(addr)
+                    elif addr in freed:
+                        self.double_free(addr, i, freed[addr])
                     else:
                         block = at_start(addr, entry["size"])
+                    freed[addr] = i
                     add_event(~block)
                 elif action == "free_requested":  # the free, unless a completion follows
                     addr = entry["addr"]
@@ -258,7 +268,12 @@ class _Reader:
                         raise TypeError
                     if addr in pending:
                         self.entry_error(trace, i)
-                    block = pop_live(addr) if addr in live else at_start(addr, entry["size"])
+                    if addr in live:
+                        block = pop_live(addr)
+                    elif addr in freed:
+                        self.double_free(addr, i, freed[addr])
+                    else:
+                        block = at_start(addr, entry["size"])
                     pending[addr] = (block, len(events), i)
                 else:
                     self.other(trace, i)
@@ -307,6 +322,10 @@ class _Reader:
         for i, entry in enumerate(trace):
             self.check_request(entry, self.where(i))
         self.fail(self.trace_where, "a size or an address is not an integer in range")
+
+    def double_free(self, addr, i, freed_at):
+        self.fail(self.where(i), f"frees {addr:#x}, freed already at {self.where(freed_at)} and not "
+                                 "allocated since: a double free")
 
     def entry_error(self, trace, i):
         """Says what is wrong with trace[i], which the fast path refused."""

@@ -1229,3 +1229,31 @@ def test_a_snapshot_of_one_segment_entry_repeated_stays_within_the_importers_bou
     code, peak_kib = (int(w) for w in r.stdout.split())
     assert code == 0, r.stderr
     assert peak_kib * 1024 < 48 * len(out) + (200 << 20), (peak_kib, len(out))
+
+
+@needs_memrel
+@pytest.mark.parametrize("source", ["rmm", "snapshot"])
+def test_a_double_free_is_refused_not_taken_for_a_block_held_from_the_start(tmp_path, source):
+    """c7-rmm-double-free-invents-block (the thirty-second pass): a log that frees a pointer
+    twice was imported with a block "allocated before logging began" for the second free, a
+    block the program never held (peak 8192 for one 4096 block). A second free of a pointer
+    freed in the trace and not allocated since is a double free: refused, naming both places."""
+    if source == "rmm":
+        (tmp_path / "in.csv").write_text(
+            "Thread,Time,Action,Pointer,Size,Stream\n"
+            "1,12:00:00.000001,allocate,0x7f0000000000,4096,0x0\n"
+            "1,12:00:00.000002,free,0x7f0000000000,4096,0x0\n"
+            "1,12:00:00.000003,free,0x7f0000000000,4096,0x0\n")
+        name, words = "in.csv", ["line 4", "freed already at line 3", "double free"]
+    else:
+        import pickle
+        entry = lambda action: {"action": action, "addr": 0x7f0000000000, "size": 4096, "stream": 0}
+        trace = [entry("alloc"), entry("free_requested"), entry("free_completed"),
+                 entry("free_requested"), entry("free_completed")]
+        with open(tmp_path / "in.pickle", "wb") as f:
+            pickle.dump({"segments": [], "device_traces": [trace]}, f, protocol=4)
+        name, words = "in.pickle", ["device_traces[0][3]", "freed already at device_traces[0][2]"]
+    r = subprocess.run([MEMREL, "trace", "import", name, "-o", "t.memtrace"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    refused(r, *words)
+    assert not (tmp_path / "t.memtrace").exists()
