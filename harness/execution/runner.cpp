@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include "platform/child_process.hpp"
 #include "platform/cpu_time_limit.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_fingerprint.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/memory_limits.hpp"
 #include "platform/one_line_text.hpp"
@@ -644,6 +646,37 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
              : error;
 }
 
+namespace {
+
+// The machine is part of the run: a journal whose cells ran on another host or GPU, resumed
+// here, made one results file of two machines' cells under this one's context, exit 0 (the
+// thirty-second adversarial pass, c5-resume-on-another-machine-mixes-cells). Told by the
+// machine's identity (machine_fields: not memrel's commit, not the runtimes' versions); a
+// journal without a fingerprint (an older memrel's) is not judged.
+void refuse_journal_of_another_machine(const std::string& journal,
+                                       const nlohmann::json& then_context,
+                                       const nlohmann::json& now_context) {
+  if (!then_context.contains("fingerprint") || !now_context.contains("fingerprint")) return;
+  MachineFingerprint then, now;
+  try {
+    then = fingerprint_from_json(then_context["fingerprint"]);
+    now = fingerprint_from_json(now_context["fingerprint"]);
+  } catch (const std::invalid_argument& e) {
+    throw ResultsError(journal + ": context: fingerprint: " + e.what());
+  }
+  if (machine_id(then) == machine_id(now)) return;
+  std::string fields;
+  for (const std::string& field : fingerprint_differences(then, now)) {
+    const auto& identity = machine_fields();
+    if (std::find(identity.begin(), identity.end(), field) != identity.end())
+      fields += (fields.empty() ? "" : ", ") + field;
+  }
+  throw ResultsError(journal + ": the journal's cells ran on another machine (" + fields +
+                     " differ): resume it there, or run again without --resume");
+}
+
+}  // namespace
+
 RunResults run_suite(const RunOptions& options, std::ostream& progress,
                      FileIdentity* journal_file) {
   nlohmann::json context = run_context();
@@ -765,6 +798,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
     std::string mismatch = journal_mismatch(content.run, run);
     if (!mismatch.empty())
       throw ResultsError(options.journal_path + ": the journal is of another run: " + mismatch);
+    refuse_journal_of_another_machine(options.journal_path, content.context, context);
     std::vector<std::pair<std::string, std::string>> keys;
     for (const auto& m : matrix) keys.emplace_back(m.backend.name, m.name);
     check_journal_cells(options.journal_path, content.cells, keys);      // index, backend, workload

@@ -1257,3 +1257,31 @@ def test_a_double_free_is_refused_not_taken_for_a_block_held_from_the_start(tmp_
                        text=True, cwd=tmp_path, timeout=120)
     refused(r, *words)
     assert not (tmp_path / "t.memtrace").exists()
+
+
+@needs_memrel
+def test_a_journal_of_another_machine_is_not_resumed_here(tmp_path):
+    """c5-resume-on-another-machine-mixes-cells (the thirty-second pass): a journal whose context
+    says its cells ran on another host with an H200 was resumed here, exit 0, and every cell was
+    labelled with this machine's context. The machine is part of the run."""
+    command = [MEMREL, "-q", "run", "-b", "null,host-malloc", "--include-null", "-w",
+               "temp-then-delete,single-large", "-o", "r.json"]
+    env = dict(os.environ, MEMREL_INJECT_FAULT="hang",
+               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
+    p = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    journal = tmp_path / "r.json.journal"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not journal.exists() or
+                                           len(journal.read_text().splitlines()) < 3):
+        time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=60)
+    lines = journal.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["context"]["fingerprint"].update(host="node-17", gpu_model="NVIDIA H200")
+    journal.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+    r = subprocess.run(command + ["--resume"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, "r.json.journal", "another machine", "host")
+    assert not (tmp_path / "r.json").exists()
