@@ -371,6 +371,18 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
               << " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?\n";
     return exit_code::kInternalError;
   }
+  if (own_code && WEXITSTATUS(status) != exit_code::kSuccess && ended &&
+      *ended != WEXITSTATUS(status)) {
+    // A memrel code that is not the one memrel's code ended with: a wrapper changed it after its
+    // Python ended (exit 2 after a trace, a report, a table written: "unusable input" with no
+    // input named, or no line at all: the thirty-third adversarial pass,
+    // c8-python-wrapper-exit2-*). The interpreter failed, not the input.
+    std::cerr << held << who << ": " << one_line_text(python) << " exited " << WEXITSTATUS(status)
+              << ", but memrel's code ended with " << *ended
+              << (*ended == 0 ? ", its outputs in place" : "")
+              << " (scripts/memrel_entry.py): a wrapper changed how its Python ended\n";
+    return exit_code::kInternalError;
+  }
   if (own_code) {
     // Under an address-space limit, a library's own complaint of running out ("OpenBLAS error:
     // Memory allocation still failed", from a report's chart worker) came before the part's line
@@ -604,6 +616,16 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
         (result.error_text.empty() ? "" : "; ") + spec.args[0] + " exited 0, but memrel's code " +
         (ended ? "ended with " + std::to_string(*ended) : std::string("did not finish")) +
         " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?";
+    return result;
+  }
+  // As python_exit_code says it: a memrel code that is not the one memrel's code ended with.
+  if (own_code && WEXITSTATUS(status) != exit_code::kSuccess && ended &&
+      *ended != WEXITSTATUS(status)) {
+    result.exit_code = exit_code::kInternalError;
+    result.error_text += (result.error_text.empty() ? "" : "; ") + spec.args[0] + " exited " +
+                         std::to_string(WEXITSTATUS(status)) + ", but memrel's code ended with " +
+                         std::to_string(*ended) +
+                         " (scripts/memrel_entry.py): a wrapper changed how its Python ended";
     return result;
   }
   if (!own_code && stopped_alone(status, ended)) {

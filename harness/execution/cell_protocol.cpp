@@ -1,5 +1,6 @@
 #include "harness/execution/cell_protocol.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -154,6 +155,12 @@ int serve_cell(const CellRequest& r) {
 
 int serve_cell_zygote(const CellRequest& r,
                       const std::function<int(const std::vector<std::string>&)>& run_command_line) {
+  // The runner's socket is on descriptor 3; without it there is no one to serve, and the zygote
+  // ended at once, exit 0, silent (the thirty-third adversarial pass, c9-cell-zygote-silent-exit0).
+  if (fcntl(cell_protocol::kResultDescriptor, F_GETFD) == -1)
+    throw std::invalid_argument(std::string(cell_protocol::kZygote) + ": descriptor " +
+                                std::to_string(cell_protocol::kResultDescriptor) +
+                                " is not open (memrel run starts a zygote with its socket there)");
   std::string refusal;
   try {
     BackendInfo backend = resolve_backend(r.backend, r.backends_dir);

@@ -196,6 +196,11 @@ def _read_rows(path, rows, builder):
             live[pointer] = (b.alloc(size), size, number)
             freed.pop(pointer, None)
         elif action == "free":
+            # No allocation returns null: a free of it was a block "allocated before logging
+            # began", held from the start (the thirty-third adversarial pass,
+            # c7-rmm-free-of-null-invents-block).
+            if pointer == 0:
+                fail(number, "free of a null pointer")
             if pointer in live:
                 block, allocated, at = live.pop(pointer)
                 if allocated != size:

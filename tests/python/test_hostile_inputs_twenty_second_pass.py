@@ -54,16 +54,18 @@ def test_a_tuple_nested_within_the_bound_is_hashed_as_before(tmp_path):
 
 
 @needs_memrel
-@pytest.mark.parametrize("value", ["-0", "-00"])
-def test_a_negative_sign_on_zero_is_refused_as_the_cpp_options_refuse_it(tmp_path, value):
+@pytest.mark.parametrize("value,why", [("-0", "a negative sign on zero"),
+                                       ("-00", "no leading zero")])  # the thirty-third pass's rule
+def test_a_negative_sign_on_zero_is_refused_as_the_cpp_options_refuse_it(tmp_path, value, why):
     """c4-trace-import-device: `trace import --device -0` imported device 0, exit 0, where every
     C++ option refuses a negative zero; the history's thresholds took "-0.0" too."""
     _deep_tuple_pickle(tmp_path / "s.pickle", 1, "key")  # any file: the option is read first
     refused(memrel("-q", "trace", "import", "s.pickle", "-o", "t.memtrace", "--device", value,
-                   cwd=tmp_path), "--device", "a negative sign on zero")
+                   cwd=tmp_path), "--device", why)
     memrel_help = scripts_module("memrel_help")
-    for parse, text in ((memrel_help.whole_number, value), (memrel_help.finite_number, value + ".0")):
-        with pytest.raises(argparse.ArgumentTypeError, match="negative sign on zero"):
+    for parse, text, said in ((memrel_help.whole_number, value, why),
+                              (memrel_help.finite_number, value + ".0", "negative sign on zero")):
+        with pytest.raises(argparse.ArgumentTypeError, match=said):
             parse(text)
     assert memrel_help.whole_number("0") == 0 and memrel_help.finite_number("0.0") == 0
 

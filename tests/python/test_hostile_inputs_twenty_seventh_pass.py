@@ -1285,3 +1285,44 @@ def test_a_journal_of_another_machine_is_not_resumed_here(tmp_path):
                        timeout=120)
     refused(r, "r.json.journal", "another machine", "host")
     assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("pointer", ["(nil)", "0x0", ""])
+def test_an_rmm_free_of_null_is_refused(tmp_path, pointer):
+    """c7-rmm-free-of-null-invents-block (the thirty-third pass): `free,(nil),4096` imported as a
+    4096-byte block held from the start, exit 0; no allocation returns null (an allocate of null
+    is refused already)."""
+    (tmp_path / "l.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                    f"1,12:00:00.000001,free,{pointer},4096,0x0\n")
+    r = subprocess.run([MEMREL, "trace", "import", "l.csv", "-o", "t.memtrace"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    refused(r, "line 2", "free of a null pointer")
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["trace", "import", "{log}", "-o", "t.memtrace"],
+                                     ["run", "-q", "-b", "host-malloc", "-w", "{log}", "-o", "r.json"]])
+def test_a_wrapper_that_changes_a_parts_success_to_exit_2_is_the_interpreters_failure(tmp_path,
+                                                                                      command):
+    """c8-python-wrapper-exit2-* (the thirty-third pass): a MEMREL_PYTHON wrapper running the real
+    Python, which succeeded, then exiting 2: `trace import` exit 2 with no word (the trace
+    written), `run -w` an empty "memrel: " line. Exit 2 says the input was unusable; a code that
+    is not the one memrel's code ended with is the interpreter's failure, exit 4, said."""
+    wrapper = tmp_path / "py"
+    wrapper.write_text(f'#!/bin/sh\n"{sys.executable}" "$@"\nexit 2\n')
+    wrapper.chmod(0o755)
+    log = os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
+    r = subprocess.run([MEMREL] + [w.replace("{log}", log) for w in command], capture_output=True,
+                       text=True, cwd=tmp_path, env=dict(os.environ, MEMREL_PYTHON=str(wrapper)),
+                       timeout=300)
+    refused(r, "exited 2, but memrel's code ended with 0", exit_code=4)
+
+
+@needs_memrel
+def test_a_zygote_without_its_socket_says_so(tmp_path):
+    """c9-cell-zygote-silent-exit0 (the thirty-third pass): `memrel cell --zygote` with
+    descriptor 3 not open ended at once, exit 0, silent."""
+    r = subprocess.run(f'"{MEMREL}" cell --backend host-malloc --zygote 3>&-', shell=True,
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    refused(r, "--zygote", "descriptor 3 is not open")
