@@ -158,7 +158,15 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   // Commas separate backends and a configuration's settings alike, as run -b reads them:
   // NAME:K=V,K=V,OTHER (split_backend_list).
   a.backends = split_backend_list(a.backends);
-  if (a.backends.empty()) a.backends = available_backend_names(global.backends_dir);
+  if (a.backends.empty()) {
+    // A name two files of the folder hold is listed for neither (backend_listing), and refused
+    // here as `-b NAME` refuses it, naming both files: dropped silently, the run would lack it.
+    std::map<std::string, int> files_named;
+    for (const BackendFileEntry& e : folder_backend_entries(global.backends_dir))
+      if (e.backend && ++files_named[e.backend->name] == 2)
+        resolve_backend(e.backend->name, global.backends_dir);  // throws, naming both
+    a.backends = available_backend_names(global.backends_dir);
+  }
   // The process in the name too: two benches in one second shared the folder, the second's files
   // over the first's (the twenty-second adversarial pass, c6-bench-default-out-same-second).
   if (a.out.empty())

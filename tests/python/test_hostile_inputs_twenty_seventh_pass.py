@@ -1326,3 +1326,24 @@ def test_a_zygote_without_its_socket_says_so(tmp_path):
     r = subprocess.run(f'"{MEMREL}" cell --backend host-malloc --zygote 3>&-', shell=True,
                        capture_output=True, text=True, cwd=tmp_path, timeout=60)
     refused(r, "--zygote", "descriptor 3 is not open")
+
+
+@needs_memrel
+def test_a_backend_name_two_files_hold_is_listed_for_neither(tmp_path):
+    """c6-list-dup-backend-file-available (the thirty-third pass): two backend files named
+    "dupe": `list --available-backends` printed it and `list --json` called the first valid and
+    available, while `run -b dupe` and bench (whose default set is that list) refused it."""
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        backend = json.load(f)
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    (tmp_path / "be").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "be" / f"{name}.json").write_text(json.dumps(dict(backend, name="dupe",
+                                                                       library=library)))
+    names = subprocess.run([MEMREL, "--backends-dir", "be", "list", "--available-backends"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert names.returncode == 0 and "dupe" not in names.stdout.split(), names.stdout
+    listed = subprocess.run([MEMREL, "--backends-dir", "be", "list", "--json"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    dupes = [b for b in json.loads(listed.stdout)["backends"] if b["name"] in ("dupe", "a", "b")]
+    assert len(dupes) == 2 and not any(b["valid"] for b in dupes), dupes
