@@ -78,6 +78,13 @@ def seeds():
     out.append(b"".join(head))
     size_end = head[2].rfind(b",0x")  # the Size field ends before the Stream's ",0x"
     out.append(b"".join(head[:2]) + head[2][:size_end] + b"\xc2\xa0" + head[2][size_end:])
+    # The thirty-second and thirty-third passes': a double free, a free of null, and one segment
+    # entry referenced many times (memo GET).
+    free = dict(entries[4])
+    out.append(pickle.dumps(dict(snapshot, device_traces=[entries[:5] + [free]]), protocol=4))
+    out.append(b"Thread,Time,Action,Pointer,Size,Stream\n"
+               b"1,12:00:00.000001,free,(nil),4096,0x0\n")
+    out.append(pickle.dumps(dict(snapshot, device_traces=[[entries[0]] * 5000]), protocol=4))
     return out
 
 
