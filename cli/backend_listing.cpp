@@ -57,22 +57,20 @@ nlohmann::json backend_entry(const BackendInfo& b, const std::string& backends_d
 nlohmann::json backend_listing(const std::string& backends_dir) {
   nlohmann::json backends = nlohmann::json::array();
   for (const auto& b : all_backends()) backends.push_back(backend_entry(b, backends_dir));
-  const std::vector<BackendFileEntry> entries = folder_backend_entries(backends_dir);
   // A name two files hold is neither's: run and bench refuse it ("two files of the folder"), so
   // both are listed invalid; the first was "available", and bench's default set then refused
   // the whole run (the thirty-third adversarial pass, c6-list-dup-backend-file-available).
-  std::map<std::string, int> files_named;
-  for (const BackendFileEntry& e : entries)
-    if (e.backend) ++files_named[e.backend->name];
-  for (const BackendFileEntry& e : entries) {
+  const std::map<std::string, int> shared = names_of_several_files(backends_dir);
+  for (const BackendFileEntry& e : folder_backend_entries(backends_dir)) {
     std::string error = e.error;
     if (e.backend) {
-      if (files_named[e.backend->name] == 1) {
+      const auto held = shared.find(e.backend->name);
+      if (held == shared.end()) {
         backends.push_back(backend_entry(*e.backend, backends_dir));
         continue;
       }
       error = e.file + ": name: \"" + e.backend->name + "\" is the name of " +
-              std::to_string(files_named[e.backend->name]) + " files in " + backends_dir;
+              std::to_string(held->second) + " files in " + backends_dir;
     }
     // The file's name stands for the backend's, and the error quotes its path.
     backends.push_back({{"name", path_for_json(fs::path(e.file).stem().string())},
@@ -84,6 +82,15 @@ nlohmann::json backend_listing(const std::string& backends_dir) {
                         {"error", path_for_json(error)}});
   }
   return backends;
+}
+
+std::map<std::string, int> names_of_several_files(const std::string& backends_dir) {
+  std::map<std::string, int> files_named;
+  for (const BackendFileEntry& e : folder_backend_entries(backends_dir))
+    if (e.backend) ++files_named[e.backend->name];
+  for (auto it = files_named.begin(); it != files_named.end();)
+    it = it->second > 1 ? std::next(it) : files_named.erase(it);
+  return files_named;
 }
 
 std::vector<std::string> available_backend_names(const std::string& backends_dir) {

@@ -4,6 +4,7 @@
 // available (the names `memrel list --available-backends` prints).
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,6 +14,10 @@ namespace memrel::cli {
 // One object per backend: name, kind, available, reason, valid; description, release and space
 // for a valid one, file for a backend file, error for an invalid one.
 nlohmann::json backend_listing(const std::string& backends_dir);
+
+// The backend names two or more files of the folder hold, with how many: each is no file's (run
+// and bench refuse it, naming two; the listing lists every one invalid).
+std::map<std::string, int> names_of_several_files(const std::string& backends_dir);
 
 // The names of the valid backends that can run here, in the listing's order: compiled ones and
 // the folder's files, which memrel_bench takes by name.

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -161,10 +160,8 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   if (a.backends.empty()) {
     // A name two files of the folder hold is listed for neither (backend_listing), and refused
     // here as `-b NAME` refuses it, naming both files: dropped silently, the run would lack it.
-    std::map<std::string, int> files_named;
-    for (const BackendFileEntry& e : folder_backend_entries(global.backends_dir))
-      if (e.backend && ++files_named[e.backend->name] == 2)
-        resolve_backend(e.backend->name, global.backends_dir);  // throws, naming both
+    for (const auto& [name, files] : names_of_several_files(global.backends_dir))
+      resolve_backend(name, global.backends_dir);  // throws, naming two of the files
     a.backends = available_backend_names(global.backends_dir);
   }
   // The process in the name too: two benches in one second shared the folder, the second's files
