@@ -40,6 +40,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/file_version.hpp"
 #include "platform/folders_made_here.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
@@ -213,6 +214,8 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
                                 ": no journal to resume (the advise finished, or never started)");
 
   ImportedTraces imported;
+  // Before the first read: the run stops if the trace is edited from here on.
+  const std::optional<FileVersion> version = file_version(a.input);
   const std::string path = imported.prepare(a.input);
   const Trace trace = load_trace_file(path);
 
@@ -220,7 +223,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   options.memrel_executable = executable_path().empty() ? "memrel" : executable_path();
   options.backends = sweep;
   options.backends_dir = global.backends_dir;
-  options.workloads = {{path, a.input, trace.name, {}}};  // a trace: no programs
+  options.workloads = {{path, a.input, trace.name, {}, version}};  // a trace: no programs
   options.cell_timeout_s = a.timeout_s;
   options.cell.host_capacity_bytes = host_capacity_bytes(a.host_capacity);
   options.cell.trace_scale_divisor = parse_trace_scale(a.trace_scale);

@@ -28,6 +28,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/byte_size.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/file_version.hpp"
 #include "platform/gpu_selection.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
@@ -184,6 +185,8 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   ImportedTraces imported;
   a.options.workloads.clear();
   for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir)) {
+    // Before the first read: a file edited from here on is not the one the run read.
+    const std::optional<FileVersion> version = file_version(p);
     std::string path;
     try {
       path = imported.prepare(p);
@@ -216,7 +219,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
           std::find(programs.begin(), programs.end(), step.program) == programs.end())
         programs.push_back(step.program);
     }
-    a.options.workloads.push_back({path, p, workload.name, programs});
+    a.options.workloads.push_back({path, p, workload.name, programs, version});
   }
   throw_if_interrupted("before the first cell");
   // -o must be none of the run's inputs (a workload, a trace, a backend file), by identity.

@@ -29,6 +29,8 @@
 #include "platform/address_space_limit.hpp"
 #include "platform/child_process.hpp"
 #include "platform/cpu_time_limit.hpp"
+#include "platform/files_unchanged.hpp"
+#include "platform/input_rules.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/machine_fingerprint.hpp"
 #include "platform/machine_state_error.hpp"
@@ -192,8 +194,13 @@ std::string foreign_program(const BackendInfo& backend, const std::vector<std::s
 
 class Scheduler {
  public:
-  Scheduler(const RunOptions& options, std::vector<MatrixCell> matrix, std::ostream& progress)
-      : options_(options), matrix_(std::move(matrix)), progress_(progress) {}
+  // `inputs`: the files the cells read again (workloads, backend files), as the run read them.
+  Scheduler(const RunOptions& options, std::vector<MatrixCell> matrix, FilesUnchanged inputs,
+            std::ostream& progress)
+      : options_(options),
+        matrix_(std::move(matrix)),
+        inputs_(std::move(inputs)),
+        progress_(progress) {}
 
   // Runs every cell that `done` lacks, adding them to it (and to the journal) as they end.
   void run(std::map<std::size_t, CellResult>& done, RunJournal* journal) {
@@ -211,7 +218,34 @@ class Scheduler {
       if (forks_from_zygote(matrix_[i]) && !done.count(i) && matrix_[i].availability.available)
         ++zygotes_[zygote_key(matrix_[i])].cells_to_start;
     }
+    // Ends every cell at work: the run stops.
+    auto end_all = [&]() {
+      std::size_t ended = 0;
+      for (auto& r : running) {
+        if (!r) continue;
+        kill_running(r->child);
+        ++ended;
+      }
+      for (auto& r : exiting) {
+        if (r) kill_running(r->child);
+      }
+      return ended;
+    };
+    auto finished_kept = [&](std::size_t ended) {
+      return std::to_string(ended) + " running cell(s) ended; " + std::to_string(done.size()) +
+             " of " + std::to_string(matrix_.size()) + " cells finished" +
+             (journal ? ", kept in " + options_.journal_path : std::string());
+    };
     auto finish = [&](std::size_t index, CellResult cell) {
+      // A cell that ended with its inputs as the run read them read those (it read them after
+      // the run did); one that ended after an input changed may have read either content.
+      if (std::string changed = inputs_.first_changed(); !changed.empty()) {
+        std::string kept = finished_kept(end_all());
+        throw InputError(changed, "",
+                         "changed while the run read it (each cell reads it again): the run "
+                         "stopped, " +
+                             kept + " (a --resume needs the file as it was; or run again)");
+      }
       cell.workload_source = original(cell.workload_source);
       if (cell.trace) cell.trace->file = original(cell.trace->file);
       if (journal) journal->record(index, cell);
@@ -220,21 +254,9 @@ class Scheduler {
     };
     while (true) {
       if (int signal = InterruptRequests::received()) {
-        std::size_t ended = 0;
-        for (auto& r : running) {
-          if (!r) continue;
-          kill_running(r->child);
-          ++ended;
-        }
-        for (auto& r : exiting) {
-          if (r) kill_running(r->child);
-        }
-        std::string kept = journal ? ", kept in " + options_.journal_path +
-                                         " (continue with the same options and --resume)"
-                                   : "";
-        throw_interrupted(signal, std::to_string(ended) + " running cell(s) ended; " +
-                                      std::to_string(done.size()) + " of " +
-                                      std::to_string(matrix_.size()) + " cells finished" + kept);
+        throw_interrupted(signal,
+                          finished_kept(end_all()) +
+                              (journal ? " (continue with the same options and --resume)" : ""));
       }
       for (std::size_t slot = 0; slot < slots; ++slot) {
         const bool host_slot = slot >= device_slots;
@@ -594,6 +616,7 @@ class Scheduler {
 
   const RunOptions& options_;
   std::vector<MatrixCell> matrix_;
+  FilesUnchanged inputs_;
   std::ostream& progress_;
   std::map<std::string, std::vector<CellResult>> by_backend_;
   std::map<std::string, Zygote> zygotes_;  // by backend argument; ended with the scheduler
@@ -695,6 +718,9 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
        options.module_loading.empty() ? "default (unset)" : options.module_loading}};
   // A -b may be a backend file's path.
   for (const std::string& b : options.backends) run["backends"].push_back(path_for_json(b));
+  // The files cells read again, as they are before their digests are taken.
+  FilesUnchanged inputs;
+  for (const RunWorkload& w : options.workloads) inputs.watch(w.original, w.version);
   for (const RunWorkload& w : options.workloads)
     run["workloads"].push_back(
         {{"file", path_for_json(w.original)}, {"digest", content_digest_text(w.original)}});
@@ -718,9 +744,11 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
   // part of what makes two runs the same run, as the workloads' are.
   run["backend_files"] = nlohmann::json::array();
   for (const BackendInfo& b : backends) {
-    for (const std::string& f : b.input_files)
+    for (const std::string& f : b.input_files) {
+      inputs.watch(f);
       run["backend_files"].push_back(
           {{"file", path_for_json(f)}, {"digest", content_digest_text(f)}});
+    }
   }
   // And the environment variables that change what an allocator does (MALLOC_ARENA_MAX,
   // PYTORCH_CUDA_ALLOC_CONF, ...): each cell records them, and a --resume under others put cells
@@ -788,6 +816,11 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
     for (const auto& m : matrix) run["only_cells"].push_back(cell_key(m.backend.name, m.name));
   }
 
+  // Changed since the run read it and before the digests (and before a journal is made): the
+  // journal would record another content than the one the run checked.
+  if (std::string changed = inputs.first_changed(); !changed.empty())
+    throw InputError(changed, "", "changed while the run read it: run again");
+
   std::map<std::size_t, CellResult> done;
   std::optional<RunJournal> journal;
   if (!options.journal_path.empty() && options.resume) {
@@ -826,7 +859,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
     journal.emplace(RunJournal::start(options.journal_path, run, context));
   }
 
-  Scheduler(options, matrix, progress).run(done, journal ? &*journal : nullptr);
+  Scheduler(options, matrix, std::move(inputs), progress).run(done, journal ? &*journal : nullptr);
   if (journal && journal_file) *journal_file = journal->identity();
 
   RunResults results;

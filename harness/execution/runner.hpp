@@ -31,6 +31,7 @@
 #include "harness/execution/shard.hpp"
 #include "harness/results/results.hpp"
 #include "platform/durable_append.hpp"
+#include "platform/file_version.hpp"
 #include "platform/gpu_selection.hpp"
 
 namespace memrel {
@@ -42,6 +43,9 @@ struct RunWorkload {
   // The framework programs its steps run ({"program": NAME}): a zygote serving its cells over a
   // backend of another family loads what they need (BackendFamily::preload_program).
   std::vector<std::string> programs;
+  // `original` as it was before its first read: the run stops if the file is not that one any
+  // more after a cell (each cell reads it again). Empty: taken when the run starts.
+  std::optional<FileVersion> version;
 };
 
 enum class ZygoteUse { kNone, kDevice, kAll };
