@@ -29,6 +29,7 @@
 #include "platform/byte_size.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/file_version.hpp"
+#include "platform/folders_made_here.hpp"
 #include "platform/gpu_selection.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
@@ -92,14 +93,6 @@ void check_output(const std::string& out) {
                                 ")");
   close(fd);
   unlink(probe.c_str());
-}
-
-void make_output_folder(const std::string& out) {
-  const fs::path folder = fs::path(out).parent_path();
-  if (folder.empty()) return;
-  std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (ec) throw std::invalid_argument(out + ": cannot create its folder (" + ec.message() + ")");
 }
 
 // A name twice in the matrix makes results that compare, report and history refuse (two cells
@@ -255,7 +248,11 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   if (std::string problem = temporary_folder_problem(); !problem.empty())
     throw MachineStateError("cannot run a cell: " + problem +
                             "; set TMPDIR to a folder with room that memrel can write in");
-  make_output_folder(a.out);
+  // -o's missing folders, for the journal first: removed again (while empty) when the run
+  // stops before its journal is made.
+  FoldersMadeHere made_for_out;
+  if (const fs::path folder = fs::path(a.out).parent_path(); !folder.empty())
+    made_for_out.make("-o", folder.string());
   std::ostream no_progress(nullptr);  // -q: a stream without a buffer writes nothing
   FileIdentity journal;
   RunResults results =

@@ -344,8 +344,14 @@ def _main(argv):
 
 
 def write_atomically(path, text):
-    """A fresh temporary file beside path (never through a link), synced, renamed over path."""
+    """A fresh temporary file beside path (never through a link), synced, renamed over path; its
+    missing folders made first, gone again if the write fails."""
     memrel_outputs.check_file(path)
+    with memrel_outputs.FoldersMade(os.path.dirname(path)):
+        _write_beside(path, text)
+
+
+def _write_beside(path, text):
     # A name taken already is never ours (a user's file named like it: the twenty-seventh
     # adversarial pass, c1-tmp-name-is-input-deleted): the next free one is taken.
     for attempt in range(100):

@@ -18,9 +18,11 @@ import re
 import stat
 import sys
 
+from .folders_made import FoldersMade
 from .path_spelling import spelling_problem
 
-__all__ = ["OutputRuleError", "check_file", "check_folder", "kind_name", "MACHINE_STATE_ERRNOS"]
+__all__ = ["OutputRuleError", "check_file", "check_folder", "kind_name", "MACHINE_STATE_ERRNOS",
+           "FoldersMade"]
 
 # A write that fails for these is the machine's state (a full disk, a file size limit, a quota,
 # an I/O error, no memory or descriptors left), not a bad output path: exit 4, as every memrel
@@ -307,8 +309,9 @@ def _refuse_mount_point(path, what):
 def check_writable(path):
     """Raises OutputRuleError unless a file can be made in path's folder, probed by making one and
     removing it at once (a read-only file system says so only then): checked before any work, as
-    the C++ tools' check_output_writable."""
-    folder = os.path.dirname(os.path.abspath(path))
+    the C++ tools' check_output_writable. A missing folder is made when the output is written
+    (FoldersMade): the probe goes where the first of them will be made."""
+    folder = nearest_existing_folder(os.path.dirname(os.path.abspath(path)))
     try:
         fd = os.open(os.path.join(folder, f".memrel-probe-{os.getpid()}"),
                      os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -316,6 +319,14 @@ def check_writable(path):
         raise OutputRuleError(path, f"cannot write in its folder ({e.strerror})") from None
     os.close(fd)
     os.unlink(os.path.join(folder, f".memrel-probe-{os.getpid()}"))
+
+
+def nearest_existing_folder(folder):
+    """folder, or its nearest ancestor that exists: where an output's first missing folder would
+    be made (something there that is not a folder fails the probe: "Not a directory")."""
+    while not os.path.lexists(folder) and folder != os.path.dirname(folder):
+        folder = os.path.dirname(folder)
+    return folder
 
 
 def check_folder(path, inputs=(), option="--out"):

@@ -78,9 +78,12 @@ def check(out_dir, inputs=()):
         if os.listdir(out_dir) and not _is_mark(os.path.join(out_dir, MARKER)):
             raise InputError(out_dir, f"exists and is not a memrel report folder (no {MARKER}); "
                                       "refusing to replace it: choose another --out")
-    parent = os.path.dirname(os.path.abspath(out_dir))
-    if not os.path.isdir(parent):
-        raise InputError(out_dir, f"parent folder {parent} does not exist")
+    # Its missing parents are made when it is written (write_atomically); the probe goes where
+    # the first of them will be made.
+    try:
+        memrel_outputs.check_writable(out_dir)
+    except memrel_outputs.OutputRuleError as e:
+        raise InputError(e.path, e.message) from None
 
 
 def _alive(pid):
@@ -159,6 +162,12 @@ def write_atomically(out_dir, fill, inputs=()):
     # nothing and said "nothing written" beside its half-drawn folder (the twenty-second
     # adversarial pass, c9-sig*-report-delay-sweep).
     tmp_where = os.path.abspath(tmp)
+    with memrel_outputs.FoldersMade(os.path.dirname(tmp_where)):  # gone again if this fails
+        _fill_and_swap(out_dir, tmp, old, tmp_where, fill)
+    return out_dir
+
+
+def _fill_and_swap(out_dir, tmp, old, tmp_where, fill):
     try:
         # Inside the try: a SIGTERM between the two left DIR.tmp-PID behind (CI, under load).
         os.makedirs(tmp)
@@ -176,7 +185,6 @@ def write_atomically(out_dir, fill, inputs=()):
     except BaseException:
         _remove_on_unwind(tmp_where)
         raise
-    return out_dir
 
 
 # What stops a report: ignored from the swap on.

@@ -97,6 +97,7 @@ def import_trace(args):
                                                      f"to {MAX_DEVICE}")
     try:  # the output rule (docs/inputs.md, "Outputs"): not a link or device, not FILE itself
         memrel_outputs.check_file(args.out, [args.file], adds_workloads=True)
+        memrel_outputs.check_writable(args.out)  # before the work, as every writer
     except memrel_outputs.OutputRuleError as e:
         raise TraceInputError(e.path, "", f"-o {e.message}") from None
     name = args.name or as_text(os.path.splitext(os.path.basename(args.file))[0])

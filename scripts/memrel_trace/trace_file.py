@@ -46,6 +46,11 @@ def write(path, header, records):
             f"it would be {PREFIX.size + len(body) + len(records)} bytes, more than the "
             f"{MAX_FILE_BYTES >> 30} GiB the loader reads")
     folder = os.path.dirname(os.path.abspath(path))
+    with memrel_outputs.FoldersMade(folder):  # its missing folders, gone again if this fails
+        _write_beside(path, folder, body, records)
+
+
+def _write_beside(path, folder, body, records):
     fd, temporary = _unnamed_file(folder)
     if temporary is not None:  # mkstemp's: named from the start
         memrel_outputs.last_word.leaves(temporary)  # memrel removes it should this part be killed

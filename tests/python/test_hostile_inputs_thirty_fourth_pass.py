@@ -8,6 +8,9 @@ import subprocess
 import threading
 import time
 
+import pytest
+
+from conftest import HOST_RUN, ROOT
 from test_hostile_inputs import MEMREL, needs_memrel, refused
 
 
@@ -44,3 +47,66 @@ def test_a_workload_replaced_while_the_run_reads_it_stops_the_run(tmp_path):
     line = refused(r, "./w.json", "changed while the run read it", "0 of 2 cells finished")
     assert "r.json.journal" in line
     assert not (tmp_path / "r.json").exists()
+
+
+def _snapshot(path):
+    import pickle
+    events = [{"action": "alloc", "addr": 4096, "size": 1 << 20, "stream": 0},
+              {"action": "free_completed", "addr": 4096, "size": 1 << 20, "stream": 0}]
+    with open(path, "wb") as f:
+        pickle.dump({"device_traces": [events], "segments": []}, f)
+
+
+# Every writer, its output under FOLDER (a path with missing folders, or one under a file).
+_WRITERS = {
+    "run -o": ["run", "-q", "-b", "null", "--include-null", "-w", "temp-then-delete",
+               "-o", "{folder}/r.json"],
+    "cell --out": ["cell", "--backend", "null", "--workload", "temp-then-delete",
+                   "--out", "{folder}/c.json"],
+    "compare --markdown": ["compare", HOST_RUN, HOST_RUN, "--markdown", "{folder}/m.md"],
+    "compare --json": ["compare", HOST_RUN, HOST_RUN, "--json", "{folder}/v.json"],
+    "compare --junit": ["compare", HOST_RUN, HOST_RUN, "--junit", "{folder}/j.xml"],
+    "trace import -o": ["trace", "import", "{snapshot}", "-o", "{folder}/t.memtrace"],
+    "report --out": ["report", "--out", "{folder}/rep", HOST_RUN],
+    "history --db": ["history", "--db", "{folder}/h.sqlite", "add", HOST_RUN],
+}
+
+
+def _args(tmp_path, writer, folder):
+    snapshot = tmp_path / "snap.pickle"
+    _snapshot(snapshot)
+    workload = os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
+    return [a.replace("{folder}", folder).replace("{snapshot}", str(snapshot))
+            .replace("temp-then-delete", workload if writer == "cell --out" else a)
+            for a in _WRITERS[writer]]
+
+
+@needs_memrel
+@pytest.mark.parametrize("writer", sorted(_WRITERS))
+def test_every_writer_makes_its_outputs_missing_folders(tmp_path, writer):
+    """c2-missing-parent-folder-two-rules: `run -o`, `history --db`, `bench -o` and `advise
+    --out` made an output's missing folders; `cell --out`, compare's outputs, `trace import -o`,
+    `history changes --markdown`, `advise --json` and `report --out` refused them. One rule:
+    every writer makes them."""
+    work = tmp_path / "work"
+    work.mkdir()
+    r = subprocess.run([MEMREL, *_args(tmp_path, writer, "new/sub")], capture_output=True,
+                       text=True, cwd=work, timeout=120)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    made = os.listdir(work / "new" / "sub")
+    assert len(made) == 1 and not made[0].startswith("."), made
+
+
+@needs_memrel
+@pytest.mark.parametrize("writer", sorted(_WRITERS))
+def test_a_folder_that_cannot_be_made_is_refused_before_any_work(tmp_path, writer):
+    """The same rule's other half: a file where a folder must be made is said in one line,
+    exit 2, and nothing is made or left."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "afile").write_text("mine")
+    r = subprocess.run([MEMREL, *_args(tmp_path, writer, "afile/sub")], capture_output=True,
+                       text=True, cwd=work, timeout=120)
+    refused(r, "afile")
+    assert os.listdir(work) == ["afile"]
+    assert (work / "afile").read_text() == "mine"
