@@ -104,9 +104,11 @@ TEST(CompareCommand, WritesJunitAndSummaryBesideTheTable) {
   EXPECT_NE(testing::read_text(junit).find("<testsuites name=\"memrel compare\""),
             std::string::npos);
   EXPECT_NE(testing::read_text(summary).find("FAIL"), std::string::npos);
-  auto bad = testing::run_command(testing::memrel_command(
-      "compare '" + std::string(MEMREL_TEST_DATA) + "/host-bench.json' '" +
-      std::string(MEMREL_TEST_DATA) + "/host-bench.json' --junit /nonexistent-dir/x.xml"));
+  testing::write_text(dir.file("afile"), "");  // a file where --junit's folder would be made
+  auto bad = testing::run_command(
+      testing::memrel_command("compare '" + std::string(MEMREL_TEST_DATA) + "/host-bench.json' '" +
+                              std::string(MEMREL_TEST_DATA) + "/host-bench.json' --junit '" +
+                              dir.file("afile/x.xml") + "'"));
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   // Valid JUnit XML (tests/data/junit/junit.xsd; xmllint from libxml2-utils, which
   // scripts/install-deps installs; the GPU machine has none).
@@ -116,8 +118,8 @@ TEST(CompareCommand, WritesJunitAndSummaryBesideTheTable) {
                                     "/junit/junit.xsd' '" + junit + "'");
   EXPECT_EQ(valid.exit_code, 0) << valid.output;
   // Refused before the comparison (docs/inputs.md, "Outputs"): no table printed first.
-  EXPECT_EQ(
-      bad.output.rfind("memrel: --junit /nonexistent-dir/x.xml: cannot write in its folder", 0), 0u)
+  EXPECT_EQ(bad.output.rfind("memrel: --junit " + dir.file("afile/x.xml") + ": cannot write in", 0),
+            0u)
       << bad.output;
 }
 

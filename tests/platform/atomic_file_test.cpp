@@ -26,8 +26,24 @@ TEST(AtomicFile, AtomicWriteReplacesWholeAndLeavesNoTemp) {
   EXPECT_EQ(files, 1);
 }
 
-TEST(AtomicFile, AtomicWriteIntoMissingFolderFailsAndKeepsNothingHalfWritten) {
-  EXPECT_THROW(write_file_atomically("/nonexistent-dir/out.json", "x"), std::runtime_error);
+TEST(AtomicFile, AWriteMakesItsMissingFoldersAndOneUnderAFileMakesNothing) {
+  testing::TempDir dir;
+  write_file_atomically(dir.file("new/sub/out.json"), "x");
+  EXPECT_EQ(testing::read_text(dir.file("new/sub/out.json")), "x");
+  testing::write_text(dir.file("afile"), "mine");
+  EXPECT_THROW(write_file_atomically(dir.file("afile/sub/out.json"), "x"), std::exception);
+  EXPECT_EQ(testing::read_text(dir.file("afile")), "mine");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 2);  // new/ and afile, nothing else
+}
+
+TEST(AtomicFile, AnOutputRefusedMakesNoFolder) {
+  testing::TempDir dir;
+  // A name too long for the file system is refused before its folders are made.
+  const std::string path = dir.file("made/deeper/" + std::string(300, 'n'));
+  EXPECT_THROW(write_file_atomically(path, "x"), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("made")));
 }
 
 }  // namespace
