@@ -462,6 +462,24 @@ void expect_effectiveness_of_its_parts(const CellResult& cell) {
             " is not the releases' returned / releasable bytes");
 }
 
+// The two peak ratios are their peaks' ratios, as metrics.cpp computes them: an overhead_ratio of
+// -1e15 and a utilization of 9e15 were read, and the report ranked that backend best (the
+// thirty-third adversarial pass, c4-results-negative-overhead-ratio-ranked-best).
+void expect_peak_ratios_of_their_peaks(const CellResult& cell) {
+  const CellMetrics& m = cell.metrics;
+  const double reserved = m.peak_reserved ? static_cast<double>(*m.peak_reserved) : 0;
+  if (!is_ratio_of(m.overhead_ratio, reserved,
+                   m.peak_reserved ? static_cast<double>(m.peak_requested) : 0))
+    bad("metrics.overhead_ratio",
+        (m.overhead_ratio ? nlohmann::json(*m.overhead_ratio).dump() : std::string("missing")) +
+            " is not peak_reserved / peak_requested");
+  if (!is_ratio_of(m.utilization, m.peak_allocated ? static_cast<double>(*m.peak_allocated) : 0,
+                   m.peak_allocated ? reserved : 0))
+    bad("metrics.utilization",
+        (m.utilization ? nlohmann::json(*m.utilization).dump() : std::string("missing")) +
+            " is not peak_allocated / peak_reserved");
+}
+
 }  // namespace
 
 nlohmann::json to_json(const CellResult& cell) {
@@ -478,6 +496,7 @@ CellResult cell_from_json(const nlohmann::json& j) {
     expect_known_status(cell);
     expect_backend_name(cell);
     expect_effectiveness_of_its_parts(cell);
+    expect_peak_ratios_of_their_peaks(cell);
   } catch (const ResultsError& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());
   }

@@ -82,8 +82,9 @@ def check(out_dir, inputs=()):
     # the first of them will be made.
     try:
         memrel_outputs.check_writable(out_dir)
-    except memrel_outputs.OutputRuleError as e:
-        raise InputError(e.path, e.message) from None
+    except memrel_outputs.OutputRuleError as e:  # said as the report says a failed write
+        why = e.message[e.message.find("("):] if "(" in e.message else f"({e.message})"
+        raise InputError("--out", f"{out_dir}: cannot be written {why}") from None
 
 
 def _alive(pid):

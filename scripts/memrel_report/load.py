@@ -259,6 +259,34 @@ def _check_cell(cell, where):
         if not _is_uint(value):
             raise _Bad(f"{where}.metrics.median_latency_ns.{op}: expected an integer from 0 to 2^53, "
                        f"got {_describe(value)}")
+    _check_peak_ratios(metrics, f"{where}.metrics")
+
+
+def _is_ratio_of(ratio, part, whole):
+    """As the C++ reader (harness/results/results.cpp, is_ratio_of): absent where the whole is 0,
+    else the parts' ratio within a double's rounding."""
+    if whole <= 0:
+        return ratio is None
+    if ratio is None:
+        return False
+    exact = part / whole
+    return abs(ratio - exact) <= 1e-9 * max(1.0, abs(exact))
+
+
+def _check_peak_ratios(metrics, where):
+    """overhead_ratio and utilization are their peaks' ratios, as memrel computes them: -1e15 and
+    9e15 were read and ranked best (the thirty-third adversarial pass,
+    c4-results-negative-overhead-ratio-ranked-best); the C++ readers refuse them too."""
+    reserved = metrics["peak_reserved"]
+    allocated = metrics["peak_allocated"]
+    if not _is_ratio_of(metrics["overhead_ratio"], reserved or 0,
+                        metrics["peak_requested"] if reserved is not None else 0):
+        raise _Bad(f"{where}.overhead_ratio: {_describe(metrics['overhead_ratio'])} is not "
+                   "peak_reserved / peak_requested")
+    if not _is_ratio_of(metrics["utilization"], allocated or 0,
+                        (reserved or 0) if allocated is not None else 0):
+        raise _Bad(f"{where}.utilization: {_describe(metrics['utilization'])} is not "
+                   "peak_allocated / peak_reserved")
 
 
 def load_results(path):

@@ -110,3 +110,27 @@ def test_a_folder_that_cannot_be_made_is_refused_before_any_work(tmp_path, write
     refused(r, "afile")
     assert os.listdir(work) == ["afile"]
     assert (work / "afile").read_text() == "mine"
+
+
+@needs_memrel
+@pytest.mark.parametrize("figure,value", [("overhead_ratio", -1e15), ("utilization", 9e15),
+                                          ("utilization", None)])
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_a_peak_ratio_that_is_not_its_peaks_ratio_is_refused(tmp_path, figure, value, command):
+    """c4-results-negative-overhead-ratio-ranked-best (arguable in the thirty-third pass): every
+    overhead_ratio -1e15 and utilization 9e15 passed the readers, and the report ranked that
+    backend best. Each is its peaks' ratio, as memrel computes it, or the file is refused."""
+    with open(HOST_RUN) as f:
+        run = json.load(f)
+    for cell in run["cells"]:
+        if cell["metrics"].get(figure) is not None:
+            cell["metrics"][figure] = value
+            break
+    else:
+        pytest.fail(f"no cell of {HOST_RUN} has {figure}")
+    (tmp_path / "x.json").write_text(json.dumps(run))
+    args = ["compare", "x.json", HOST_RUN] if command == "compare" else ["report", "--out", "rep",
+                                                                         "x.json"]
+    r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "x.json", f"metrics.{figure}", "is not peak_")
+    assert not (tmp_path / "rep").exists()
