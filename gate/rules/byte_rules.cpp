@@ -45,6 +45,19 @@ void compare_bytes(std::vector<Row>& rows, const std::string& subject, const std
           format::byte_change(diff, *base), v, reason);
 }
 
+void show_bytes_not_judged(std::vector<Row>& rows, const std::string& subject,
+                           const std::string& metric, std::optional<std::int64_t> base,
+                           std::optional<std::int64_t> cur, const std::string& why) {
+  if (!base && !cur) return;
+  std::string change;
+  if (base && cur) {
+    std::int64_t diff = 0;
+    if (!__builtin_sub_overflow(*cur, *base, &diff)) change = format::byte_change(diff, *base);
+  }
+  add_row(rows, subject, metric, base ? format::bytes(*base) : "not reported",
+          cur ? format::bytes(*cur) : "not reported", change, Verdict::kInfo, why);
+}
+
 void compare_effectiveness(std::vector<Row>& rows, const std::string& subject,
                            const std::optional<double>& base, const std::optional<double>& cur,
                            std::uint64_t base_releasable, std::uint64_t cur_releasable,

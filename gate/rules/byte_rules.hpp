@@ -24,6 +24,11 @@ void compare_bytes(std::vector<Row>& rows, const std::string& subject, const std
                    std::optional<std::int64_t> base, std::optional<std::int64_t> cur,
                    const ByteTolerance& tolerance);
 
+// A byte figure shown beside its baseline and not judged, `why` saying why (an info row).
+void show_bytes_not_judged(std::vector<Row>& rows, const std::string& subject,
+                           const std::string& metric, std::optional<std::int64_t> base,
+                           std::optional<std::int64_t> cur, const std::string& why);
+
 // Release effectiveness: a fall of more than the allowance fails; becoming undefined (nothing
 // releasable any more) fails too, since the gate can no longer see release work. The allowance
 // is kEffectivenessTolerance, or the observed byte tolerance over the smaller of the two runs'

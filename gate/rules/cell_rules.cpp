@@ -50,9 +50,24 @@ std::vector<std::pair<std::string, const MarkRecord*>> keyed_marks(const CellRes
   return out;
 }
 
+// A host heap's holdings in the middle of a trace's replay (and what a release gives back of
+// them) hang on where each block fitted, which the harness's own allocations before and during
+// the replay decide: a workload path of another length moved host-malloc's reserved bytes at a
+// trace's peak by 27.7 MiB (3.3 %), and host-malloc-retain's after its release from 33 to 165
+// MB, with the same allocator and the same trace. Shown, never judged (docs/gate.md, "Host
+// heaps replaying a trace"); the peaks and the bytes allocated stay gated.
+const char* const kHostHeapLayout =
+    "not judged: a host heap's holdings mid-trace move with the harness's own allocations "
+    "(docs/gate.md)";
+
+bool host_heap_replaying_a_trace(const CellResult& b, const CellResult& c, bool host) {
+  return host && b.trace && c.trace;
+}
+
 void compare_marks(std::vector<Row>& rows, const std::string& subject, const CellResult& b,
                    const CellResult& c, bool host, const CompareOptions& options) {
   using Mark = const MarkRecord*;
+  const bool layout = host_heap_replaying_a_trace(b, c, host) && !options.byte_tolerance;
   match_by_key<Mark>(
       keyed_marks(b), keyed_marks(c),
       [&](const std::string& label, const Mark& mb, const Mark& mc) {
@@ -60,6 +75,14 @@ void compare_marks(std::vector<Row>& rows, const std::string& subject, const Cel
         compare_bytes(rows, subject, prefix + "allocated", signed_bytes(mb->at.allocated),
                       signed_bytes(mc->at.allocated),
                       byte_tolerance_for(ByteSource::kAllocator, host, options));
+        if (layout) {
+          show_bytes_not_judged(rows, subject, prefix + "reserved", signed_bytes(mb->at.reserved),
+                                signed_bytes(mc->at.reserved), kHostHeapLayout);
+          show_bytes_not_judged(rows, subject, prefix + "device_used_delta",
+                                mb->at.device_used_delta, mc->at.device_used_delta,
+                                kHostHeapLayout);
+          return;
+        }
         compare_bytes(rows, subject, prefix + "reserved", signed_bytes(mb->at.reserved),
                       signed_bytes(mc->at.reserved),
                       byte_tolerance_for(ByteSource::kAllocator, host, options));
@@ -166,16 +189,30 @@ void compare_cell(std::vector<Row>& rows, const CellResult& b, const CellResult&
   compare_bytes(rows, subject, "peak_reserved", signed_bytes(mb.peak_reserved),
                 signed_bytes(mc.peak_reserved),
                 byte_tolerance_for(ByteSource::kAllocator, host, options));
-  compare_bytes(rows, subject, "max_overhead_bytes", mb.max_overhead_bytes, mc.max_overhead_bytes,
-                byte_tolerance_for(ByteSource::kAllocator, host, options));
+  // --byte-tolerance is the user's word on every byte figure: it judges these too.
+  const bool layout = host_heap_replaying_a_trace(b, c, host) && !options.byte_tolerance;
+  if (layout)
+    show_bytes_not_judged(rows, subject, "max_overhead_bytes", mb.max_overhead_bytes,
+                          mc.max_overhead_bytes, kHostHeapLayout);
+  else
+    compare_bytes(rows, subject, "max_overhead_bytes", mb.max_overhead_bytes, mc.max_overhead_bytes,
+                  byte_tolerance_for(ByteSource::kAllocator, host, options));
   compare_bytes(rows, subject, "peak_device_used_delta", mb.peak_device_used_delta,
                 mc.peak_device_used_delta,
                 byte_tolerance_for(ByteSource::kObserved, host, options));
-  compare_bytes(rows, subject, "residual_bytes", mb.residual_bytes, mc.residual_bytes,
-                byte_tolerance_for(ByteSource::kObserved, host, options));
-  compare_effectiveness(rows, subject, mb.release_effectiveness, mc.release_effectiveness,
-                        total_releasable(mb), total_releasable(mc),
-                        byte_tolerance_for(ByteSource::kObserved, host, options));
+  if (layout) {
+    show_bytes_not_judged(rows, subject, "residual_bytes", mb.residual_bytes, mc.residual_bytes,
+                          kHostHeapLayout);
+    if (mb.release_effectiveness || mc.release_effectiveness)
+      add_row(rows, subject, "release_effectiveness", format::ratio(mb.release_effectiveness),
+              format::ratio(mc.release_effectiveness), "", Verdict::kInfo, kHostHeapLayout);
+  } else {
+    compare_bytes(rows, subject, "residual_bytes", mb.residual_bytes, mc.residual_bytes,
+                  byte_tolerance_for(ByteSource::kObserved, host, options));
+    compare_effectiveness(rows, subject, mb.release_effectiveness, mc.release_effectiveness,
+                          total_releasable(mb), total_releasable(mc),
+                          byte_tolerance_for(ByteSource::kObserved, host, options));
+  }
   compare_marks(rows, subject, b, c, host, options);
   report_suite_latencies(rows, subject, mb, mc);
 }

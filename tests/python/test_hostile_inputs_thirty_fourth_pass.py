@@ -134,3 +134,19 @@ def test_a_peak_ratio_that_is_not_its_peaks_ratio_is_refused(tmp_path, figure, v
     r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "x.json", f"metrics.{figure}", "is not peak_")
     assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("action", ["\u2003allocate", "allocate\u00a0", "allocate\u3000"])
+def test_an_rmm_action_with_a_unicode_space_around_it_is_refused(tmp_path, action):
+    """c7-rmm-action-unicode-space (arguable in the thirty-third pass): str.strip() read
+    "\\u2003allocate\\u00a0" as allocate, where Size and Pointer refuse such spaces. ASCII blanks
+    only, as for every field."""
+    log = tmp_path / "l.csv"
+    log.write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                   f"1,10:00:00.000001,{action},0x10,4096,0x0\n"
+                   "1,10:00:00.000002,free,0x10,4096,0x0\n", encoding="utf-8")
+    r = subprocess.run([MEMREL, "trace", "import", str(log), "-o", "t.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "l.csv", "unknown action")
+    assert not (tmp_path / "t.memtrace").exists()
