@@ -150,3 +150,20 @@ def test_an_rmm_action_with_a_unicode_space_around_it_is_refused(tmp_path, actio
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "l.csv", "unknown action")
     assert not (tmp_path / "t.memtrace").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("spelling", ["1E2", "100.0", "0e0"])
+def test_a_whole_number_spelled_as_a_float_is_said_as_such(tmp_path, spelling):
+    """c4-results-whole-number-as-float-says-out-of-range (arguable in the thirty-third pass):
+    a byte figure spelled 1E2 or 100.0 was refused as "out of range (0 to 2^53)"."""
+    with open(HOST_RUN) as f:
+        text = f.read()
+    requested = json.loads(text)["cells"][0]["metrics"]["peak_requested"]
+    old = f'"peak_requested": {requested}'
+    assert old in text
+    (tmp_path / "x.json").write_text(text.replace(old, f'"peak_requested": {spelling}', 1))
+    r = subprocess.run([MEMREL, "compare", "x.json", HOST_RUN], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    line = refused(r, "x.json", "metrics.peak_requested", "written as one")
+    assert "out of range" not in line
