@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "platform/nul_escaped.hpp"
+#include "platform/unusable_input.hpp"
 
 namespace memrel {
 
@@ -39,7 +39,7 @@ void BackendFamily::run_program(const BackendInfo& backend, Allocator& allocator
 }
 
 BackendInfo BackendFamily::configure(const BackendInfo& root, const BackendSettings&) const {
-  throw std::invalid_argument(nul_escaped("backend " + root.name + " takes no settings"));
+  throw UnusableInput("backend " + root.name + " takes no settings");
 }
 
 const BackendFamily& program_family(const std::string& program) {
@@ -50,8 +50,7 @@ const BackendFamily& program_family(const std::string& program) {
       known += (known.empty() ? "" : ", ") + p;
     }
   }
-  throw std::invalid_argument(
-      nul_escaped("no backend family runs program '" + program + "' (known: " + known + ")"));
+  throw UnusableInput("no backend family runs program '" + program + "' (known: " + known + ")");
 }
 
 std::map<std::string, std::string> loaded_runtime_versions() {

@@ -7,14 +7,14 @@
 #include <stdexcept>
 
 #include "platform/byte_size.hpp"
-#include "platform/nul_escaped.hpp"
+#include "platform/unusable_input.hpp"
 
 namespace memrel {
 namespace {
 
 [[noreturn]] void refuse(const BackendSetting& s, const std::string& value,
                          const std::string& accepts) {
-  throw std::invalid_argument(nul_escaped("setting " + s.key + "=" + value + ": " + accepts));
+  throw UnusableInput("setting " + s.key + "=" + value + ": " + accepts);
 }
 
 std::string number_text(double v) {
@@ -106,8 +106,7 @@ std::pair<std::string, std::vector<std::pair<std::string, std::string>>> split_b
   if (colon == std::string::npos) return {spec, {}};
   std::string name = spec.substr(0, colon), rest = spec.substr(colon + 1);
   if (rest.empty())
-    throw std::invalid_argument(
-        nul_escaped("backend '" + spec + "': nothing after ':' (give KEY=VALUE,...)"));
+    throw UnusableInput("backend '" + spec + "': nothing after ':' (give KEY=VALUE,...)");
   std::vector<std::pair<std::string, std::string>> settings;
   std::set<std::string> seen;
   std::size_t start = 0;
@@ -117,12 +116,10 @@ std::pair<std::string, std::vector<std::pair<std::string, std::string>>> split_b
         rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     std::size_t eq = piece.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == piece.size())
-      throw std::invalid_argument(
-          nul_escaped("backend '" + spec + "': setting '" + piece + "' is not KEY=VALUE"));
+      throw UnusableInput("backend '" + spec + "': setting '" + piece + "' is not KEY=VALUE");
     std::string key = piece.substr(0, eq);
     if (!seen.insert(key).second)
-      throw std::invalid_argument(
-          nul_escaped("backend '" + spec + "': setting " + key + " is given twice"));
+      throw UnusableInput("backend '" + spec + "': setting " + key + " is given twice");
     settings.emplace_back(key, piece.substr(eq + 1));
     if (comma == std::string::npos) break;
     start = comma + 1;

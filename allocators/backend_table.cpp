@@ -5,7 +5,7 @@
 
 #include "allocators/backend_families.hpp"
 #include "platform/did_you_mean.hpp"
-#include "platform/nul_escaped.hpp"
+#include "platform/unusable_input.hpp"
 
 namespace memrel {
 
@@ -39,11 +39,11 @@ std::vector<BackendFileEntry> folder_backend_entries(const std::string& dir) {
 std::vector<BackendInfo> folder_backends(const std::string& dir) {
   std::vector<BackendInfo> out;
   for (BackendFileEntry& e : folder_backend_entries(dir)) {
-    if (!e.backend) throw std::invalid_argument(nul_escaped(e.error));
+    if (!e.backend) throw UnusableInput(e.error);
     for (const auto& earlier : out) {
       if (earlier.name == e.backend->name)
-        throw std::invalid_argument(nul_escaped(e.file + ": name: \"" + e.backend->name +
-                                                "\" is also the name of " + earlier.file));
+        throw UnusableInput(e.file + ": name: \"" + e.backend->name + "\" is also the name of " +
+                            earlier.file);
     }
     out.push_back(std::move(*e.backend));
   }
@@ -73,15 +73,14 @@ BackendInfo configured_backend(const std::string& spec) {
   auto [name, given] = split_backend_spec(spec);
   const BackendInfo* base = compiled_backend(name);
   if (base == nullptr)
-    throw std::invalid_argument(nul_escaped("backend '" + spec + "': unknown backend '" + name +
-                                            "' (valid: " + backend_names_joined() + ")"));
+    throw UnusableInput("backend '" + spec + "': unknown backend '" + name +
+                        "' (valid: " + backend_names_joined() + ")");
   const BackendFamily& family = family_of(*base);
   const std::string root_name = base->settings_root.empty() ? base->name : base->settings_root;
   const BackendInfo* root = compiled_backend(root_name);
   std::vector<BackendSetting> declared = family.settings(root_name);
   if (declared.empty() || root == nullptr)
-    throw std::invalid_argument(
-        nul_escaped("backend '" + spec + "': " + name + " takes no settings"));
+    throw UnusableInput("backend '" + spec + "': " + name + " takes no settings");
   BackendSettings settings = base->settings;
   std::vector<std::string> keys;
   for (const BackendSetting& d : declared) keys.push_back(d.key);
@@ -94,15 +93,14 @@ BackendInfo configured_backend(const std::string& spec) {
       std::string near = did_you_mean(key, keys);
       std::string known;
       for (const std::string& k : keys) known += (known.empty() ? "" : ", ") + k;
-      throw std::invalid_argument(nul_escaped("backend '" + spec + "': unknown setting '" + key +
-                                              "'" +
-                                              (near.empty() ? "" : "; did you mean " + near + "?") +
-                                              " (" + root_name + " takes: " + known + ")"));
+      throw UnusableInput("backend '" + spec + "': unknown setting '" + key + "'" +
+                          (near.empty() ? "" : "; did you mean " + near + "?") + " (" + root_name +
+                          " takes: " + known + ")");
     }
     try {
       settings[key] = canonical_setting_value(*setting, value);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(nul_escaped("backend '" + spec + "': " + e.what()));
+      throw UnusableInput("backend '" + spec + "': " + e.what());
     }
   }
   for (const BackendSetting& d : declared) {
@@ -116,7 +114,7 @@ BackendInfo configured_backend(const std::string& spec) {
   try {
     return family.configure(*root, settings);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(nul_escaped("backend '" + spec + "': " + e.what()));
+    throw UnusableInput("backend '" + spec + "': " + e.what());
   }
 }
 
@@ -128,9 +126,9 @@ void refuse_a_name_two_files_hold(const std::string& name, const std::string& ba
     if (e.backend && e.backend->name == name) files.push_back(e.file);
   }
   if (files.size() > 1)
-    throw std::invalid_argument(nul_escaped("backend '" + name + "': two files of " + backends_dir +
-                                            " hold that name, " + files[0] + " and " + files[1] +
-                                            "; rename one, or give the file's path"));
+    throw UnusableInput("backend '" + name + "': two files of " + backends_dir +
+                        " hold that name, " + files[0] + " and " + files[1] +
+                        "; rename one, or give the file's path");
 }
 
 }  // namespace
@@ -157,11 +155,11 @@ BackendInfo resolve_backend(const std::string& name_or_file, const std::string& 
   std::vector<std::string> names;
   for (const auto& b : all_backends()) names.push_back(b.name);
   const std::string near = did_you_mean(name, names);
-  throw std::invalid_argument(nul_escaped(
-      "unknown backend '" + name + "'" +
-      (name != name_or_file ? " in '" + name_or_file + "'" : std::string()) +
-      (near.empty() ? "" : "; did you mean " + near + "?") + " (valid: " + backend_names_joined() +
-      folder_names + "; or a backend file: docs/pluggable-backends.md)"));
+  throw UnusableInput("unknown backend '" + name + "'" +
+                      (name != name_or_file ? " in '" + name_or_file + "'" : std::string()) +
+                      (near.empty() ? "" : "; did you mean " + near + "?") +
+                      " (valid: " + backend_names_joined() + folder_names +
+                      "; or a backend file: docs/pluggable-backends.md)");
 }
 
 std::string backend_table_markdown() {

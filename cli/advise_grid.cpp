@@ -4,15 +4,13 @@
 
 #include "allocators/backend_table.hpp"
 #include "platform/input_rules.hpp"
-#include "platform/nul_escaped.hpp"
+#include "platform/unusable_input.hpp"
 
 namespace memrel::cli {
 
 std::vector<std::string> grid_configurations(const nlohmann::json& grid, const std::string& path,
                                              const std::string& backends_dir) {
-  auto bad = [&](const std::string& what) {
-    throw std::invalid_argument(nul_escaped(path + ": " + what));
-  };
+  auto bad = [&](const std::string& what) { throw UnusableInput(path + ": " + what); };
   if (!grid.is_object()) bad("expected an object with schema and configurations");
   for (const auto& [key, value] : grid.items()) {
     if (key != "schema" && key != "description" && key != "configurations")
