@@ -259,6 +259,40 @@ bool is_memrel_exit_code(int code, bool asked_to_stop) {
          (asked_to_stop && code >= exit_code::kInterruptedBase);
 }
 
+// An interpreter whose exit is one of memrel's codes but not the one memrel's code ended with
+// (its last word, scripts/memrel_entry.py): a wrapper (a shim, `conda run`) that runs Python and
+// then exits as it likes. Exit 0 over a refusal wrote nothing, exit 0 (the twenty-seventh
+// adversarial pass, c8-python-wrapper-loses-status-exit0-nothing-written); exit 2 after a
+// trace, a report or a table was written was "unusable input" with no input named (the
+// thirty-third, c8-python-wrapper-exit2-*). What memrel exits with then, and the line that says
+// why (empty: the part's own line has said it); nothing when the two agree.
+struct WrapperEnd {
+  int exit_code;
+  std::string why;
+};
+
+std::optional<WrapperEnd> wrapper_changed_the_end(const std::string& python, int status,
+                                                  std::optional<int> ended) {
+  if (!WIFEXITED(status)) return std::nullopt;
+  const int exited = WEXITSTATUS(status);
+  if (exited == exit_code::kSuccess && ended != exit_code::kSuccess) {
+    // The refusal memrel's code said is passed on as it said it.
+    if (ended && is_memrel_exit_code(*ended, false)) return WrapperEnd{*ended, ""};
+    return WrapperEnd{
+        exit_code::kInternalError,
+        python + " exited 0, but memrel's code " +
+            (ended ? "ended with " + std::to_string(*ended) : std::string("did not finish")) +
+            " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?"};
+  }
+  if (exited != exit_code::kSuccess && ended && *ended != exited)
+    return WrapperEnd{exit_code::kInternalError,
+                      python + " exited " + std::to_string(exited) +
+                          ", but memrel's code ended with " + std::to_string(*ended) +
+                          (*ended == 0 ? ", its outputs in place" : "") +
+                          " (scripts/memrel_entry.py): a wrapper changed how its Python ended"};
+  return std::nullopt;
+}
+
 // How the part ended when that was not by one of memrel's exit codes: "exited 1", "ended by
 // SIGSEGV".
 std::string foreign_end(int status) {
@@ -359,29 +393,13 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
                  "interpreter?\n";
     return exit_code::kInternalError;
   }
-  if (own_code && WEXITSTATUS(status) == exit_code::kSuccess && ended != exit_code::kSuccess) {
-    // Exit 0 from an interpreter whose run of memrel's code did not end with 0: a wrapper (a
-    // shim, `conda run`) that runs Python and then exits 0 made a refusal exit 0 with nothing
-    // written (the twenty-seventh adversarial pass,
-    // c8-python-wrapper-loses-status-exit0-nothing-written). The part's own line has said why.
-    std::cerr << held;
-    if (ended && is_memrel_exit_code(*ended, false)) return *ended;
-    std::cerr << who << ": " << one_line_text(python) << " exited 0, but memrel's code "
-              << (ended ? "ended with " + std::to_string(*ended) : std::string("did not finish"))
-              << " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?\n";
-    return exit_code::kInternalError;
-  }
-  if (own_code && WEXITSTATUS(status) != exit_code::kSuccess && ended &&
-      *ended != WEXITSTATUS(status)) {
-    // A memrel code that is not the one memrel's code ended with: a wrapper changed it after its
-    // Python ended (exit 2 after a trace, a report, a table written: "unusable input" with no
-    // input named, or no line at all: the thirty-third adversarial pass,
-    // c8-python-wrapper-exit2-*). The interpreter failed, not the input.
-    std::cerr << held << who << ": " << one_line_text(python) << " exited " << WEXITSTATUS(status)
-              << ", but memrel's code ended with " << *ended
-              << (*ended == 0 ? ", its outputs in place" : "")
-              << " (scripts/memrel_entry.py): a wrapper changed how its Python ended\n";
-    return exit_code::kInternalError;
+  if (own_code) {
+    if (std::optional<WrapperEnd> w =
+            wrapper_changed_the_end(one_line_text(python), status, ended)) {
+      std::cerr << held;
+      if (!w->why.empty()) std::cerr << who << ": " << w->why << "\n";
+      return w->exit_code;
+    }
   }
   if (own_code) {
     // Under an address-space limit, a library's own complaint of running out ("OpenBLAS error:
@@ -605,28 +623,13 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   }
   // How memrel's code said it ended, read once for the two checks below.
   const std::optional<int> ended = entry_ended(entry_mark.get());
-  // Exit 0 that is not memrel's code's (a wrapper lost it): as python_exit_code says it.
-  if (own_code && WEXITSTATUS(status) == exit_code::kSuccess && ended != exit_code::kSuccess) {
-    if (ended && is_memrel_exit_code(*ended, false)) {
-      result.exit_code = *ended;
+  // A wrapper that changed how memrel's code ended: as python_exit_code says it.
+  if (own_code) {
+    if (std::optional<WrapperEnd> w = wrapper_changed_the_end(spec.args[0], status, ended)) {
+      result.exit_code = w->exit_code;
+      if (!w->why.empty()) result.error_text += (result.error_text.empty() ? "" : "; ") + w->why;
       return result;
     }
-    result.exit_code = exit_code::kInternalError;
-    result.error_text +=
-        (result.error_text.empty() ? "" : "; ") + spec.args[0] + " exited 0, but memrel's code " +
-        (ended ? "ended with " + std::to_string(*ended) : std::string("did not finish")) +
-        " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?";
-    return result;
-  }
-  // As python_exit_code says it: a memrel code that is not the one memrel's code ended with.
-  if (own_code && WEXITSTATUS(status) != exit_code::kSuccess && ended &&
-      *ended != WEXITSTATUS(status)) {
-    result.exit_code = exit_code::kInternalError;
-    result.error_text += (result.error_text.empty() ? "" : "; ") + spec.args[0] + " exited " +
-                         std::to_string(WEXITSTATUS(status)) + ", but memrel's code ended with " +
-                         std::to_string(*ended) +
-                         " (scripts/memrel_entry.py): a wrapper changed how its Python ended";
-    return result;
   }
   if (!own_code && stopped_alone(status, ended)) {
     result.exit_code = exit_code::kInternalError;
