@@ -233,22 +233,25 @@ def draw_trace(chart):
         axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
         styles = layout.line_styles([line.backend for p in panels for line in p.lines])
         for ax, panel in zip(axes, panels):
-            ax.plot(panel.events, [mib(b) for b in panel.requested], color="black", linewidth=2.6,
-                    label="requested (live)", zorder=2, drawstyle="steps-post")
+            handles = ax.plot(panel.events, [mib(b) for b in panel.requested], color="black", linewidth=2.6,
+                              label="requested (live)", zorder=2, drawstyle="steps-post")
             if panel.recorded is not None:
-                ax.plot(panel.recorded[0], [mib(b) for b in panel.recorded[1]], color="#777777",
-                        linestyle=(0, (4, 2)), linewidth=1.4, drawstyle="steps-post",
-                        label="reserved when recorded", zorder=4)
+                handles += ax.plot(panel.recorded[0], [mib(b) for b in panel.recorded[1]], color="#777777",
+                                   linestyle=(0, (4, 2)), linewidth=1.4, drawstyle="steps-post",
+                                   label="reserved when recorded", zorder=4)
             for line in panel.lines:
                 color, _, dash = styles[line.backend]
                 ys = [math.nan if v is None else mib(v) for v in line.values]
-                ax.plot(line.events, ys, color=color, linestyle=dash, linewidth=1.3, drawstyle="steps-post",
-                        label=line.backend + ("" if line.series == "reserved" else " (device used Δ)"), zorder=3)
+                handles += ax.plot(line.events, ys, color=color, linestyle=dash, linewidth=1.3,
+                                   drawstyle="steps-post", zorder=3,
+                                   label=line.backend + ("" if line.series == "reserved" else " (device used Δ)"))
             ax.set_xlim(0, max(panel.events[-1], 1) if panel.events else 1)
             plots._mib_axis(ax)
             ax.set_xlabel("events replayed")
             ax.grid(alpha=0.3)
             ax.set_title(f"{verdicts.SPACE_NAMES[panel.space]}; sizes scaled {panel.scale}", fontsize=10, loc="left")
-            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+            # The labels given: matplotlib's own pick leaves out a name beginning with "_".
+            ax.legend(handles, [h.get_label() for h in handles], loc="upper left",
+                      bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
         fig.suptitle(f"Trace {chart.trace}: reserved bytes of every backend over the requested bytes", fontsize=11)
         return fig

@@ -72,3 +72,8 @@ else:  # already imported (a test): only the parameters below can be put right
 
 matplotlib.rcParams.update(matplotlib.rcParamsDefault)  # the backend is kept by this: set next
 matplotlib.rcParams["backend"] = "agg"
+# Every text is drawn as written: a name holding "$" (a workload `$\frac{$`, a mark, a trace, a
+# benchmark, a backend) was parsed as TeX math, a ParseSyntaxException stopped the report and
+# advise's page (exit 4), and `q$\alpha$` drew an alpha (the thirty-fourth adversarial pass,
+# c9-report-dollar-*). memrel's own labels use no math.
+matplotlib.rcParams["text.parse_math"] = False

@@ -167,3 +167,50 @@ def test_a_whole_number_spelled_as_a_float_is_said_as_such(tmp_path, spelling):
                        cwd=tmp_path, timeout=120)
     line = refused(r, "x.json", "metrics.peak_requested", "written as one")
     assert "out of range" not in line
+
+
+@needs_memrel
+@pytest.mark.parametrize("name", ["$\\frac{$", "a$^$b", "$x_$"])
+def test_a_name_holding_dollars_is_drawn_as_written(tmp_path, name):
+    """c9-report-dollar-*, c9-report-mathtext-name-rendered: matplotlib parsed a workload named
+    `$\\frac{$` as TeX math, and the report stopped with a ParseSyntaxException (exit 4); `q$\\alpha$`
+    drew an alpha. Every text is drawn as written."""
+    with open(HOST_RUN) as f:
+        run = json.load(f)
+    old = run["cells"][0]["workload"]
+    for cell in run["cells"]:
+        if cell["workload"] == old:
+            cell["workload"] = name
+    (tmp_path / "x.json").write_text(json.dumps(run))
+    r = subprocess.run([MEMREL, "report", "--out", "rep", "x.json"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    drawn = "".join(p.read_text(errors="replace") for p in (tmp_path / "rep").glob("*.svg"))
+    assert f"<!-- {name} -->" in drawn
+
+
+@needs_memrel
+def test_a_history_line_whose_name_begins_with_an_underscore_is_in_the_legend(tmp_path):
+    """c9-report-history-underscore-workload: matplotlib leaves a label beginning with "_" out of
+    an automatic legend: a workload `_w` was drawn unnamed. The legend takes the labels given."""
+    with open(HOST_RUN) as f:
+        base = json.load(f)
+    old = base["cells"][0]["workload"]
+    for cell in base["cells"]:
+        if cell["workload"] == old:
+            cell["workload"] = "_w"
+    files = []
+    for night in range(1, 5):
+        base["context"]["started"] = f"2026-11-0{night}T00:00:00Z"
+        base["context"]["finished"] = f"2026-11-0{night}T00:01:00Z"
+        files.append(tmp_path / f"r{night}.json")
+        files[-1].write_text(json.dumps(base))
+    r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", *map(str, files)],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([MEMREL, "report", "--history", "h.sqlite", "--out", "rep"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    charts = list((tmp_path / "rep").glob("history-*.svg"))
+    assert charts
+    assert any("<!-- _w -->" in p.read_text(errors="replace") for p in charts)
