@@ -33,6 +33,7 @@
 #include "harness/execution/run_journal.hpp"
 #include "harness/execution/runner.hpp"
 #include "harness/results/allocator_frontier.hpp"
+#include "harness/results/report_page_name.hpp"
 #include "harness/workload/trace_file.hpp"
 #include "harness/workload/trace_plan.hpp"
 #include "harness/workload/workload.hpp"
@@ -148,6 +149,19 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     if (!given.empty() || !device_here || b.space == MemorySpace::kDevice) add(b, entry);
   }
   if (sweep.empty()) throw std::invalid_argument("advise: no backend of the sweep can run here");
+  // Two names the report would give one page (`host-malloc` and a file `Host-Malloc`; a file
+  // named as another's page name): run refuses them at the start, and advise swept them, exit 0,
+  // into results the report then refused (the thirty-fourth adversarial pass,
+  // c6-advise-case-only-backend-names, c6-advise-sanitised-page-name-collision).
+  std::vector<std::string> swept_names;
+  for (const BackendInfo* b : sweep_info) swept_names.push_back(b->name);
+  if (auto pair = names_sharing_a_page(swept_names)) {
+    const auto [j, i] = *pair;
+    throw std::invalid_argument(
+        "-b: the backends '" + swept_names[j] + "' (" + sweep[j] + ") and '" + swept_names[i] +
+        "' (" + sweep[i] + ") would share one report page (" + report_page_name(swept_names[i]) +
+        ", letters' case aside); rename one");
+  }
 
   const std::string out_dir =
       a.out.empty() ? fs::path(default_run_path(install_layout().output_dir + "/runs"))

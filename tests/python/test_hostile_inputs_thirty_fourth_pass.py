@@ -214,3 +214,24 @@ def test_a_history_line_whose_name_begins_with_an_underscore_is_in_the_legend(tm
     charts = list((tmp_path / "rep").glob("history-*.svg"))
     assert charts
     assert any("<!-- _w -->" in p.read_text(errors="replace") for p in charts)
+
+
+@needs_memrel
+@pytest.mark.parametrize("name", ["Host-Malloc", "host-malloc_top_pad_1-f72452f0"])
+def test_advise_refuses_backends_that_would_share_a_report_page(tmp_path, name):
+    """c6-advise-case-only-backend-names, c6-advise-sanitised-page-name-collision: advise swept
+    host-malloc (or host-malloc:top_pad=1) beside a backend file named as its page name, exit 0,
+    and the report refused advise's results. Refused at the start, as run refuses the pair."""
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        backend = json.load(f)
+    backend["name"] = name
+    backend["library"] = os.path.join(os.path.dirname(MEMREL),
+                                      "libmemrel_pluggable_host_example.so")
+    (tmp_path / "be.json").write_text(json.dumps(backend))
+    with open(os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv")) as f:
+        (tmp_path / "small.csv").write_text("".join(f.readlines()[:201]))
+    first = "host-malloc" if name == "Host-Malloc" else "host-malloc:top_pad=1"
+    r = subprocess.run([MEMREL, "-q", "advise", "small.csv", "-b", first, "-b", "./be.json",
+                        "--out", "adv"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "would share one report page", name)
+    assert not (tmp_path / "adv").exists()
