@@ -48,6 +48,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
+#include "platform/own_descriptor_path.hpp"
 #include "platform/temporary_folder.hpp"
 
 namespace fs = std::filesystem;
@@ -87,6 +88,8 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   const auto start = std::chrono::steady_clock::now();
   if (a.resume && a.out.empty())
     throw std::invalid_argument("--resume: give --out, the folder of the interrupted advise");
+  // /dev/stdin and its kin by the file they name here: each cell opens the trace again.
+  a.input = file_behind_own_descriptor(a.input);
   // A file that is not there is said as such: "nosuch.html: not a trace" misled (the twentieth
   // adversarial pass, c10-advise-missing-input-message).
   if (struct stat input{}; stat(a.input.c_str(), &input) != 0)

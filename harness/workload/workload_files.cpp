@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "harness/workload/workload.hpp"
+#include "platform/own_descriptor_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -76,7 +77,8 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
     std::error_code ec;
     if (fs::exists(item, ec) && !fs::is_directory(item, ec)) {
       // A FIFO or a device too: the reader refuses it by the input rules, naming what it is.
-      out.push_back(item);
+      // /dev/stdin and its kin by the file they name here: each cell opens the path again.
+      out.push_back(file_behind_own_descriptor(item));
       continue;
     }
     fs::path candidate = fs::path(dir) / (item + ".json");

@@ -235,3 +235,24 @@ def test_advise_refuses_backends_that_would_share_a_report_page(tmp_path, name):
                         "--out", "adv"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "would share one report page", name)
     assert not (tmp_path / "adv").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["run", "report"])
+def test_dev_stdin_is_the_file_it_names_for_every_reader(tmp_path, command):
+    """c10-run-w-dev-stdin-cell-crashed, c10-report-dev-stdin-told-char-device: `run -w
+    /dev/stdin < w.json` read the file, and each cell reopened /dev/stdin as its own standard
+    input: recorded as the allocator crashing, exit 3; the report's part called the user's
+    regular file "a character device". /dev/stdin is the file it names in memrel."""
+    source = (os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
+              if command == "run" else HOST_RUN)
+    args = (["run", "-q", "-b", "host-malloc", "-w", "/dev/stdin", "-o", "r.json"]
+            if command == "run" else ["report", "--out", "rep", "/dev/stdin"])
+    with open(source) as stdin:
+        r = subprocess.run([MEMREL, *args], stdin=stdin, capture_output=True, text=True,
+                           cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    if command == "run":
+        with open(tmp_path / "r.json") as f:
+            cells = json.load(f)["cells"]
+        assert [c["status"] for c in cells] == ["ok"]
