@@ -241,6 +241,13 @@ class Scheduler {
       // the run did); one that ended after an input changed may have read either content.
       if (std::string changed = inputs_.first_changed(); !changed.empty()) {
         std::string kept = finished_kept(end_all());
+        // Gone (moved away, removed): the machine's state, as a backend file that vanished
+        // under a cell is (outcome below); there again as it was, a --resume goes on.
+        if (struct stat st{}; stat(changed.c_str(), &st) != 0)
+          throw MachineStateError(changed +
+                                  " disappeared during the run; not the allocator's failure. The "
+                                  "run stopped, " +
+                                  kept + " (put the file back and continue with --resume)");
         throw InputError(changed, "",
                          "changed while the run read it (each cell reads it again): the run "
                          "stopped, " +

@@ -266,7 +266,11 @@ def test_the_history_orders_runs_by_their_times_in_utc(tmp_path):
                                         ("2026-12-05T05:00:00Z", 222),
                                         ("2026-12-05T03:00:00Z", 333)]):
         run["context"]["started"] = started
-        run["cells"][0]["metrics"]["peak_reserved"] = mib << 20
+        metrics = run["cells"][0]["metrics"]
+        metrics["peak_reserved"] = mib << 20
+        # The ratios of that peak, as memrel computes them (the readers refuse others).
+        metrics["overhead_ratio"] = metrics["peak_reserved"] / metrics["peak_requested"]
+        metrics["utilization"] = metrics["peak_allocated"] / metrics["peak_reserved"]
         (tmp_path / f"r{i}.json").write_text(json.dumps(run))
     r = subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", "r0.json", "r1.json",
                         "r2.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
