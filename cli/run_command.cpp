@@ -236,8 +236,14 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   a.options.shard = shard;
   // A backend file's library must load and export its symbols, checked in a child process (the
   // parent never loads one) wherever its cells could run.
+  // One whose library cannot be found is unavailable already (its cells say why, as `list` does,
+  // docs/pluggable-backends.md): checked, it stopped a plain run with exit 2 where memrel's own
+  // example library was not built (the thirty-fourth adversarial pass,
+  // c8-default-run-missing-example-library-exit2).
   for (std::size_t i = 0; i < backends.size(); ++i) {
-    if (!backends[i].check_loadable || !machine_runs_space(backends[i].space)) continue;
+    if (!backends[i].check_loadable || !machine_runs_space(backends[i].space) ||
+        !backends[i].availability().available)
+      continue;
     std::string error = check_backend_process(a.options, a.backends[i]);
     if (!error.empty()) throw std::invalid_argument(error);
   }

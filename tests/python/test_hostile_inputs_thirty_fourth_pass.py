@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import HOST_RUN, ROOT
-from test_hostile_inputs import MEMREL, needs_memrel, refused
+from test_hostile_inputs import MEMREL, needs_memrel, private_copy, refused
 
 
 def _workload(name, nbytes, sleep_ms):
@@ -256,3 +256,20 @@ def test_dev_stdin_is_the_file_it_names_for_every_reader(tmp_path, command):
         with open(tmp_path / "r.json") as f:
             cells = json.load(f)["cells"]
         assert [c["status"] for c in cells] == ["ok"]
+
+
+@needs_memrel
+def test_a_default_run_without_the_example_library_records_it_unavailable(tmp_path):
+    """c8-default-run-missing-example-library-exit2: a build without the pluggable examples'
+    libraries (a copy of memrel alone) listed them unavailable, and a plain `run` stopped with
+    exit 2 blaming memrel's own backend file. Its cells are `unavailable`, the reason said."""
+    copy = private_copy(tmp_path)  # the binary, without the plugins beside it
+    r = subprocess.run([str(copy / "build" / "ci" / "memrel"), "-q", "run", "-w",
+                        "temp-then-delete", "-o", "r.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "r.json") as f:
+        cells = {c["backend"]: c for c in json.load(f)["cells"]}
+    example = cells["pluggable-host-example"]
+    assert example["status"] == "unavailable", example["status"]
+    assert "libmemrel_pluggable_host_example.so" in example["reason"], example["reason"]
