@@ -26,6 +26,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/owned_fd.hpp"
+#include "platform/process_state.hpp"
 
 namespace memrel {
 namespace {
@@ -359,6 +360,20 @@ std::vector<BenchOutcome> schedule(
       Running& r = *running[slot];
       std::optional<int> status = exited(r);
       const bool timed_out = !status && Clock::now() > r.deadline;
+      // Out of time while stopped from outside (SIGSTOP, a debugger): not the backend's time (the
+      // thirty-fourth adversarial pass, c8-bench-sigstop-recorded-as-timeout). The machine's
+      // state, said as such; the process ends with the others, as for any refusal here.
+      if (timed_out && process_is_stopped(r.pid)) {
+        const pid_t stopped = r.pid;
+        const std::string backend = jobs[r.index].backend;
+        kill_child_group(stopped);
+        running[slot].reset();
+        throw MachineStateError(
+            command.bench + " --backend " + backend + " (process " + std::to_string(stopped) +
+            ") was stopped from outside (SIGSTOP or a debugger) when its "
+            "timeout of " +
+            std::to_string(command.timeout_s) + " s ran out; not the backend's failure");
+      }
       if (timed_out) status = kill_child_group(r.pid);
       if (!status) continue;
       // Out of the slot before its outcome, which may throw: an ended process is not killed again.

@@ -38,6 +38,7 @@
 #include "platform/one_line_text.hpp"
 #include "platform/owned_fd.hpp"
 #include "platform/path_for_json.hpp"
+#include "platform/process_state.hpp"
 #include "platform/run_context.hpp"
 #include "platform/temporary_folder.hpp"
 #include "platform/zygote.hpp"
@@ -292,7 +293,27 @@ class Scheduler {
           RunningChild& child = (*r)->child;
           std::optional<int> status = exited(child);
           bool timed_out = !status && Clock::now() > child.deadline;
-          if (timed_out) status = kill_running(child);
+          // Out of time while stopped from outside (SIGSTOP, a debugger), the cell or the
+          // zygote that was to fork it: not the allocator's time (the thirty-fourth adversarial
+          // pass, c8-cell-sigstop-recorded-as-timeout, c8-zygote-stopped-recorded-as-cell-
+          // timeout). The machine's state: the run stops, the cell unrecorded.
+          if (timed_out) {
+            const bool cell_stopped = process_is_stopped(child.pid);
+            if (cell_stopped || (child.via && process_is_stopped(child.via->pid()))) {
+              const MatrixCell& m = matrix_[(*r)->index];
+              const std::string who =
+                  cell_stopped ? "its process " + std::to_string(child.pid)
+                               : "its backend's zygote " + std::to_string(child.via->pid());
+              throw MachineStateError(
+                  m.backend.name + " x " + m.name + ": " + who +
+                  " was stopped from outside (SIGSTOP or a debugger) when the cell timeout of " +
+                  std::to_string(options_.cell_timeout_s) +
+                  " s ran out; not the allocator's failure. The run stopped, " +
+                  finished_kept(end_all()) +
+                  (journal ? " (continue with the same options and --resume)" : ""));
+            }
+            status = kill_running(child);
+          }
           if (!status) {
             if (!child.result_in && result_is_in(child)) child.result_in = Clock::now();
             // Its result is in: the slot is free for the next cell while this one exits.

@@ -4,6 +4,8 @@ before its fix."""
 
 import json
 import os
+import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -273,3 +275,51 @@ def test_a_default_run_without_the_example_library_records_it_unavailable(tmp_pa
     example = cells["pluggable-host-example"]
     assert example["status"] == "unavailable", example["status"]
     assert "libmemrel_pluggable_host_example.so" in example["reason"], example["reason"]
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+@needs_memrel
+def test_a_cell_stopped_from_outside_past_its_timeout_is_not_the_allocators_timeout(tmp_path):
+    """c8-cell-sigstop-recorded-as-timeout: a cell stopped with SIGSTOP past --timeout was
+    recorded as the allocator's `timeout`, exit 3, and kept by --resume. The machine's state:
+    exit 4, one line saying so, the cell unrecorded."""
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads",
+                             "trace-convnet-varying-batch-and-size.memtrace"), tmp_path / "tr.memtrace")
+    env = dict(os.environ, MEMREL_EXAMPLE_SLOWDOWN_NS="1000000")  # 1 ms per allocation
+    run = subprocess.Popen([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w",
+                            "tr.memtrace", "-o", "r.json", "--timeout", "2"], cwd=tmp_path,
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cell = None
+    deadline = time.monotonic() + 30
+    while cell is None and time.monotonic() < deadline and run.poll() is None:
+        for pid in _children(run.pid):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"cell\0--backend" in f.read():
+                        cell = pid
+            except OSError:
+                pass
+        time.sleep(0.02)
+    if cell is None:
+        run.kill()
+        run.communicate()
+        pytest.skip("the cell ended before it was seen")
+    os.kill(cell, signal.SIGSTOP)
+    try:
+        _, err = run.communicate(timeout=60)
+    finally:
+        try:
+            os.kill(cell, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    assert run.returncode == 4, err
+    assert "stopped from outside" in err and "not the allocator's failure" in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "r.json").exists()
