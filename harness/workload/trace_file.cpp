@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "harness/workload/workload.hpp"
 #include "platform/input_rules.hpp"
@@ -134,6 +135,20 @@ class Loader {
       fail("header.counts", "blocks " + std::to_string(t.blocks) + ", allocs " +
                                 std::to_string(t.allocs) + ", frees " + std::to_string(t.frees) +
                                 ": more than the " + std::to_string(events) + " events");
+    // The counts the importer writes besides: as the records say, or refused (validate said "ok"
+    // of counts.marks "x", -1 or 5 with no marks: the thirty-fourth adversarial pass,
+    // c7-trace-header-counts-unchecked). Checked against the records in check_records.
+    for (const char* key : {"allocated_at_start", "freed_at_end", "marks"}) {
+      if (c.contains(key)) count(c, key, "header.counts");
+    }
+    if (c.contains("allocated_at_start"))
+      allocated_at_start_ = c["allocated_at_start"].get<std::uint64_t>();
+    if (c.contains("freed_at_end")) freed_at_end_ = c["freed_at_end"].get<std::uint64_t>();
+    // And the record size the prefix gives, where the header repeats it.
+    if (h.contains("record_bytes") &&
+        (!h["record_bytes"].is_number_unsigned() || h["record_bytes"] != sizeof(TraceRecord)))
+      fail("header.record_bytes",
+           h["record_bytes"].dump() + ": the prefix says " + std::to_string(sizeof(TraceRecord)));
     t.peak_requested_bytes = count(h, "peak_requested_bytes", "header");
     // What a result holds exactly (JSON's exact integers, docs/results-schema.md): a trace past it
     // ran, and every cell of it crashed as its result was refused (the twelfth adversarial pass,
@@ -174,6 +189,9 @@ class Loader {
       previous = mark.event;
       t.marks.push_back(std::move(mark));
     }
+    if (c.contains("marks") && c["marks"].get<std::uint64_t>() != t.marks.size())
+      fail("header.counts.marks",
+           c["marks"].dump() + "; the header has " + std::to_string(t.marks.size()) + " marks");
     if (h.contains("recorded_reserved") && !h["recorded_reserved"].is_null())
       t.recorded_reserved = read_curve(h["recorded_reserved"], events);
     return events;
@@ -271,6 +289,27 @@ class Loader {
                                 std::to_string(t.frees) + ", blocks " + std::to_string(t.blocks) +
                                 "; the records have " + std::to_string(allocs) + " allocs and " +
                                 std::to_string(t.records.size() - allocs) + " frees");
+    // The blocks live from the start come first, allocs; those freed at the end come last, frees.
+    if (allocated_at_start_) {
+      std::uint64_t leading = 0;
+      while (leading < t.records.size() &&
+             t.records[leading].op == static_cast<std::uint8_t>(TraceOp::kAlloc))
+        ++leading;
+      if (*allocated_at_start_ > leading)
+        fail("header.counts.allocated_at_start", std::to_string(*allocated_at_start_) +
+                                                     "; the records begin with " +
+                                                     std::to_string(leading) + " allocs");
+    }
+    if (freed_at_end_) {
+      std::uint64_t trailing = 0;
+      while (trailing < t.records.size() && t.records[t.records.size() - 1 - trailing].op ==
+                                                static_cast<std::uint8_t>(TraceOp::kFree))
+        ++trailing;
+      if (*freed_at_end_ > trailing)
+        fail("header.counts.freed_at_end", std::to_string(*freed_at_end_) +
+                                               "; the records end with " +
+                                               std::to_string(trailing) + " frees");
+    }
     if (peak != t.peak_requested_bytes || peak_event != t.peak_requested_event)
       fail("header.peak_requested_bytes", std::to_string(t.peak_requested_bytes) + " at event " +
                                               std::to_string(t.peak_requested_event) +
@@ -279,6 +318,8 @@ class Loader {
   }
 
   std::string path_;
+  mutable std::optional<std::uint64_t> allocated_at_start_,
+      freed_at_end_;  // the header's, if given
 };
 
 }  // namespace

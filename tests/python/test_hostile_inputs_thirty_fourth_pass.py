@@ -323,3 +323,37 @@ def test_a_cell_stopped_from_outside_past_its_timeout_is_not_the_allocators_time
     assert "stopped from outside" in err and "not the allocator's failure" in err, err
     assert len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "r.json").exists()
+
+
+def _trace_with_header(path, out, change):
+    import struct
+    data = open(path, "rb").read()
+    length = struct.unpack_from("<I", data, 8)[0]
+    header = json.loads(data[16:16 + length])
+    change(header)
+    body = json.dumps(header).encode()
+    with open(out, "wb") as f:
+        f.write(data[:8] + struct.pack("<II", len(body), struct.unpack_from("<I", data, 12)[0]))
+        f.write(body + data[16 + length:])
+
+
+@needs_memrel
+@pytest.mark.parametrize("key,value,words", [
+    ("marks", "x", "must be a non-negative integer"), ("marks", -1, "non-negative"),
+    ("marks", 5, "the header has"), ("allocated_at_start", 999, "the records begin with"),
+    ("freed_at_end", 999, "the records end with")])
+def test_a_trace_whose_counts_are_not_its_records_is_refused(tmp_path, key, value, words):
+    """c7-trace-header-counts-unchecked: validate said "ok" of a trace whose counts.marks was
+    "x", -1 or 5 with no marks, or whose allocated_at_start / freed_at_end the records deny
+    (docs/traces.md: the loader checks the counts against the records)."""
+    source = os.path.join(ROOT, "benchmarks", "workloads",
+                          "trace-convnet-varying-batch-and-size.memtrace")
+
+    def change(header):
+        header["counts"][key] = value
+        if key == "marks" and value == 5:
+            header["marks"] = []
+    _trace_with_header(source, tmp_path / "t.memtrace", change)
+    r = subprocess.run([MEMREL, "validate", "t.memtrace"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60)
+    refused(r, "t.memtrace", f"header.counts.{key}", words)
