@@ -30,6 +30,7 @@
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
+#include "harness/execution/results_size.hpp"
 #include "harness/execution/run_journal.hpp"
 #include "harness/execution/runner.hpp"
 #include "harness/results/allocator_frontier.hpp"
@@ -241,6 +242,8 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   options.backends = sweep;
   options.backends_dir = global.backends_dir;
   options.workloads = {{path, a.input, trace.name, {}, version}};  // a trace: no programs
+  if (std::string why = results_too_large(cell_results_bytes(trace) * sweep.size()); !why.empty())
+    throw std::invalid_argument(a.input + ": " + why);
   options.cell_timeout_s = a.timeout_s;
   options.cell.host_capacity_bytes = host_capacity_bytes(a.host_capacity);
   options.cell.trace_scale_divisor = parse_trace_scale(a.trace_scale);

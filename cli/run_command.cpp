@@ -17,6 +17,7 @@
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
+#include "harness/execution/results_size.hpp"
 #include "harness/execution/run_journal.hpp"
 #include "harness/execution/run_summary.hpp"
 #include "harness/execution/runner.hpp"
@@ -156,6 +157,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
       global.verbosity > 0 || (global.verbosity == 0 && isatty(STDERR_FILENO) == 1);
   // Commas separate backends, and a configuration's settings: NAME:K=V,K=V,OTHER.
   a.backends = split_backend_list(a.backends);
+  const bool default_backends = a.backends.empty();
   if (a.backends.empty()) {
     for (const auto& b : all_backends()) {
       if (b.name != "null" || a.include_null) a.backends.push_back(b.name);
@@ -177,6 +179,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   // Snapshots and RMM logs become temporary traces, removed when this function returns.
   ImportedTraces imported;
   a.options.workloads.clear();
+  std::uint64_t results_bytes = 0;  // at least, over the matrix's cells
   for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir)) {
     // Before the first read: a file edited from here on is not the one the run read.
     const std::optional<FileVersion> version = file_version(p);
@@ -213,7 +216,10 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
         programs.push_back(step.program);
     }
     a.options.workloads.push_back({path, p, workload.name, programs, version});
+    results_bytes += cell_results_bytes(workload) * backends.size();
   }
+  if (std::string why = results_too_large(results_bytes); !why.empty())
+    throw std::invalid_argument(why);
   throw_if_interrupted("before the first cell");
   // -o must be none of the run's inputs (a workload, a trace, a backend file), by identity.
   std::vector<std::string> inputs = a.workloads;
@@ -236,13 +242,14 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   a.options.shard = shard;
   // A backend file's library must load and export its symbols, checked in a child process (the
   // parent never loads one) wherever its cells could run.
-  // One whose library cannot be found is unavailable already (its cells say why, as `list` does,
-  // docs/pluggable-backends.md): checked, it stopped a plain run with exit 2 where memrel's own
-  // example library was not built (the thirty-fourth adversarial pass,
-  // c8-default-run-missing-example-library-exit2).
+  // One taken by default (not named by -b) whose library cannot be found is unavailable (its
+  // cells say why, as `list` does, docs/pluggable-backends.md): checked, it stopped a plain run
+  // with exit 2 where memrel's own example library was not built (the thirty-fourth adversarial
+  // pass, c8-default-run-missing-example-library-exit2). One named by -b is the user's word:
+  // a typo in its library is said before any cell.
   for (std::size_t i = 0; i < backends.size(); ++i) {
     if (!backends[i].check_loadable || !machine_runs_space(backends[i].space) ||
-        !backends[i].availability().available)
+        (default_backends && !backends[i].availability().available))
       continue;
     std::string error = check_backend_process(a.options, a.backends[i]);
     if (!error.empty()) throw std::invalid_argument(error);
@@ -263,7 +270,16 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   FileIdentity journal;
   RunResults results =
       run_suite(a.options, global.verbosity < 0 ? no_progress : std::cerr, &journal);
-  write_file_atomically(a.out, to_json(results).dump(1) + "\n");
+  // The estimate is from below: results past the readers' cap are not written either (the cells
+  // stay in the journal), never a file that compare and report then refuse.
+  const std::string text = to_json(results).dump(1) + "\n";
+  if (text.size() > kMaxResultsFileBytes)
+    throw std::invalid_argument(
+        "-o " + a.out + ": the results are " + std::to_string(text.size() >> 20) +
+        " MiB, more than the " + std::to_string(kMaxResultsFileBytes >> 20) +
+        " MiB compare, history, report and merge read; not written (the cells are in " +
+        a.options.journal_path + "): run fewer backends or workloads");
+  write_file_atomically(a.out, text);
   // Every cell is in the results now; a kill before this line leaves a journal to resume. Ours
   // only: removed by hand while this run went on, the name may be another run's journal now,
   // and removing it lost that run's finished cells (the twenty-second adversarial pass,

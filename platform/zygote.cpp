@@ -17,6 +17,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "platform/machine_state_error.hpp"
+#include "platform/process_state.hpp"
+
 namespace memrel {
 namespace {
 
@@ -371,8 +374,17 @@ pid_t ZygoteClient::start_child(const ChildSpec& spec) {
     throw std::runtime_error("the zygote is gone");
   }
   std::string reply;
-  // A fork takes milliseconds; a zygote that does not answer in 30 s is stuck.
-  if (!read_messages(30000, &reply)) throw std::runtime_error("the zygote is gone");
+  // A fork takes milliseconds; a zygote that does not answer in 30 s is stuck. One stopped from
+  // outside (SIGSTOP, a debugger) is said at once, as the machine's state: waited on, its cell
+  // was recorded as the allocator's `timeout` (the thirty-fourth adversarial pass,
+  // c8-zygote-stopped-recorded-as-cell-timeout).
+  for (int waited = 0; reply.empty() && waited < 30000; waited += 100) {
+    if (!read_messages(100, &reply)) throw std::runtime_error("the zygote is gone");
+    if (reply.empty() && process_is_stopped(pid_))
+      throw MachineStateError("memrel's zygote (process " + std::to_string(pid_) +
+                              ") was stopped from outside (SIGSTOP or a debugger) before it "
+                              "started a cell; not the allocator's failure. The run stopped");
+  }
   if (reply.rfind("started ", 0) != 0)
     throw std::runtime_error(reply.empty() ? "the zygote did not answer" : reply);
   pid_t child = static_cast<pid_t>(std::stol(reply.substr(8)));

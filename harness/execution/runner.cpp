@@ -428,6 +428,8 @@ class Scheduler {
     if (ZygoteClient* zygote = zygote_for(m)) {
       try {
         return Running{index, start(spec, options_.cell_timeout_s, true, zygote), "zygote"};
+      } catch (const MachineStateError&) {
+        throw;  // the zygote stopped from outside: no cell of the run's can be judged now
       } catch (const std::runtime_error& e) {
         refuse(m, zygotes_[zygote_key(m)], e.what());
       }

@@ -331,7 +331,7 @@ def _trace_with_header(path, out, change):
     length = struct.unpack_from("<I", data, 8)[0]
     header = json.loads(data[16:16 + length])
     change(header)
-    body = json.dumps(header).encode()
+    body = json.dumps(header, separators=(",", ":")).encode()
     with open(out, "wb") as f:
         f.write(data[:8] + struct.pack("<II", len(body), struct.unpack_from("<I", data, 12)[0]))
         f.write(body + data[16 + length:])
@@ -357,3 +357,67 @@ def test_a_trace_whose_counts_are_not_its_records_is_refused(tmp_path, key, valu
     r = subprocess.run([MEMREL, "validate", "t.memtrace"], capture_output=True, text=True,
                        cwd=tmp_path, timeout=60)
     refused(r, "t.memtrace", f"header.counts.{key}", words)
+
+
+@needs_memrel
+def test_a_run_whose_results_its_readers_would_refuse_is_refused_at_the_start(tmp_path):
+    """c7-run-writes-results-its-readers-refuse: two traces of 265,000 marks each on three
+    backends wrote 147 MB of results, exit 0, which compare, history, report and merge refuse
+    (128 MiB). Refused before the first cell, saying why; nothing written."""
+    source = os.path.join(ROOT, "benchmarks", "workloads",
+                          "trace-rmm-log-convnet-on-rmm-pool.memtrace")
+    marks = [{"event": 1, "label": "allocate-failure", "time_us": 0, "bytes": 16}] * 260000
+    for name in ("m1", "m2"):
+        def change(header, name=name):
+            header["name"] = name
+            header["marks"] = marks
+            header["counts"]["marks"] = len(marks)
+        _trace_with_header(source, tmp_path / f"{name}.memtrace", change)
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "null,host-malloc,host-malloc-retain",
+                        "--include-null", "-w", "m1.memtrace,m2.memtrace", "-o", "r.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    refused(r, "the results would take at least", "MiB compare, history, report and merge read")
+    assert not (tmp_path / "r.json").exists()
+    assert not (tmp_path / "r.json.journal").exists()
+
+
+@needs_memrel
+def test_a_zygote_stopped_from_outside_is_not_the_allocators_timeout(tmp_path):
+    """c8-zygote-stopped-recorded-as-cell-timeout: with --zygote all, memrel's own zygote stopped
+    by SIGSTOP made the next cell wait 30 s and be recorded as the allocator's `timeout`, exit 3.
+    The machine's state: exit 4, one line, no cell of it recorded."""
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads",
+                             "trace-convnet-varying-batch-and-size.memtrace"), tmp_path / "tr.memtrace")
+    env = dict(os.environ, MEMREL_EXAMPLE_SLOWDOWN_NS="100000")
+    run = subprocess.Popen([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w",
+                            "tr.memtrace,temp-then-delete", "-o", "r.json", "--zygote", "all",
+                            "--timeout", "3"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    zygote = None
+    deadline = time.monotonic() + 30
+    while zygote is None and time.monotonic() < deadline and run.poll() is None:
+        for pid in _children(run.pid):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"\0--zygote" in f.read():
+                        zygote = pid
+            except OSError:
+                pass
+        time.sleep(0.01)
+    if zygote is None:
+        run.kill()
+        run.communicate()
+        pytest.skip("the zygote ended before it was seen")
+    os.kill(zygote, signal.SIGSTOP)
+    try:
+        _, err = run.communicate(timeout=60)
+    finally:
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(zygote, sig)
+            except ProcessLookupError:
+                pass
+    assert run.returncode == 4, err
+    assert "stopped from outside" in err and "not the allocator's failure" in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "r.json").exists()
