@@ -287,7 +287,7 @@ std::unique_ptr<ZygoteClient> ZygoteClient::start(const ChildSpec& zygote,
   close(pair[1]);
   std::unique_ptr<ZygoteClient> client(new ZygoteClient(pid, pair[0]));
   std::string reply;
-  if (!client->read_messages(static_cast<int>(ready_within.count()), &reply)) {
+  if (!client->await_reply(static_cast<int>(ready_within.count()), &reply, "was ready")) {
     *why = "it ended before it was ready (a crash while loading?)";
     return nullptr;
   }
@@ -315,6 +315,20 @@ ZygoteClient::~ZygoteClient() {
 
 // Messages until the first reply (ready, refused, started, failed), which goes to `reply`;
 // "ended" reports are kept. With `reply` null, only what is there now.
+bool ZygoteClient::await_reply(int within_ms, std::string* reply, const std::string& before) {
+  // In slices: a zygote stopped from outside (SIGSTOP, a debugger) is said at once, as the
+  // machine's state; waited on, the cell was recorded as the allocator's `timeout` (the
+  // thirty-fourth adversarial pass, c8-zygote-stopped-recorded-as-cell-timeout).
+  for (int waited = 0; reply->empty() && waited < within_ms; waited += kReplySliceMs) {
+    if (!read_messages(std::min(kReplySliceMs, within_ms - waited), reply)) return false;
+    if (reply->empty() && process_is_stopped(pid_))
+      throw MachineStateError("memrel's zygote (process " + std::to_string(pid_) +
+                              ") was stopped from outside (SIGSTOP or a debugger) before it " +
+                              before + "; not the allocator's failure. The run stopped");
+  }
+  return true;
+}
+
 bool ZygoteClient::read_messages(int wait_ms, std::string* reply) {
   while (true) {
     pollfd p{socket_, POLLIN, 0};
@@ -374,17 +388,8 @@ pid_t ZygoteClient::start_child(const ChildSpec& spec) {
     throw std::runtime_error("the zygote is gone");
   }
   std::string reply;
-  // A fork takes milliseconds; a zygote that does not answer in 30 s is stuck. One stopped from
-  // outside (SIGSTOP, a debugger) is said at once, as the machine's state: waited on, its cell
-  // was recorded as the allocator's `timeout` (the thirty-fourth adversarial pass,
-  // c8-zygote-stopped-recorded-as-cell-timeout).
-  for (int waited = 0; reply.empty() && waited < 30000; waited += 100) {
-    if (!read_messages(100, &reply)) throw std::runtime_error("the zygote is gone");
-    if (reply.empty() && process_is_stopped(pid_))
-      throw MachineStateError("memrel's zygote (process " + std::to_string(pid_) +
-                              ") was stopped from outside (SIGSTOP or a debugger) before it "
-                              "started a cell; not the allocator's failure. The run stopped");
-  }
+  // A fork takes milliseconds; a zygote that does not answer in 30 s is stuck.
+  if (!await_reply(30000, &reply, "started a cell")) throw std::runtime_error("the zygote is gone");
   if (reply.rfind("started ", 0) != 0)
     throw std::runtime_error(reply.empty() ? "the zygote did not answer" : reply);
   pid_t child = static_cast<pid_t>(std::stol(reply.substr(8)));

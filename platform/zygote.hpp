@@ -62,6 +62,10 @@ class ZygoteClient {
  private:
   ZygoteClient(pid_t pid, int socket) : pid_(pid), socket_(socket) {}
   // Reads the zygote's messages: waits up to `wait` for the first; false at end of file.
+  // read_messages until a reply, at most within_ms: false when the zygote is gone; throws
+  // MachineStateError when it is stopped from outside before it `before` ("was ready").
+  bool await_reply(int within_ms, std::string* reply, const std::string& before);
+  static constexpr int kReplySliceMs = 100;
   bool read_messages(int wait_ms, std::string* reply);
   void zygote_gone();
 

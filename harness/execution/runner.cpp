@@ -680,6 +680,14 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
       throw_interrupted(signal, "while checking " + backend.file);
     }
     if (Clock::now() > child.deadline) {
+      // Stopped from outside (SIGSTOP, a debugger): the machine's state, not a slow library.
+      if (process_is_stopped(child.pid)) {
+        kill_child_group(child.pid);
+        throw MachineStateError(backend.file + ": the check that loads its library (process " +
+                                std::to_string(child.pid) +
+                                ") was stopped from outside (SIGSTOP or a debugger) when the cell "
+                                "timeout ran out; nothing run");
+      }
       status = kill_child_group(child.pid);
       timed_out = true;
       break;

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import HOST_RUN, ROOT
 from test_hostile_inputs import MEMREL, needs_memrel, private_copy, refused
+from test_hostile_inputs_twenty_seventh_pass import _children
 
 
 def _workload(name, nbytes, sleep_ms):
@@ -277,12 +278,31 @@ def test_a_default_run_without_the_example_library_records_it_unavailable(tmp_pa
     assert "libmemrel_pluggable_host_example.so" in example["reason"], example["reason"]
 
 
-def _children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
+def _stop_the_child_named(run, word):
+    """SIGSTOPs run's child whose command line holds `word` once it appears, and returns its
+    pid; the test is skipped when run ended first."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and run.poll() is None:
+        for pid in _children(run.pid):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if word in f.read():
+                        os.kill(pid, signal.SIGSTOP)
+                        return pid
+            except OSError:
+                pass
+        time.sleep(0.01)
+    run.kill()
+    run.communicate()
+    pytest.skip("the child ended before it was seen")
+
+
+def _continue_and_end(pid):
+    for sig in (signal.SIGCONT, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
 
 
 @needs_memrel
@@ -296,29 +316,11 @@ def test_a_cell_stopped_from_outside_past_its_timeout_is_not_the_allocators_time
     run = subprocess.Popen([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w",
                             "tr.memtrace", "-o", "r.json", "--timeout", "2"], cwd=tmp_path,
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    cell = None
-    deadline = time.monotonic() + 30
-    while cell is None and time.monotonic() < deadline and run.poll() is None:
-        for pid in _children(run.pid):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if b"cell\0--backend" in f.read():
-                        cell = pid
-            except OSError:
-                pass
-        time.sleep(0.02)
-    if cell is None:
-        run.kill()
-        run.communicate()
-        pytest.skip("the cell ended before it was seen")
-    os.kill(cell, signal.SIGSTOP)
+    cell = _stop_the_child_named(run, b"\0--workload\0")  # a cell, not the library's check
     try:
         _, err = run.communicate(timeout=60)
     finally:
-        try:
-            os.kill(cell, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
+        _continue_and_end(cell)
     assert run.returncode == 4, err
     assert "stopped from outside" in err and "not the allocator's failure" in err, err
     assert len(err.strip().splitlines()) == 1, err
@@ -391,32 +393,13 @@ def test_a_zygote_stopped_from_outside_is_not_the_allocators_timeout(tmp_path):
     env = dict(os.environ, MEMREL_EXAMPLE_SLOWDOWN_NS="100000")
     run = subprocess.Popen([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w",
                             "tr.memtrace,temp-then-delete", "-o", "r.json", "--zygote", "all",
-                            "--timeout", "3"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            "--timeout", "60"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
-    zygote = None
-    deadline = time.monotonic() + 30
-    while zygote is None and time.monotonic() < deadline and run.poll() is None:
-        for pid in _children(run.pid):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if b"\0--zygote" in f.read():
-                        zygote = pid
-            except OSError:
-                pass
-        time.sleep(0.01)
-    if zygote is None:
-        run.kill()
-        run.communicate()
-        pytest.skip("the zygote ended before it was seen")
-    os.kill(zygote, signal.SIGSTOP)
+    zygote = _stop_the_child_named(run, b"\0cell\0--backend\0pluggable-host-example\0--zygote")
     try:
-        _, err = run.communicate(timeout=60)
+        _, err = run.communicate(timeout=120)
     finally:
-        for sig in (signal.SIGCONT, signal.SIGKILL):
-            try:
-                os.kill(zygote, sig)
-            except ProcessLookupError:
-                pass
+        _continue_and_end(zygote)
     assert run.returncode == 4, err
     assert "stopped from outside" in err and "not the allocator's failure" in err, err
     assert len(err.strip().splitlines()) == 1, err
