@@ -22,6 +22,7 @@
 #include "harness/execution/injected_fault.hpp"
 #include "harness/results/results.hpp"
 #include "harness/workload/workload.hpp"
+#include "harness/workload/workload_files.hpp"
 #include "platform/address_space_limit.hpp"
 #include "platform/adopted_processes.hpp"
 #include "platform/build_identity.hpp"
@@ -393,6 +394,18 @@ int run_parsed_command_line(int argc, char** argv) {
     std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kUnusableInput;
   } catch (const ResultsError& e) {
+    std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
+    return exit_code::kUnusableInput;
+  } catch (const WorkloadsFolderUnreadable& e) {
+    // Not given, the folder is the installation's own: a memrel binary copied alone blamed an
+    // option nobody gave, exit 2 (arguable in the thirty-third adversarial pass,
+    // c8-copied-binary-list-blames-option), where its Python parts say the installation is
+    // incomplete, exit 4.
+    if (app.get_option("--workloads-dir")->count() == 0) {
+      std::cerr << "memrel: " << one_line_text(e.folder()) << " cannot be read ("
+                << install_layout().description() << "): memrel's installation is incomplete\n";
+      return exit_code::kInternalError;
+    }
     std::cerr << "memrel: " << one_line_text(e.what()) << "\n";
     return exit_code::kUnusableInput;
   } catch (const std::invalid_argument& e) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,19 @@ namespace memrel {
 // Whether a file of this name in the workloads folder is one of its workloads: a step list
 // (*.json) or an imported trace (*.memtrace, docs/traces.md).
 bool is_workload_file_name(const std::string& path);
+
+// The workloads folder could not be read: --workloads-dir's, or the installation's own where the
+// option was not given (the command line tells the two apart: cli/subcommands.cpp).
+class WorkloadsFolderUnreadable : public std::invalid_argument {
+ public:
+  WorkloadsFolderUnreadable(const std::string& folder, const std::string& why)
+      : std::invalid_argument("--workloads-dir: cannot read '" + folder + "': " + why),
+        folder_(folder) {}
+  const std::string& folder() const { return folder_; }
+
+ private:
+  std::string folder_;
+};
 
 // Every workload file of dir (is_workload_file_name), sorted.
 std::vector<std::string> all_workload_files(const std::string& dir);

@@ -404,3 +404,21 @@ def test_a_zygote_stopped_from_outside_is_not_the_allocators_timeout(tmp_path):
     assert "stopped from outside" in err and "not the allocator's failure" in err, err
     assert len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["list"], ["run", "-b", "host-malloc", "-w",
+                                                "temp-then-delete", "-o", "r.json"]])
+def test_a_memrel_copied_alone_says_its_installation_is_incomplete(tmp_path, command):
+    """c8-copied-binary-list-blames-option (arguable in the thirty-third pass): memrel copied
+    alone said "--workloads-dir: cannot read ...", exit 2, of an option nobody gave, where its
+    Python parts say the installation is incomplete, exit 4. Given, the option is still blamed."""
+    alone = tmp_path / "memrel"
+    shutil.copy(MEMREL, alone)
+    r = subprocess.run([str(alone), *command], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=60)
+    refused(r, "installation is incomplete", exit_code=4)
+    assert "--workloads-dir" not in r.stderr
+    r = subprocess.run([str(alone), "--workloads-dir", str(tmp_path / "none"), *command],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    refused(r, "--workloads-dir: cannot read")
