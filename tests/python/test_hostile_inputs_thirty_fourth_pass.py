@@ -422,3 +422,16 @@ def test_a_memrel_copied_alone_says_its_installation_is_incomplete(tmp_path, com
     r = subprocess.run([str(alone), "--workloads-dir", str(tmp_path / "none"), *command],
                        capture_output=True, text=True, cwd=tmp_path, timeout=60)
     refused(r, "--workloads-dir: cannot read")
+
+
+@needs_memrel
+def test_bench_into_memrels_own_folder_is_refused_for_what_it_is(tmp_path):
+    """c1-bench-o-own-folder-false-reason (arguable in the thirty-third pass): `bench -o` into
+    memrel's workloads folder was refused as holding "the input ..." that "would be replaced";
+    bench reads no workload and keeps what is in its folder. Said as memrel's own file."""
+    copy = private_copy(tmp_path)
+    r = subprocess.run([str(copy / "build" / "ci" / "memrel"), "bench", "-b", "null", "--quick",
+                        "-o", str(copy / "benchmarks" / "workloads")], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    line = refused(r, "a file of memrel's own")
+    assert "would be replaced" not in line and "(the input" not in line
