@@ -181,6 +181,15 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   a.options.workloads.clear();
   std::uint64_t results_bytes = 0;  // at least, over the matrix's cells
   for (const auto& p : resolve_workloads(a.workloads, global.workloads_dir)) {
+    // The workloads folder's files are workloads and traces, as `list` reads them: a snapshot or
+    // a log there (whatever its name) is not imported, as --help says. `list` called
+    // wl/log.json INVALID while a plain run imported and ran it (the thirty-fifth adversarial
+    // pass, c10-log-named-*-in-workloads-dir).
+    if (a.workloads.empty() && needs_trace_import(p))
+      throw std::invalid_argument(p +
+                                  ": a PyTorch snapshot or an RMM log in the workloads folder "
+                                  "is not imported by a plain run: import it (memrel trace "
+                                  "import) or name it with -w");
     // Before the first read: a file edited from here on is not the one the run read.
     const std::optional<FileVersion> version = file_version(p);
     std::string path;
@@ -235,9 +244,16 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   }
   check_output_file(a.out, inputs, "-o");
   refuse_output_in_read_folders(a.out, "-o", global);
-  std::vector<std::string> backend_names;
-  for (const auto& b : backends) backend_names.push_back(b.name);
-  refuse_duplicates(backend_names, a.backends, "-b: the backend");
+  std::vector<std::string> backend_names, backend_sources;
+  for (const auto& b : backends) {
+    backend_names.push_back(b.name);
+    backend_sources.push_back(b.file.empty() ? b.name : b.file);
+  }
+  // Taken by default, they are memrel's table and the backends folder's files: a file of the
+  // folder named `Host-Malloc` was blamed on -b, never given, and not named (the thirty-fifth
+  // adversarial pass, c6-backends-dir-case-twin-blames-b).
+  refuse_duplicates(backend_names, default_backends ? backend_sources : a.backends,
+                    default_backends ? "the backends run by default (no -b):" : "-b: the backend");
   refuse_duplicates(workload_names, workload_sources, "-w: the workload");
   a.options.shard = shard;
   // A backend file's library must load and export its symbols, checked in a child process (the

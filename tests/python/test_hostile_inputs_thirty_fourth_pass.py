@@ -440,3 +440,39 @@ def test_bench_into_memrels_own_folder_is_refused_for_what_it_is(tmp_path):
                        text=True, cwd=tmp_path, timeout=120)
     line = refused(r, "a file of memrel's own")
     assert "would be replaced" not in line and "(the input" not in line
+
+
+# --- Found by the thirty-fifth adversarial pass ----------------------------------------------------
+
+@needs_memrel
+@pytest.mark.parametrize("name", ["log.json", "log.memtrace"])
+def test_a_log_in_the_workloads_folder_is_not_imported_by_a_plain_run(tmp_path, name):
+    """c10-log-named-*-in-workloads-dir: an RMM log named log.json (or .memtrace) in the
+    workloads folder: `list` called it INVALID, a plain run imported and ran it, exit 0; run's
+    help says a log there is not imported. Refused, naming it."""
+    (tmp_path / "wl").mkdir()
+    shutil.copy(os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv"),
+                tmp_path / "wl" / name)
+    r = subprocess.run([MEMREL, "-q", "--workloads-dir", "wl", "run", "-b", "null",
+                        "--include-null", "-o", "r.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    refused(r, name, "is not imported by a plain run")
+    assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+def test_a_backends_folder_file_sharing_a_page_with_a_table_backend_is_named(tmp_path):
+    """c6-backends-dir-case-twin-blames-b: a backend file `Host-Malloc` in --backends-dir made a
+    plain run refuse "-b: the backend names ... (Host-Malloc)": -b was never given, and the file
+    was not named."""
+    (tmp_path / "be").mkdir()
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        backend = json.load(f)
+    backend["name"] = "Host-Malloc"
+    backend["library"] = os.path.join(os.path.dirname(MEMREL),
+                                      "libmemrel_pluggable_host_example.so")
+    (tmp_path / "be" / "x.json").write_text(json.dumps(backend))
+    r = subprocess.run([MEMREL, "-q", "--backends-dir", "be", "run", "-w", "temp-then-delete",
+                        "-o", "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    line = refused(r, "x.json", "would share one report page")
+    assert "-b:" not in line
