@@ -340,7 +340,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   // --out is advise's own folder (checked above), so these names are its files.
   for (const char* page_file : {"advise.html", "advise-frontier.png", "advise-frontier.svg"})
     std::remove((fs::path(out_dir) / page_file).c_str());
-  write_file_atomically(results_path, to_json(results).dump(1) + "\n");
+  const std::string results_text = to_json(results).dump(1) + "\n";
+  refuse_results_past_the_cap("--out", results_path, results_text,
+                              "the configurations' cells are in " + journal);
+  write_file_atomically(results_path, results_text);
   const std::string advice_text = to_json(advice).dump(1) + "\n";
   write_file_atomically(advice_path, advice_text);
   if (!a.json.empty()) write_file_atomically(a.json, advice_text);

@@ -12,6 +12,7 @@
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/merge.hpp"
+#include "harness/execution/results_size.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/one_line_text.hpp"
 
@@ -36,7 +37,9 @@ int run_merge(const MergeArgs& a, const GlobalOptions& global) {
   RunResults merged = merge_shard_files(a.shards);
   fs::path out_dir = fs::path(a.out).parent_path();
   if (!out_dir.empty()) fs::create_directories(out_dir);
-  write_file_atomically(a.out, to_json(merged).dump(1) + "\n");
+  const std::string text = to_json(merged).dump(1) + "\n";
+  refuse_results_past_the_cap("-o", a.out, text, "");
+  write_file_atomically(a.out, text);
   int failed = 0;
   for (const auto& c : merged.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");

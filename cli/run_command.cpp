@@ -289,12 +289,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   // The estimate is from below: results past the readers' cap are not written either (the cells
   // stay in the journal), never a file that compare and report then refuse.
   const std::string text = to_json(results).dump(1) + "\n";
-  if (text.size() > kMaxResultsFileBytes)
-    throw std::invalid_argument(
-        "-o " + a.out + ": the results are " + std::to_string(text.size() >> 20) +
-        " MiB, more than the " + std::to_string(kMaxResultsFileBytes >> 20) +
-        " MiB compare, history, report and merge read; not written (the cells are in " +
-        a.options.journal_path + "): run fewer backends or workloads");
+  refuse_results_past_the_cap("-o", a.out, text, "the cells are in " + a.options.journal_path);
   write_file_atomically(a.out, text);
   // Every cell is in the results now; a kill before this line leaves a journal to resume. Ours
   // only: removed by hand while this run went on, the name may be another run's journal now,

@@ -1,5 +1,7 @@
 #include "harness/execution/results_size.hpp"
 
+#include <stdexcept>
+
 #include "harness/results/results.hpp"
 #include "harness/workload/trace_file.hpp"
 
@@ -32,6 +34,16 @@ std::string results_too_large(std::uint64_t bytes) {
          std::to_string(kMaxResultsFileBytes >> 20) +
          " MiB compare, history, report and merge read: run fewer backends or workloads (a "
          "trace's marks take about 90 bytes each in every cell)";
+}
+
+void refuse_results_past_the_cap(const std::string& option, const std::string& path,
+                                 const std::string& text, const std::string& kept) {
+  if (text.size() <= kMaxResultsFileBytes) return;
+  throw std::invalid_argument(
+      option + " " + path + ": the results are " + std::to_string(text.size() >> 20) +
+      " MiB, more than the " + std::to_string(kMaxResultsFileBytes >> 20) +
+      " MiB compare, history, report and merge read; not written" +
+      (kept.empty() ? std::string() : " (" + kept + ")") + ": fewer backends or workloads");
 }
 
 }  // namespace memrel

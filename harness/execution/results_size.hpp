@@ -22,4 +22,12 @@ std::uint64_t cell_results_bytes(const Trace& trace);
 // refuse the run before its first cell.
 std::string results_too_large(std::uint64_t bytes);
 
+// Results serialised as `text`, to be written to `path` (named by `option`): throws
+// std::invalid_argument, nothing written, when the readers would refuse them. The estimate is
+// from below: run, advise and merge check what they are about to write (merge and advise wrote
+// 136 MB of results, exit 0: the thirty-fifth adversarial pass, c7-*-writes-results-its-readers-
+// refuse). `kept` says where the work stays ("the cells are in X.journal"), or is empty.
+void refuse_results_past_the_cap(const std::string& option, const std::string& path,
+                                 const std::string& text, const std::string& kept);
+
 }  // namespace memrel

@@ -31,7 +31,7 @@ class InputError(Exception):
 # regular file, opened without blocking, under a cap; JSON with no key twice in one object, no
 # NaN or Infinity, no number a double cannot hold; integers within 2^53.
 MAX_JSON_BYTES = 128 << 20      # results and Google Benchmark files (kMaxResultsFileBytes)
-MAX_VERDICT_BYTES = 16 << 20    # the Markdown of memrel compare
+MAX_VERDICT_BYTES = 128 << 20   # as results: compare --json of two of those (c7-compare-json-*)
 MAX_EXACT_INTEGER = 1 << 53
 
 
