@@ -476,3 +476,19 @@ def test_a_backends_folder_file_sharing_a_page_with_a_table_backend_is_named(tmp
                         "-o", "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     line = refused(r, "x.json", "would share one report page")
     assert "-b:" not in line
+
+
+# --- Found by the thirty-sixth adversarial pass ----------------------------------------------------
+
+@needs_memrel
+def test_repeats_of_an_empty_list_nested_deep_are_refused_at_once(tmp_path):
+    """c4-nested-empty-repeat-*: a repeat of 1,000,000 around a repeat of 1,000,000 of no steps
+    never grew past the step cap, and validate, list and run turned 10^12 times (run deaf to
+    SIGTERM meanwhile). Every repetition adds what the first did: none, and the rest are not
+    turned."""
+    workload = {"schema": "memrel.workload/1", "name": "w",
+                "steps": [{"repeat": 1000000, "steps": [{"repeat": 1000000, "steps": []}]}]}
+    (tmp_path / "w.json").write_text(json.dumps(workload))
+    r = subprocess.run([MEMREL, "validate", "w.json"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=30)
+    refused(r, "w.json", "at least one step")
