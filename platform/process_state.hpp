@@ -12,4 +12,9 @@ namespace memrel {
 // also when the process is gone or /proc cannot be read.
 bool process_is_stopped(pid_t pid);
 
+// " was stopped from outside (SIGSTOP or a debugger)": the words every such refusal says it with
+// (a cell, the library's check, a memrel_bench, memrel's zygote), after what was stopped.
+inline constexpr const char* kStoppedFromOutside =
+    " was stopped from outside (SIGSTOP or a debugger)";
+
 }  // namespace memrel

@@ -322,9 +322,9 @@ bool ZygoteClient::await_reply(int within_ms, std::string* reply, const std::str
   for (int waited = 0; reply->empty() && waited < within_ms; waited += kReplySliceMs) {
     if (!read_messages(std::min(kReplySliceMs, within_ms - waited), reply)) return false;
     if (reply->empty() && process_is_stopped(pid_))
-      throw MachineStateError("memrel's zygote (process " + std::to_string(pid_) +
-                              ") was stopped from outside (SIGSTOP or a debugger) before it " +
-                              before + "; not the allocator's failure. The run stopped");
+      throw MachineStateError("memrel's zygote (process " + std::to_string(pid_) + ")" +
+                              kStoppedFromOutside + " before it " + before +
+                              "; not the allocator's failure. The run stopped");
   }
   return true;
 }

@@ -368,11 +368,10 @@ std::vector<BenchOutcome> schedule(
         const std::string backend = jobs[r.index].backend;
         kill_child_group(stopped);
         running[slot].reset();
-        throw MachineStateError(
-            command.bench + " --backend " + backend + " (process " + std::to_string(stopped) +
-            ") was stopped from outside (SIGSTOP or a debugger) when its "
-            "timeout of " +
-            std::to_string(command.timeout_s) + " s ran out; not the backend's failure");
+        throw MachineStateError(command.bench + " --backend " + backend + " (process " +
+                                std::to_string(stopped) + ")" + kStoppedFromOutside +
+                                " when its timeout of " + std::to_string(command.timeout_s) +
+                                " s ran out; not the backend's failure");
       }
       if (timed_out) status = kill_child_group(r.pid);
       if (!status) continue;

@@ -305,9 +305,8 @@ class Scheduler {
                   cell_stopped ? "its process " + std::to_string(child.pid)
                                : "its backend's zygote " + std::to_string(child.via->pid());
               throw MachineStateError(
-                  m.backend.name + " x " + m.name + ": " + who +
-                  " was stopped from outside (SIGSTOP or a debugger) when the cell timeout of " +
-                  std::to_string(options_.cell_timeout_s) +
+                  m.backend.name + " x " + m.name + ": " + who + kStoppedFromOutside +
+                  " when the cell timeout of " + std::to_string(options_.cell_timeout_s) +
                   " s ran out; not the allocator's failure. The run stopped, " +
                   finished_kept(end_all()) +
                   (journal ? " (continue with the same options and --resume)" : ""));
@@ -684,8 +683,8 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
       if (process_is_stopped(child.pid)) {
         kill_child_group(child.pid);
         throw MachineStateError(backend.file + ": the check that loads its library (process " +
-                                std::to_string(child.pid) +
-                                ") was stopped from outside (SIGSTOP or a debugger) when the cell "
+                                std::to_string(child.pid) + ")" + kStoppedFromOutside +
+                                " when the cell "
                                 "timeout ran out; nothing run");
       }
       status = kill_child_group(child.pid);
