@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "platform/child_process.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/file_kind.hpp"
 #include "platform/folders_made_here.hpp"
@@ -20,6 +21,7 @@
 #include "platform/machine_state_error.hpp"
 #include "platform/mount_points.hpp"
 #include "platform/path_spelling.hpp"
+#include "platform/replace_barrier.hpp"
 #include "platform/stop_signals_held.hpp"
 
 namespace fs = std::filesystem;
@@ -133,8 +135,8 @@ std::string input_below(const std::string& folder, const std::vector<std::string
       // thirty-third adversarial pass, c1-bench-o-own-folder-false-reason).
       if (i < program)
         return it->path().string() +
-               ", a file of memrel's own (its code or data), which no "
-               "output may take the place of";
+               ", a file of memrel's own (its code, its data or a program it runs), "
+               "which no output may take the place of";
       return it->path().string() + " (the input " + ids[i].second + ") and would be replaced";
     }
   }
@@ -178,6 +180,22 @@ std::vector<std::string> program_inputs() {
     std::error_code bench_ec;
     const fs::path bench = fs::path(layout.executable_dir) / "benchmarks" / "memrel_bench";
     if (fs::exists(bench, bench_ec)) inputs.push_back(bench.string());
+  }
+  // And the programs it runs its Python parts and framework plugins with: `trace import -o py`,
+  // `advise --json py` and `history changes --markdown py` wrote over the MEMREL_PYTHON=./py they
+  // then ran, and `report --out rep` removed rep/py with the old report (the thirty-sixth
+  // adversarial pass, c1-*-over-memrel-python). A regular file only: a variable naming a folder
+  // makes no folder memrel's own.
+  const char* python = std::getenv("MEMREL_PYTHON");
+  const char* const programs_run[] = {python != nullptr && *python != '\0' ? python : "python3",
+                                      std::getenv("MEMREL_HISTORY_PYTHON"),
+                                      std::getenv("MEMREL_PYTHON_PLUGIN")};
+  for (const char* named : programs_run) {
+    if (named == nullptr || *named == '\0') continue;
+    const std::string program = program_as_run(named);
+    struct stat st {};
+    if (!program.empty() && stat(program.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      inputs.push_back(program);
   }
   return inputs;
 }
@@ -234,6 +252,26 @@ void check_output_name_lengths(const std::string& path, const std::string& optio
 
 namespace {
 
+// Every output is written beside its place and renamed into it, a folder output too: a file the
+// file system keeps from being replaced, or a folder it keeps from taking a rename, fails only
+// then, after the work (the thirty-sixth adversarial pass, c2-unwritable-file-exit4-compare,
+// c2-append-only-folder-leftovers). Refused before any work, as a folder without write
+// permission is. The folder is asked only when it exists: one memrel makes takes renames.
+// PATH itself is asked once it is known to be what the output replaces (a file, a folder).
+void refuse_replace_barrier(const std::string& path, const std::string& option, bool itself) {
+  fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  struct stat st {};
+  if (stat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    if (std::string barrier = replace_barrier(folder.string()); !barrier.empty())
+      throw OutputError(prefix(option, path) + "its folder " + folder.string() + " " + barrier +
+                        ": nothing can be renamed into it; write the output elsewhere");
+  if (!itself) return;
+  if (std::string barrier = replace_barrier(path); !barrier.empty())
+    throw OutputError(prefix(option, path) + barrier +
+                      ": it cannot be written over; write the output elsewhere");
+}
+
 // A new *.so or memrel_bench in the folder memrel loads its plugins and memrel_bench from: the
 // next run loaded the output as one of its own ("invalid ELF header"; the twenty-ninth
 // adversarial pass, c1-new-output-in-memrel-lib-folder, c1-trace-import-into-memrel-lib-folder).
@@ -285,10 +323,11 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
   }
   refuse_loaded_name_in_library_folder(path, option);
   struct stat out {};
-  if (lstat(path.c_str(), &out) != 0) return;  // absent: nothing to lose
+  if (lstat(path.c_str(), &out) != 0) return refuse_replace_barrier(path, option, false);
   if (!S_ISREG(out.st_mode))
     throw OutputError(prefix(option, path) + "is " + file_kind_name(out.st_mode) +
                       ", not a regular file; refusing to write over it");
+  refuse_replace_barrier(path, option, true);
   if (!mount_point_at_or_below(path).empty())
     throw OutputError(prefix(option, path) +
                       "is a mount point; a file is written beside it and renamed over it: unmount "
@@ -329,6 +368,7 @@ void check_output_writable(const std::string& path, const std::string& option) {
   // the probe goes where the first of them will be made, as for a folder output.
   if (struct stat st{}; lstat(folder.c_str(), &st) != 0 && errno == ENOENT)
     return check_output_folder_writable(folder.string(), option, path);
+  refuse_replace_barrier(path, option, false);  // before the probe, which it would keep
   std::string probe = (folder / ".memrel-probe-XXXXXX").string();
   int fd = mkostemp(probe.data(), O_CLOEXEC);
   if (fd < 0)
@@ -345,6 +385,11 @@ void check_output_folder_writable(const std::string& folder, const std::string& 
   if (ec) at = folder;
   for (struct stat st{}; lstat(at.c_str(), &st) != 0 && at != at.parent_path();)
     at = at.parent_path();
+  // A folder that keeps what is made in it would keep the probe, and the folders made there
+  // should the write fail: refused as a folder that takes no rename is.
+  if (std::string barrier = replace_barrier(at.string()); !barrier.empty())
+    throw OutputError(prefix(option, shown.empty() ? folder : shown) + at.string() + " " + barrier +
+                      ": nothing made in it can be removed; write the output elsewhere");
   fs::path probe = at / ".memrel-probe-XXXXXX";
   std::string name = probe.string();
   int fd = mkostemp(name.data(), O_CLOEXEC);
@@ -363,7 +408,7 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
   check_output_name_lengths(folder, option);
   refuse_loaded_name_in_library_folder(folder, option);
   struct stat out {};
-  if (lstat(folder.c_str(), &out) != 0) return;
+  if (lstat(folder.c_str(), &out) != 0) return refuse_replace_barrier(folder, option, false);
   // A regular file is the common slip (`ab --out results.json`): say what the option wants.
   if (S_ISREG(out.st_mode))
     throw OutputError(
@@ -378,6 +423,7 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
                            ? std::string("is a mount point")
                            : "holds the mount point " + point) +
                       "; the folder is replaced whole: unmount it or write the output elsewhere");
+  refuse_replace_barrier(folder, option, true);
   std::vector<std::string> all = program_inputs();
   all.insert(all.end(), inputs.begin(), inputs.end());
   for (const auto& input : all) {

@@ -21,8 +21,10 @@ class OutputError : public std::invalid_argument {
 };
 
 // The files memrel itself runs, inputs of every command (docs/inputs.md, "Outputs"): the running
-// program (/proc/self/exe), memrel_bench and the plugins beside it, and the folder of its Python
-// parts. check_output_file and check_output_folder check them always.
+// program (/proc/self/exe), memrel_bench and the plugins beside it, the folder of its Python
+// parts, its own data, and the interpreters it runs them with ($MEMREL_PYTHON or python3 on PATH,
+// $MEMREL_HISTORY_PYTHON, $MEMREL_PYTHON_PLUGIN). check_output_file and check_output_folder check
+// them always.
 std::vector<std::string> program_inputs();
 
 // The identities of program_inputs()'s files and of every file below a folder it names, as

@@ -96,6 +96,10 @@ bool removed_from_environment(const std::string& name, const ChildSpec& spec) {
 
 }  // namespace
 
+std::string program_as_run(const std::string& name) {
+  return name.find('/') != std::string::npos ? name : find_on_path(name);
+}
+
 pid_t start_child(const ChildSpec& spec) {
   // Everything the child needs is made before fork: after it, only async-signal-safe calls.
   std::vector<char*> argv;

@@ -70,6 +70,11 @@ class ChildStartError : public MachineStateError {
 // unwritten.
 pid_t start_child(const ChildSpec& spec);
 
+// The file start_child runs for the program NAME: NAME itself where it holds a '/', else the first
+// executable regular file of that name in PATH's absolute entries outside the working folder. ""
+// when a bare name is in none of them.
+std::string program_as_run(const std::string& name);
+
 // Waits for the child to end (retrying on EINTR) and returns its wait status.
 int wait_child(pid_t pid);
 

@@ -20,6 +20,7 @@ import sys
 
 from .folders_made import FoldersMade
 from .path_spelling import spelling_problem
+from .replace_barrier import replace_barrier
 
 __all__ = ["OutputRuleError", "check_file", "check_folder", "kind_name", "MACHINE_STATE_ERRNOS",
            "FoldersMade"]
@@ -83,6 +84,10 @@ def _regular_files_below(folder):
     return files
 
 
+# What a file of _program_files() is, in a refusal: the words of the C++ side's (atomic_file.cpp).
+_OWN_FILE = "a file of memrel's own (its code, its data or a program it runs)"
+
+
 def _program_files():
     """The files memrel runs, by identity {(st_dev, st_ino): name}, cached per process: the C++
     side's program_inputs() (its program, memrel_bench, the plugins, every file below its Python
@@ -96,7 +101,7 @@ def _program_files():
         for item in os.environ.get("MEMREL_PROGRAM_FILES", "").split():
             dev, _, ino = item.partition(":")
             if dev.isdigit() and ino.isdigit():
-                files[(int(dev), int(ino))] = "a file memrel runs"
+                files[(int(dev), int(ino))] = None  # named by identity alone
         for program in _program():
             try:
                 st = os.stat(program)
@@ -248,21 +253,23 @@ def check_file(path, inputs=(), adds_workloads=False):
     try:
         out = os.lstat(path)
     except OSError:
-        return
+        return _refuse_replace_barrier(path, itself=False)
     if not stat.S_ISREG(out.st_mode):
         raise OutputRuleError(path, f"is {kind_name(out.st_mode)}, not a regular file; refusing to "
                                     "write over it")
     _refuse_mount_point(path, "a file is written beside it and renamed over it")
+    _refuse_replace_barrier(path, itself=True)
     # A run's journal holds the cells an interrupted run finished, as the C++ writers refuse it
     # (check_output_file): `trace import -o r.json.journal` replaced one, and a live run then
     # removed the trace as its journal (the twelfth adversarial pass, c5-output-onto-*-journal).
     if path.endswith(".journal"):
         raise OutputRuleError(path, "is a run's journal (the cells of an interrupted run); "
                                     "refusing to write over it")
-    program = _program_files().get((out.st_dev, out.st_ino))
-    if program is not None:
-        raise OutputRuleError(path, f"is {program} (the same file), which memrel runs; write the "
-                                    "output elsewhere")
+    identity = (out.st_dev, out.st_ino)
+    if identity in _program_files():
+        program = _program_files()[identity]
+        raise OutputRuleError(path, (f"is {program} (the same file), " if program else "is ")
+                              + f"{_OWN_FILE}; write the output elsewhere")
     for given in inputs:
         try:
             st = os.stat(given)
@@ -306,19 +313,45 @@ def _refuse_mount_point(path, what):
         raise OutputRuleError(path, f"{where}; {what}: unmount it or write the output elsewhere")
 
 
+def _refuse_replace_barrier(path, itself):
+    """Every output is written beside its place and renamed into it: a folder (existing) that
+    takes no rename, or the output itself (itself: once known to be what is replaced) that cannot
+    be replaced, is refused before any work, as check_output_file does (platform/atomic_file)."""
+    folder = os.path.dirname(path) or "."
+    if os.path.isdir(folder):
+        barrier = replace_barrier(folder)
+        if barrier:
+            raise OutputRuleError(path, f"its folder {folder} {barrier}: nothing can be renamed "
+                                        "into it; write the output elsewhere")
+    if itself:
+        barrier = replace_barrier(path)
+        if barrier:
+            raise OutputRuleError(path, f"{barrier}: it cannot be written over; write the output "
+                                        "elsewhere")
+
+
 def check_writable(path):
     """Raises OutputRuleError unless a file can be made in path's folder, probed by making one and
     removing it at once (a read-only file system says so only then): checked before any work, as
     the C++ tools' check_output_writable. A missing folder is made when the output is written
     (FoldersMade): the probe goes where the first of them will be made."""
     folder = nearest_existing_folder(os.path.dirname(os.path.abspath(path)))
+    # A folder that keeps what is made in it would keep the probe, and the folders made there
+    # should the write fail (check_output_folder_writable's rule).
+    barrier = replace_barrier(folder)
+    if barrier:
+        raise OutputRuleError(path, f"{folder} {barrier}: nothing made in it can be removed; "
+                                    "write the output elsewhere")
     try:
         fd = os.open(os.path.join(folder, f".memrel-probe-{os.getpid()}"),
                      os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError as e:
         raise OutputRuleError(path, f"cannot write in its folder ({e.strerror})") from None
     os.close(fd)
-    os.unlink(os.path.join(folder, f".memrel-probe-{os.getpid()}"))
+    try:
+        os.unlink(os.path.join(folder, f".memrel-probe-{os.getpid()}"))
+    except OSError as e:  # a folder that takes files and keeps them: no output's temporary goes
+        raise OutputRuleError(path, f"cannot remove a file from its folder ({e.strerror})") from None
 
 
 def nearest_existing_folder(folder):
@@ -341,7 +374,7 @@ def check_folder(path, inputs=(), option="--out"):
     try:
         out = os.lstat(path)
     except OSError:
-        return
+        return _refuse_replace_barrier(path, itself=False)
     if stat.S_ISREG(out.st_mode):  # the common slip: say what the option wants
         raise OutputRuleError(path, f"is a file; {option} wants a folder")
     if not stat.S_ISDIR(out.st_mode):
@@ -365,18 +398,19 @@ def check_folder(path, inputs=(), option="--out"):
                 break
             p = parent
     _refuse_mount_point(path, "the folder is replaced whole")
+    _refuse_replace_barrier(path, itself=True)
     held = _input_below(path, inputs)
     if held:
-        raise OutputRuleError(path, f"holds {held} and would be replaced; write the output "
-                                    "elsewhere")
+        raise OutputRuleError(path, f"holds {held}; write the output elsewhere")
 
 
 def _input_below(folder, inputs):
     """An existing regular file below folder (any depth, links not followed) that is one of inputs
-    or a file memrel runs, by identity (a hard link), as "FILE (the input NAME)"; "" if none. An
+    or a file memrel runs, by identity (a hard link), as "FILE (the input NAME) and would be
+    replaced" or "FILE, a file of memrel's own ..."; "" if none. An
     input folder's inputs are the files directly in it. The sixth pass: `advise --out ex` with
     ex/x.bin a hard link of its trace was taken."""
-    ids = dict(_program_files())
+    ids = {}
     for given in inputs:
         try:
             st = os.stat(given)
@@ -392,6 +426,8 @@ def _input_below(folder, inputs):
                 if stat.S_ISREG(st.st_mode):
                     ids[(st.st_dev, st.st_ino)] = os.path.join(given, name)
     for identity, p in _regular_files_below(folder).items():
+        if identity in _program_files():
+            return f"{p}, {_OWN_FILE}, which no output may take the place of"
         if identity in ids:
-            return f"{p} (the input {ids[identity]})"
+            return f"{p} (the input {ids[identity]}) and would be replaced"
     return ""
