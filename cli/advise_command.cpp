@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -56,6 +57,18 @@ namespace fs = std::filesystem;
 
 namespace memrel::cli {
 namespace {
+
+// Whether two backends of one name are one: one family, the same backend file by identity (or
+// none), the same settings. The grid may name a backend that -b names too; it is swept once.
+bool same_definition(const BackendInfo& a, const BackendInfo& b) {
+  if (a.family != b.family || a.settings != b.settings || a.file.empty() != b.file.empty())
+    return false;
+  if (a.file.empty()) return true;
+  struct stat sa {
+  }, sb{};
+  return stat(a.file.c_str(), &sa) == 0 && stat(b.file.c_str(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 struct AdviseArgs {
   std::string input, grid, out, json, host_capacity = "1GiB", trace_scale = "auto";
@@ -111,6 +124,15 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     if (auto [at, added] = swept.emplace(b.name, b); added) {
       sweep.push_back(spec);
       sweep_info.push_back(&at->second);
+    } else if (!same_definition(at->second, b)) {
+      // One name, two backends: the cells would name one of them, and the grid's `./p.json`
+      // beside the backends folder's file of its name was dropped, exit 0 (the thirty-sixth
+      // adversarial pass, c6-advise-grid-two-files-one-name). Taken once only when it is one.
+      const std::size_t first = static_cast<std::size_t>(
+          std::find(sweep_info.begin(), sweep_info.end(), &at->second) - sweep_info.begin());
+      throw std::invalid_argument("advise: two backends of the sweep are named '" + b.name + "' (" +
+                                  sweep[first] + " and " + spec +
+                                  "), and a cell names only one; rename one backend file");
     }
   };
   std::vector<BackendInfo> given;

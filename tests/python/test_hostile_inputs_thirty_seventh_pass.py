@@ -1,0 +1,175 @@
+"""What the thirty-sixth adversarial pass of issue 23 left open and the thirty-seventh found
+(docs/inputs.md, "Thirty-sixth pass" and "Thirty-seventh pass"): each test fails on the code
+before its fix."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import HOST_RUN, ROOT
+from test_hostile_inputs import MEMREL, needs_memrel, refused
+from test_hostile_inputs_thirty_fourth_pass import _args, _snapshot
+
+TRACE_SOURCE = os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
+
+
+def _interpreter(folder):
+    """A MEMREL_PYTHON of the user's own: a script that runs this Python."""
+    py = folder / "py"
+    py.write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")
+    py.chmod(0o755)
+    return py
+
+
+# Each command's output named as the interpreter it runs its Python part with.
+_OVER_THE_INTERPRETER = {
+    "trace import -o": ["trace", "import", TRACE_SOURCE, "-o", "py"],
+    "advise --json": ["advise", TRACE_SOURCE, "-b", "null", "--out", "adv", "--json", "py"],
+    "compare --markdown": ["compare", HOST_RUN, HOST_RUN, "--markdown", "py"],
+    "report --out": ["report", "--out", "rep", HOST_RUN],
+}
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", sorted(_OVER_THE_INTERPRETER))
+def test_no_output_takes_the_place_of_the_interpreter_memrel_runs(tmp_path, command):
+    """c1-*-over-memrel-python: with MEMREL_PYTHON=./py, `trace import -o py`, `advise --json
+    py` and `history changes --markdown py` wrote over the interpreter they ran (exit 0, or 4
+    when the next start found it gone), and `report --out rep` removed rep/py with the old
+    report. The interpreter is a file memrel runs, as its own binary is."""
+    if command == "report --out":  # an earlier report, the interpreter kept in it
+        subprocess.run([MEMREL, "-q", "report", "--out", "rep", HOST_RUN], check=True,
+                       capture_output=True, cwd=tmp_path, timeout=120)
+    py = _interpreter(tmp_path / "rep" if command == "report --out" else tmp_path)
+    before = py.read_bytes()
+    env = dict(os.environ, MEMREL_PYTHON=str(py))
+    r = subprocess.run([MEMREL, *_OVER_THE_INTERPRETER[command]], capture_output=True, text=True,
+                       cwd=tmp_path, env=env, timeout=120)
+    line = refused(r, "py")
+    assert "memrel runs" in line or "memrel's own" in line, line
+    assert py.read_bytes() == before
+
+
+@needs_memrel
+def test_history_changes_writes_no_markdown_over_the_interpreter(tmp_path):
+    """c1-history-changes-md-over-memrel-python: the Markdown was written over the interpreter
+    that MEMREL_HISTORY_PYTHON names, exit 0."""
+    otava = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                         "memrel", "otava", "bin", "python")
+    if not os.access(otava, os.X_OK):
+        pytest.skip("Otava is not installed (scripts/install-deps): changes stops before writing")
+    subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", HOST_RUN], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    py = tmp_path / "py"
+    py.write_text(f"#!/bin/sh\nexec {otava} \"$@\"\n")
+    py.chmod(0o755)
+    before = py.read_bytes()
+    env = dict(os.environ, MEMREL_HISTORY_PYTHON=str(py))
+    r = subprocess.run([MEMREL, "history", "--db", "h.sqlite", "changes", "--markdown", "py"],
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    refused(r, "--markdown", "py", "memrel's own")
+    assert py.read_bytes() == before
+
+
+def _chattr(flag, path):
+    """chattr FLAG PATH, or skip: the attributes need root (CAP_LINUX_IMMUTABLE) and a file
+    system that keeps them (ext4, xfs, btrfs; not tmpfs or overlayfs everywhere)."""
+    if shutil.which("chattr") is None:
+        pytest.skip("no chattr here")
+    r = subprocess.run(["chattr", flag, str(path)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"chattr {flag} is refused here ({r.stderr.strip()})")
+
+
+@pytest.fixture
+def attributes_cleared():
+    """The paths given chattr attributes, cleared again whatever the test did, so that pytest
+    can remove its folder."""
+    paths = []
+    yield paths
+    for path in paths:
+        subprocess.run(["chattr", "-i", "-a", str(path)], capture_output=True)
+
+
+# Every writer of tests/python/test_hostile_inputs_thirty_fourth_pass.py's table, and those that
+# found the attributes only at the rename: merge, advise --json.
+_WRITERS = ["run -o", "cell --out", "compare --markdown", "compare --json", "compare --junit",
+            "trace import -o", "report --out", "history --db"]
+
+
+@needs_memrel
+@pytest.mark.parametrize("writer", _WRITERS)
+def test_a_folder_that_takes_no_rename_is_refused_before_any_work(tmp_path, writer,
+                                                                  attributes_cleared):
+    """c2-append-only-folder-leftovers, c9-append-only-python-permissionerror: in an append-only
+    folder (chattr +a: files are made, never renamed or removed), `compare --markdown` and `run
+    -o` did the work and exited 4 "internal error: cannot rename into place", leaving their
+    temporary and probe files for good; the trace importer said "internal error:
+    PermissionError". Refused before any work, exit 2, nothing made there."""
+    work = tmp_path / "work"
+    (work / "ap").mkdir(parents=True)
+    attributes_cleared.append(work / "ap")
+    _chattr("+a", work / "ap")
+    r = subprocess.run([MEMREL, *_args(tmp_path, writer, "ap")], capture_output=True, text=True,
+                       cwd=work, timeout=120)
+    refused(r, "ap", "append-only")
+    assert os.listdir(work / "ap") == []
+
+
+_IMMUTABLE_OUTPUTS = {
+    "merge -o": (["merge", "-o", "out.json", HOST_RUN], "out.json"),
+    "advise --json": (["advise", TRACE_SOURCE, "-b", "null", "--out", "adv", "--json",
+                       "out.json"], "out.json"),
+    "compare --summary": (["compare", HOST_RUN, HOST_RUN, "--summary", "out.md"], "out.md"),
+    "run -o": (["run", "-q", "-b", "null", "--include-null", "-w", "temp-then-delete", "-o",
+                "out.json"], "out.json"),
+    "trace import -o": (["trace", "import", TRACE_SOURCE, "-o", "out.memtrace"], "out.memtrace"),
+    "cell --out": (["cell", "--backend", "null", "--workload",
+                    os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
+                    "--out", "out.json"], "out.json"),
+}
+
+
+@needs_memrel
+@pytest.mark.parametrize("writer", sorted(_IMMUTABLE_OUTPUTS))
+def test_an_output_that_cannot_be_written_over_is_refused_before_any_work(tmp_path, writer,
+                                                                          attributes_cleared):
+    """c2-unwritable-file-exit4-compare, c2-cell-unwritable-out-exit4-not-5: an output file
+    marked immutable (chattr +i) was refused up front by `run -o`, but compare's outputs, merge
+    and advise --json did the work and exited 4 "internal error: cannot rename into place" (and
+    `cell --out` 4, where its help says 2 or 5). One rule: refused before any work, exit 2."""
+    args, output = _IMMUTABLE_OUTPUTS[writer]
+    (tmp_path / output).write_text("mine")
+    attributes_cleared.append(tmp_path / output)
+    _chattr("+i", tmp_path / output)
+    r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, output, "immutable")
+    assert (tmp_path / output).read_text() == "mine"
+    assert not (tmp_path / "adv").exists()
+
+
+@needs_memrel
+def test_an_advise_grid_naming_two_backends_of_one_name_is_refused(tmp_path):
+    """c6-advise-grid-two-files-one-name: a grid naming the backends folder's
+    pluggable-host-example and the user's own backend file of that name swept only the first,
+    exit 0, the user's configuration dropped without a word (`-b` refuses the same pair)."""
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    if not os.path.exists(library):
+        pytest.skip("the pluggable example library is not built here")
+    shutil.copy(library, tmp_path / "mylib.so")
+    with open(os.path.join(ROOT, "benchmarks", "backends", "pluggable-host-example.json")) as f:
+        backend = json.load(f)
+    backend["library"] = str(tmp_path / "mylib.so")
+    backend["description"] = "the user's own variant"
+    (tmp_path / "p.json").write_text(json.dumps(backend))
+    (tmp_path / "g.json").write_text(json.dumps({
+        "schema": "memrel.advise-grid/1", "description": "d",
+        "configurations": ["pluggable-host-example", str(tmp_path / "p.json")]}))
+    r = subprocess.run([MEMREL, "advise", TRACE_SOURCE, "-b", "null", "--grid", "g.json",
+                        "--out", "adv"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "pluggable-host-example", "p.json", "rename one")
+    assert not (tmp_path / "adv").exists()
