@@ -330,6 +330,22 @@ def _refuse_replace_barrier(path, itself):
                                         "elsewhere")
 
 
+def _refuse_unremovable_below(folder):
+    """A folder replaced whole is moved aside and removed: a file or folder below it that the
+    file system keeps (chattr +i, +a) left the old one beside the new for good, exit 0, unsaid (the
+    thirty-sixth adversarial pass, c9-report-old-folder-left-behind). Refused before any work."""
+    for top, dirs, names in os.walk(folder):
+        for name in dirs + names:
+            p = os.path.join(top, name)
+            if os.path.islink(p) or not (os.path.isfile(p) or os.path.isdir(p)):
+                continue
+            barrier = replace_barrier(p)
+            if barrier:
+                raise OutputRuleError(folder, f"holds {p}, which {barrier}: the folder is replaced "
+                                              "whole and it could not be removed; write the output "
+                                              "elsewhere")
+
+
 def check_writable(path):
     """Raises OutputRuleError unless a file can be made in path's folder, probed by making one and
     removing it at once (a read-only file system says so only then): checked before any work, as
@@ -399,6 +415,7 @@ def check_folder(path, inputs=(), option="--out"):
             p = parent
     _refuse_mount_point(path, "the folder is replaced whole")
     _refuse_replace_barrier(path, itself=True)
+    _refuse_unremovable_below(path)
     held = _input_below(path, inputs)
     if held:
         raise OutputRuleError(path, f"holds {held}; write the output elsewhere")

@@ -173,3 +173,19 @@ def test_an_advise_grid_naming_two_backends_of_one_name_is_refused(tmp_path):
                         "--out", "adv"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "pluggable-host-example", "p.json", "rename one")
     assert not (tmp_path / "adv").exists()
+
+
+@needs_memrel
+def test_a_report_folder_holding_a_file_that_cannot_be_removed_is_refused(tmp_path,
+                                                                        attributes_cleared):
+    """c9-report-old-folder-left-behind (arguable in the thirty-sixth pass): `report --out rep`
+    over an earlier report holding an immutable file wrote the new report and left the old one
+    beside it as rep.old-PID for good, exit 0, unsaid. Refused before any work."""
+    subprocess.run([MEMREL, "-q", "report", "--out", "rep", HOST_RUN], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    attributes_cleared.append(tmp_path / "rep" / "index.html")
+    _chattr("+i", tmp_path / "rep" / "index.html")
+    r = subprocess.run([MEMREL, "report", "--out", "rep", HOST_RUN], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    refused(r, "rep/index.html", "immutable", "replaced whole")
+    assert sorted(os.listdir(tmp_path)) == ["rep"]
