@@ -189,3 +189,20 @@ def test_a_report_folder_holding_a_file_that_cannot_be_removed_is_refused(tmp_pa
                        text=True, cwd=tmp_path, timeout=120)
     refused(r, "rep/index.html", "immutable", "replaced whole")
     assert sorted(os.listdir(tmp_path)) == ["rep"]
+
+
+@needs_memrel
+def test_two_workloads_of_one_name_in_the_workloads_folder_are_not_blamed_on_w(tmp_path):
+    """c6-workloads-dir-duplicate-blames-w (arguable in the thirty-sixth pass): a workloads folder
+    holding a workload and a trace of one name was refused (rightly) as "-w: ...", an option never
+    given. Said as the workloads run by default, both files named."""
+    folder = tmp_path / "wd"
+    folder.mkdir()
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "single-large.json"), folder)
+    subprocess.run([MEMREL, "-q", "trace", "import", TRACE_SOURCE, "-o", "wd/other.memtrace",
+                    "--name", "single-large"], check=True, capture_output=True, cwd=tmp_path,
+                   timeout=120)
+    r = subprocess.run([MEMREL, "--workloads-dir", "wd", "run", "-b", "null", "-o", "r.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    line = refused(r, "no -w", "wd/other.memtrace", "wd/single-large.json")
+    assert "-w:" not in line
