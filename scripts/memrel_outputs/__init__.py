@@ -268,8 +268,9 @@ def check_file(path, inputs=(), adds_workloads=False):
     identity = (out.st_dev, out.st_ino)
     if identity in _program_files():
         program = _program_files()[identity]
-        raise OutputRuleError(path, (f"is {program} (the same file), " if program else "is ")
-                              + f"{_OWN_FILE}; write the output elsewhere")
+        raise OutputRuleError(path, (f"is {program} (the same file), a file memrel runs"
+                                     if program else "is a file memrel runs (its code, its data "
+                                     "or a program it runs)") + "; write the output elsewhere")
     for given in inputs:
         try:
             st = os.stat(given)

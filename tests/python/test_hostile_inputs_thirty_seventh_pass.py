@@ -71,7 +71,7 @@ def test_history_changes_writes_no_markdown_over_the_interpreter(tmp_path):
     env = dict(os.environ, MEMREL_HISTORY_PYTHON=str(py))
     r = subprocess.run([MEMREL, "history", "--db", "h.sqlite", "changes", "--markdown", "py"],
                        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
-    refused(r, "--markdown", "py", "memrel's own")
+    refused(r, "--markdown", "py", "a file memrel runs")
     assert py.read_bytes() == before
 
 
