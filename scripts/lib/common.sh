@@ -64,11 +64,11 @@ memrel_gate_options() {
       echo --no-latency-gate
       ;;
     *)
-      # Any other baseline, the H200's among them: memrel compare itself decides. It gates
-      # latency only against a baseline with this run's machine fingerprint and reports it as
-      # information otherwise (docs/gate.md, "Machine fingerprints"): a baseline from another
-      # lease of the H200 gates bytes and statuses, no option needed. `memrel ab` gates latency
-      # on one machine.
+      # Any other baseline, the H200's among them: memrel compare itself decides. Bytes and
+      # statuses gate against any baseline of the same GPU model; latency between two separate
+      # runs is information, on another machine and on the same one alike (docs/gate.md,
+      # "Machine fingerprints", "Separate runs": their drift is not in the repetitions).
+      # `memrel ab` (scripts/nightly --reference-build) gates latency on one machine.
       ;;
   esac
   return 0
