@@ -206,3 +206,15 @@ def test_two_workloads_of_one_name_in_the_workloads_folder_are_not_blamed_on_w(t
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     line = refused(r, "no -w", "wd/other.memtrace", "wd/single-large.json")
     assert "-w:" not in line
+
+
+@needs_memrel
+def test_bench_refuses_a_backends_folder_file_that_is_no_backend(tmp_path):
+    """c6-bench-backends-dir-invalid-file-skipped: a malformed file in --backends-dir, taken by
+    default: run refused it (exit 2, one line); bench left it out and exited 0 without a word."""
+    (tmp_path / "bd").mkdir()
+    (tmp_path / "bd" / "broken.json").write_text("{")
+    r = subprocess.run([MEMREL, "--backends-dir", "bd", "bench", "--quick", "--filter", "^pair/",
+                        "-o", "out"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "bd/broken.json", "malformed JSON")
+    assert not (tmp_path / "out").exists()
