@@ -464,8 +464,16 @@ int run_python_command(const std::string& who, const std::string& package,
   // file it names here: in the part, /dev/stdin is the part's own standard input, and the user's
   // regular file was said to be "a character device" (the thirty-fourth adversarial pass,
   // c10-report-dev-stdin-told-char-device).
+  // An input only: an output so spelled is a symbolic link, which every writer refuses, and
+  // passed on as the file behind it the Python writers wrote through it (the thirty-seventh
+  // adversarial pass, c2-python-writers-follow-proc-fd-link). The Python parts' outputs are the
+  // word after these options (`--out=PATH` is one word, passed as it is).
   std::vector<std::string> passed;
-  for (const std::string& arg : args) passed.push_back(file_behind_own_descriptor(arg));
+  bool output_next = false;
+  for (const std::string& arg : args) {
+    passed.push_back(output_next ? arg : file_behind_own_descriptor(arg));
+    output_next = arg == "-o" || arg == "--out" || arg == "--markdown";
+  }
   spec.args = command(package, passed, interpreter);
   spec.search_path = true;
   spec.stdout_fd = STDOUT_FILENO;

@@ -218,3 +218,30 @@ def test_bench_refuses_a_backends_folder_file_that_is_no_backend(tmp_path):
                         "-o", "out"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "bd/broken.json", "malformed JSON")
     assert not (tmp_path / "out").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["trace import -o", "report --out"])
+def test_a_python_writer_refuses_an_output_through_a_descriptor_link(tmp_path, command):
+    """c2-python-writers-follow-proc-fd-link: /proc/self/fd/N is a symbolic link, which every C++
+    writer refuses; memrel passed it to its Python parts as the file behind the descriptor, and
+    `trace import -o` and `report --out` wrote through it, exit 0."""
+    behind = tmp_path / ("t.txt" if command == "trace import -o" else "rd")
+    if command == "trace import -o":
+        behind.write_text("keep")
+        fd = os.open(behind, os.O_WRONLY | os.O_APPEND)
+        args = ["trace", "import", TRACE_SOURCE, "-o", f"/proc/self/fd/{fd}"]
+    else:
+        behind.mkdir()
+        fd = os.open(behind, os.O_RDONLY | os.O_DIRECTORY)
+        args = ["report", "--out", f"/proc/self/fd/{fd}", HOST_RUN]
+    try:
+        r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120, pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    refused(r, f"/proc/self/fd/{fd}", "symbolic link")
+    if command == "trace import -o":
+        assert behind.read_text() == "keep"
+    else:
+        assert os.listdir(behind) == []
