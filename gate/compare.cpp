@@ -55,6 +55,14 @@ void check_cells_once_per_side(const std::vector<ReadPair>& pairs) {
   }
 }
 
+// How memrel_bench measured a file (memrel_measurement: "quick" for bench --quick, else
+// "default"); a file of another program, or an older one without the key, is "default".
+std::string measurement(const nlohmann::json& context) {
+  if (!context.is_object()) return "default";
+  const auto it = context.find("memrel_measurement");
+  return it != context.end() && it->is_string() && *it == "quick" ? "quick" : "default";
+}
+
 std::vector<ReadPair> read_pairs(const std::vector<InputPair>& pairs,
                                  const CompareOptions& options) {
   std::vector<ReadPair> out;
@@ -68,6 +76,19 @@ std::vector<ReadPair> read_pairs(const std::vector<InputPair>& pairs,
       if (b.kind != c.kind) {
         throw ResultsError(c.path + ": " + input_kind_name(c.kind) + ", but the baseline " +
                            b.path + " is " + input_kind_name(b.kind));
+      }
+      // A quick file and a default one run other sizes and another churn under the same
+      // benchmark names: their bytes differ with no allocator change, and the pair gave byte
+      // regressions, exit 1 (the thirty-seventh adversarial pass,
+      // c10-gate-compares-quick-baseline-with-default-night).
+      if (b.kind == InputKind::kBenchmark) {
+        const std::string bm = measurement(b.benchmarks.context);
+        const std::string cm = measurement(c.benchmarks.context);
+        if (bm != cm)
+          throw ResultsError(c.path + ": measured as memrel_measurement \"" + cm +
+                             "\", the baseline " + b.path + " as \"" + bm +
+                             "\": other sizes and another churn under the same names; compare "
+                             "files of one measurement (bench --quick on both sides or neither)");
       }
       if (b.gpu && c.gpu && *b.gpu != *c.gpu && !options.allow_different_device) {
         throw ResultsError(c.path + ": GPU \"" + *c.gpu + "\" is not the baseline's \"" + *b.gpu +

@@ -74,6 +74,22 @@ memrel_gate_options() {
   return 0
 }
 
+# How a memrel_bench file was measured, its context's memrel_measurement: "quick" (bench
+# --quick) or "default" (also for a file that does not say). The nightly benchmarks each backend
+# as its baseline file was measured, since compare pairs only files of one measurement.
+#   mode=$(memrel_bench_measurement results/baselines/h200/bench-rmm-pool.json)
+memrel_bench_measurement() {
+  python3 -c '
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        context = json.load(f).get("context", {})
+except (OSError, ValueError, AttributeError):
+    context = {}
+print("quick" if isinstance(context, dict) and context.get("memrel_measurement") == "quick"
+      else "default")' "$1"
+}
+
 # Exit status 0 where nvidia-smi lists a GPU (the device backends' cells can run here), else 1.
 # scripts/suite builds what only those cells load (the LibTorch plugin) before the cells where
 # this holds, and after them elsewhere.

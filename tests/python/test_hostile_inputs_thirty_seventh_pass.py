@@ -260,3 +260,24 @@ def test_the_nightly_runs_every_backend_the_h200_baseline_holds():
     assert " -b " not in runs[0]  # the default set: every backend memrel has
     if "null" in held:
         assert "--include-null" in runs[0], runs[0]
+
+
+@needs_memrel
+def test_compare_refuses_a_quick_file_against_a_default_one(tmp_path):
+    """c10-gate-compares-quick-baseline-with-default-night: two bench files of one backend, one
+    measured with --quick (4 sizes, a short churn), the other without, were paired without a
+    word: the churn benchmarks keep their names and run another churn, and their bytes were
+    byte regressions, exit 1, with no allocator change. Refused, naming both measurements."""
+    with open(os.path.join(ROOT, "tests", "data", "host-bench.json")) as f:
+        bench = json.load(f)
+    name = "bench-" + bench["context"]["memrel_backend"] + ".json"
+    for side, measured in (("a", "quick"), ("b", "default")):
+        (tmp_path / side).mkdir()
+        bench["context"]["memrel_measurement"] = measured
+        (tmp_path / side / name).write_text(json.dumps(bench))
+    r = subprocess.run([MEMREL, "compare", "a", "b"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    refused(r, "memrel_measurement", '"quick"', '"default"')
+    same = subprocess.run([MEMREL, "compare", "b", "b"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert same.returncode == 0, same.stderr
