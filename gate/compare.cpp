@@ -55,12 +55,13 @@ void check_cells_once_per_side(const std::vector<ReadPair>& pairs) {
   }
 }
 
-// How memrel_bench measured a file (memrel_measurement: "quick" for bench --quick, else
-// "default"); a file of another program, or an older one without the key, is "default".
+// How memrel_bench measured a file (memrel_measurement: "quick" for bench --quick, "default");
+// "" where the file does not say (another program's, an older memrel's, a side of ab whose
+// program wrote no benchmark): then nothing is known to differ.
 std::string measurement(const nlohmann::json& context) {
-  if (!context.is_object()) return "default";
+  if (!context.is_object()) return "";
   const auto it = context.find("memrel_measurement");
-  return it != context.end() && it->is_string() && *it == "quick" ? "quick" : "default";
+  return it != context.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 std::vector<ReadPair> read_pairs(const std::vector<InputPair>& pairs,
@@ -84,7 +85,7 @@ std::vector<ReadPair> read_pairs(const std::vector<InputPair>& pairs,
       if (b.kind == InputKind::kBenchmark) {
         const std::string bm = measurement(b.benchmarks.context);
         const std::string cm = measurement(c.benchmarks.context);
-        if (bm != cm)
+        if (!bm.empty() && !cm.empty() && bm != cm)
           throw ResultsError(c.path + ": measured as memrel_measurement \"" + cm +
                              "\", the baseline " + b.path + " as \"" + bm +
                              "\": other sizes and another churn under the same names; compare "
