@@ -61,8 +61,17 @@ def _program():
     # And memrel's own data, which memrel names (MEMREL_OWN_DATA_DIR, cli/python_module.cpp): no
     # writer puts an output there, as no C++ writer does.
     data = os.environ.get("MEMREL_OWN_DATA_DIR", "")
-    return [here] + ([data] if os.path.isabs(data) else []) + \
-        ([sys.executable] if sys.executable else [])
+    if not os.path.isabs(data):
+        # A part started without memrel (scripts/report) finds it as install_layout does: an
+        # installed prefix's share/memrel beside its python/, a source tree's benchmarks/ beside
+        # its scripts/. `scripts/report --out benchmarks/workloads/rep` wrote there, which
+        # `memrel report` refuses (the thirty-seventh adversarial pass,
+        # c1-scripts-report-into-own-data).
+        parent = os.path.dirname(here)
+        data = parent if os.path.basename(here) == "python" else os.path.join(parent, "benchmarks")
+        if not os.path.isdir(data):
+            data = ""
+    return [here] + ([data] if data else []) + ([sys.executable] if sys.executable else [])
 
 
 _PROGRAM_FILES = None

@@ -281,3 +281,20 @@ def test_compare_refuses_a_quick_file_against_a_default_one(tmp_path):
     same = subprocess.run([MEMREL, "compare", "b", "b"], capture_output=True, text=True,
                           cwd=tmp_path, timeout=120)
     assert same.returncode == 0, same.stderr
+
+
+def test_scripts_report_keeps_out_of_memrels_own_data(tmp_path):
+    """c1-scripts-report-into-own-data: scripts/report, "the same as `memrel report`", ran the
+    report without what memrel hands it (MEMREL_OWN_DATA_DIR) and wrote a report folder into the
+    tree's benchmarks/workloads/, which `memrel report` refuses as memrel's own data."""
+    copy = tmp_path / "copy"
+    shutil.copytree(os.path.join(ROOT, "scripts"), copy / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(ROOT, "benchmarks", "workloads"),
+                    copy / "benchmarks" / "workloads")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMREL_")}
+    r = subprocess.run(["sh", str(copy / "scripts" / "report"), "--out",
+                        str(copy / "benchmarks" / "workloads" / "rep"), HOST_RUN],
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    refused(r, "memrel's own code or data")
+    assert not (copy / "benchmarks" / "workloads" / "rep").exists()
