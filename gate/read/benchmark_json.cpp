@@ -117,16 +117,22 @@ std::string run_name_of(const nlohmann::json& e, const std::string& name, bool a
 
 // Google Benchmark 1.7 writes error_occurred: true with error_message for SkipWithError; 1.8
 // writes error_occurred: false with error_message for SkipWithMessage. Either did not run.
+// The rule is docs/benchmark-json.md's (and scripts/memrel_report/gbench.py's, rule 2): a
+// `skip_message` alone is a message, not a skip, and an empty `error_message` is a skip without a
+// reason. Read otherwise here, a lone skip_message failed a series that ran, and an empty
+// error_message was a series that ran on its other repetitions (the thirty-seventh adversarial
+// pass, c4-skip-message-alone-gate-says-regression, c4-empty-error-message-switches-skip-rule-off).
 std::optional<std::string> skip_reason(const nlohmann::json& e) {
-  bool skipped = false;
+  bool skipped = e.contains("error_message") && e["error_message"].is_string();
   for (const char* flag : {"error_occurred", "skipped"}) {
     if (e.contains(flag) && e[flag].is_boolean() && e[flag].get<bool>()) skipped = true;
   }
+  if (!skipped) return std::nullopt;
   for (const char* field : {"error_message", "skip_message"}) {
-    if (e.contains(field) && e[field].is_string()) return e[field].get<std::string>();
+    if (e.contains(field) && e[field].is_string() && !e[field].get<std::string>().empty())
+      return e[field].get<std::string>();
   }
-  if (skipped) return std::string("no reason given");
-  return std::nullopt;
+  return std::string("no reason given");
 }
 
 // Every counter of an entry. Byte counters are range-checked here, where they are read: 0 to
@@ -295,9 +301,13 @@ BenchmarkRun benchmark_run_from_json(const nlohmann::json& j) {
     if (!e.contains("real_time") || !e["real_time"].is_number()) {
       throw ResultsError(where + " (" + name + "): no numeric \"real_time\"");
     }
-    std::string unit = e.contains("time_unit") && e["time_unit"].is_string()
-                           ? e["time_unit"].get<std::string>()
-                           : "ns";
+    // Absent is ns; present, it is one of the four strings: `null`, 1000 or true were read as
+    // ns here and refused by the report (the thirty-seventh adversarial pass,
+    // c4-compare-accepts-time-unit-not-a-string).
+    if (e.contains("time_unit") && !e["time_unit"].is_string())
+      throw ResultsError(where + " (" + name + "): time_unit " + e["time_unit"].dump() +
+                         " is not one of \"ns\", \"us\", \"ms\", \"s\"");
+    std::string unit = e.contains("time_unit") ? e["time_unit"].get<std::string>() : "ns";
     double ns;
     std::map<std::string, double> counters;
     try {

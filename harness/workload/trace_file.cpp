@@ -119,6 +119,13 @@ class Loader {
         !t.provenance["time_span_us"].is_null())
       exact_count(t.provenance["time_span_us"], "header.provenance.time_span_us");
     if (h.contains("source") && h["source"].is_object()) {
+      // Each a string where given: a number there was nlohmann's type_error, said as memrel's
+      // internal error, exit 4 (the thirty-seventh adversarial pass,
+      // c7-trace-header-source-not-string-internal-error).
+      for (const char* key : {"format", "file"})
+        if (h["source"].contains(key) && !h["source"][key].is_string())
+          fail(std::string("header.source.") + key,
+               "must be a string, not " + h["source"][key].dump().substr(0, 40));
       t.source_format = h["source"].value("format", "");
       t.source_file = h["source"].value("file", "");
     }

@@ -150,20 +150,44 @@ _METRICS = {"peak_requested": "uint", "peak_allocated": "uint?", "peak_reserved"
 
 # What the report reads of a trace cell's `trace` (docs/results-schema.md); other fields are
 # shown only when present, so a later memrel.cell/1 with more of them still reads.
-_TRACE = {"scale": "str", "events": "int", "ooms": "int", "series": "obj", "recorded_reserved": "obj?"}
-_SERIES_COLUMNS = ("event", "requested", "allocated", "reserved", "device_used", "device_used_delta")
+_TRACE = {"scale": "str", "events": "uint", "ooms": "uint", "series": "obj",
+          "recorded_reserved": "obj?"}
+# Every other field as harness/results/trace_results.hpp types it (TraceReplay), checked where
+# present: a negative replay_ns, a sample_every "x" or a source_file null was drawn here, exit 0,
+# where compare refused the file (the thirty-seventh adversarial pass,
+# c4-report-accepts-trace-object-compare-refuses).
+_TRACE_OPTIONAL = {"file": "str", "name": "str", "source_format": "str", "source_file": "str",
+                   "device": "int", "allocs": "uint", "frees": "uint", "sample_every": "uint",
+                   "peak_requested_event": "uint", "first_oom_event": "uint?",
+                   "replay_ns": "uint", "allocator_ns": "uint", "ns_per_event": "num?",
+                   "held_at_end_bytes": "int?", "median_latency_ns": "obj", "marks": "list"}
+_SERIES_COLUMNS = {"event": "uint", "requested": "uint", "allocated": "uint?", "reserved": "uint?",
+                   "device_used": "uint", "device_used_delta": "int"}
+
+
+def _check_uints(values, where):
+    for i, v in enumerate(values):
+        if not _is_uint(v):
+            raise _Bad(f"{where}[{i}]: expected an integer from 0 to 2^53, got {_describe(v)}")
 
 
 def _check_trace(trace, where):
     _check(trace, where, _TRACE)
+    _check(trace, where, {k: kind for k, kind in _TRACE_OPTIONAL.items() if k in trace})
+    for op, value in trace.get("median_latency_ns", {}).items():
+        if not _is_uint(value):
+            raise _Bad(f"{where}.median_latency_ns.{op}: expected an integer from 0 to 2^53, "
+                       f"got {_describe(value)}")
+    for i, mark in enumerate(trace.get("marks", [])):
+        _check(mark, f"{where}.marks[{i}]", {"label": "str", "event": "uint"})
+        _check(mark, f"{where}.marks[{i}]", {"probed": "bool"} if "probed" in mark else {})
     series = trace["series"]
     _check(series, f"{where}.series", {name: "list" for name in _SERIES_COLUMNS})
     length = len(series["event"])
-    for name in _SERIES_COLUMNS:
+    for name, kind in _SERIES_COLUMNS.items():
         column = series[name]
         if len(column) != length:
             raise _Bad(f"{where}.series.{name}: {len(column)} values, series.event has {length}")
-        kind = "int?" if name in ("allocated", "reserved") else "int"
         test, wanted = _KINDS[kind]
         for i, v in enumerate(column):
             if not test(v):
@@ -173,6 +197,8 @@ def _check_trace(trace, where):
         _check(recorded, f"{where}.recorded_reserved", {"event": "list", "bytes": "list"})
         if len(recorded["event"]) != len(recorded["bytes"]):
             raise _Bad(f"{where}.recorded_reserved: event and bytes differ in length")
+        _check_uints(recorded["event"], f"{where}.recorded_reserved.event")
+        _check_uints(recorded["bytes"], f"{where}.recorded_reserved.bytes")
 
 
 def _names_as_written(path):
@@ -260,6 +286,26 @@ def _check_cell(cell, where):
             raise _Bad(f"{where}.metrics.median_latency_ns.{op}: expected an integer from 0 to 2^53, "
                        f"got {_describe(value)}")
     _check_peak_ratios(metrics, f"{where}.metrics")
+    _check_release_effectiveness(metrics, f"{where}.metrics")
+
+
+def _check_release_effectiveness(metrics, where):
+    """Release effectiveness is returned / releasable, each release's and the cell's, as the C++
+    reader has it (harness/results/results.cpp, expect_effectiveness_of_its_parts): 5.0 and -2.0
+    were tabulated here, exit 0, where compare and history refused the file (the thirty-seventh
+    adversarial pass, c4-report-accepts-impossible-release-effectiveness)."""
+    returned = releasable = 0
+    for i, effect in enumerate(metrics["releases"]):
+        if not _is_ratio_of(effect["effectiveness"], effect["returned"], effect["releasable"]):
+            raise _Bad(f"{where}.releases[{i}].effectiveness: {_describe(effect['effectiveness'])} "
+                       f"is not returned / releasable ({effect['returned']} / "
+                       f"{effect['releasable']})")
+        if effect["releasable"] > 0:
+            returned += effect["returned"]
+            releasable += effect["releasable"]
+    if not _is_ratio_of(metrics["release_effectiveness"], returned, releasable):
+        raise _Bad(f"{where}.release_effectiveness: {_describe(metrics['release_effectiveness'])} "
+                   "is not the releases' returned / releasable bytes")
 
 
 def _is_ratio_of(ratio, part, whole):

@@ -298,3 +298,166 @@ def test_scripts_report_keeps_out_of_memrels_own_data(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     refused(r, "memrel's own code or data")
     assert not (copy / "benchmarks" / "workloads" / "rep").exists()
+
+
+def _bench_with(tmp_path, name, change):
+    """tests/data/host-bench.json with max_bytes_used made sane on its first series, then CHANGE
+    applied to that series' repetitions; written as NAME."""
+    with open(os.path.join(ROOT, "tests", "data", "host-bench.json")) as f:
+        bench = json.load(f)
+    first = bench["benchmarks"][0]["run_name"]
+    series = [b for b in bench["benchmarks"]
+              if b.get("run_name") == first and b.get("run_type", "iteration") == "iteration"]
+    for b in series:
+        b["max_bytes_used"] = 4096
+    change(series)
+    (tmp_path / name).write_text(json.dumps(bench))
+    return name
+
+
+@needs_memrel
+@pytest.mark.parametrize("message,verdict", [("", 1), ("oops", 1)])
+def test_an_error_message_marks_its_series_not_run_even_empty(tmp_path, message, verdict):
+    """c4-empty-error-message-switches-skip-rule-off: rule 2 of docs/benchmark-json.md, an entry
+    with an error_message string did not run; compare read an empty one as running and took the
+    other four repetitions, exit 0, where the report marked the series skipped."""
+    base = _bench_with(tmp_path, "a.json", lambda s: None)
+    cur = _bench_with(tmp_path, "b.json",
+                      lambda s: s[2].update(error_occurred=False, error_message=message))
+    r = subprocess.run([MEMREL, "compare", base, cur], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == verdict, (r.returncode, r.stderr)
+    assert (message or "no reason given") in r.stdout
+
+
+@needs_memrel
+def test_a_skip_message_alone_is_no_skip(tmp_path):
+    """c4-skip-message-alone-gate-says-regression: a lone "skip_message" on one repetition made
+    compare call a series that ran skipped, REGRESSION, exit 1; the report counted it as run."""
+    base = _bench_with(tmp_path, "a.json", lambda s: None)
+    cur = _bench_with(tmp_path, "b.json", lambda s: s[2].update(skip_message="x"))
+    r = subprocess.run([MEMREL, "compare", "--no-latency-gate", base, cur], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, (r.returncode, r.stdout[-800:], r.stderr)
+
+
+@needs_memrel
+@pytest.mark.parametrize("unit", [None, 1000, True])
+@pytest.mark.parametrize("command", ["compare", "history"])
+def test_a_time_unit_that_is_not_a_string_is_refused(tmp_path, unit, command):
+    """c4-compare-accepts-time-unit-not-a-string: a time_unit of null, 1000 or true was read as
+    ns by compare and history add, exit 0; the report refused it."""
+    bad = _bench_with(tmp_path, "b.json", lambda s: s[0].update(time_unit=unit))
+    args = (["compare", bad, bad] if command == "compare"
+            else ["history", "--db", "h.sqlite", "add", bad])
+    r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    refused(r, "time_unit", json.dumps(unit))
+
+
+@needs_memrel
+def test_the_report_checks_the_max_bytes_used_it_takes(tmp_path):
+    """c4-report-takes-impossible-max-bytes-used-behind-non-number: with the last repetition's
+    max_bytes_used "x", the report took 2^60 from the one before, unchecked, exit 0; compare
+    refused it."""
+    def change(series):
+        for b in series:
+            b["max_bytes_used"] = 1 << 60
+        series[-1]["max_bytes_used"] = "x"
+    bad = _bench_with(tmp_path, "b.json", change)
+    r = subprocess.run([MEMREL, "report", "--out", "rep", "--bench", bad, HOST_RUN],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "max_bytes_used")
+    assert not (tmp_path / "rep").exists()
+
+
+def _edited(tmp_path, source, name, change):
+    with open(os.path.join(ROOT, "tests", "data", source)) as f:
+        doc = json.load(f)
+    change(doc)
+    (tmp_path / name).write_text(json.dumps(doc))
+    return name
+
+
+def _first_release_cell(doc):
+    return next(c for c in doc["cells"] if c["metrics"]["releases"])
+
+
+_REPORT_REFUSES = {
+    "release_effectiveness 5": ("host-run.json", lambda d: _first_release_cell(d)["metrics"]
+                                .update(release_effectiveness=5.0), "release_effectiveness"),
+    "a release's effectiveness 9": ("host-run.json", lambda d: _first_release_cell(d)["metrics"]
+                                    ["releases"][0].update(effectiveness=9.0), "effectiveness"),
+    "replay_ns -1": ("host-trace-run.json", lambda d: d["cells"][0]["trace"]
+                     .update(replay_ns=-1), "replay_ns"),
+    "sample_every x": ("host-trace-run.json", lambda d: d["cells"][0]["trace"]
+                       .update(sample_every="x"), "sample_every"),
+    "source_file null": ("host-trace-run.json", lambda d: d["cells"][0]["trace"]
+                         .update(source_file=None), "source_file"),
+}
+
+
+@needs_memrel
+@pytest.mark.parametrize("case", sorted(_REPORT_REFUSES))
+def test_the_report_refuses_the_results_compare_refuses(tmp_path, case):
+    """c4-report-accepts-impossible-release-effectiveness, c4-report-accepts-trace-object-compare-
+    refuses: an effectiveness that is not returned / releasable, a negative replay_ns, a
+    sample_every "x" or a source_file null: compare refused each, the report drew it, exit 0."""
+    source, change, word = _REPORT_REFUSES[case]
+    bad = _edited(tmp_path, source, "r.json", change)
+    compared = subprocess.run([MEMREL, "compare", bad, bad], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=120)
+    refused(compared, word)
+    r = subprocess.run([MEMREL, "report", "--out", "rep", bad], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    refused(r, word)
+    assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("alpha", [-1, None, 2])
+def test_the_report_refuses_a_verdicts_file_whose_rules_break_the_schema(tmp_path, alpha):
+    """c4-verdict-rules-out-of-schema-accepted: `report --baseline-verdict` took rules with alpha
+    -1, or none, exit 0; docs/report.md says a file its schema refuses is exit 2."""
+    subprocess.run([MEMREL, "compare", HOST_RUN, HOST_RUN, "--json", "v.json"], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    doc = json.loads((tmp_path / "v.json").read_text())
+    if alpha is None:
+        del doc["rules"]["alpha"]
+    else:
+        doc["rules"]["alpha"] = alpha
+    (tmp_path / "v.json").write_text(json.dumps(doc))
+    r = subprocess.run([MEMREL, "report", "--out", "rep", "--baseline-verdict", "v.json",
+                        HOST_RUN], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "v.json", "alpha")
+    assert not (tmp_path / "rep").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("key,value", [("format", 5), ("file", None)])
+def test_a_trace_header_source_that_is_not_a_string_is_bad_input(tmp_path, key, value):
+    """c7-trace-header-source-not-string-internal-error: a .memtrace whose header's source.format
+    or source.file was not a string was "internal error: [json.exception.type_error.302]", exit
+    4, for validate, run -w, trace show and list."""
+    import struct
+    header = {"schema": "memrel.trace/1", "name": "t",
+              "source": {"format": "rmm-log", "file": "l.csv", "bytes": 117,
+                         "sha256": "0" * 64, key: value},
+              "provenance": {"devices_in_source": 1, "source_entries": 2, "streams": ["0x0"],
+                             "threads": [1], "time_span_us": 1, "allocator_settings": None,
+                             "imported_by": "memrel trace import",
+                             "imported_at": "2026-12-05T00:00:00Z"},
+              "device": 0, "record_bytes": 16,
+              "counts": {"events": 2, "allocs": 1, "frees": 1, "blocks": 1,
+                         "allocated_at_start": 0, "freed_at_end": 0, "marks": 0},
+              "peak_requested_bytes": 16, "peak_requested_event": 1, "marks": [],
+              "recorded_reserved": None}
+    body = json.dumps(header).encode()
+    body += b" " * ((-(16 + len(body))) % 8)
+    records = struct.pack("<B3xIQ", 1, 0, 16) + struct.pack("<B3xIQ", 2, 0, 16)
+    (tmp_path / "t.memtrace").write_bytes(b"MEMTRACE" + struct.pack("<II", len(body), 16) +
+                                          body + records)
+    for args in (["validate", "t.memtrace"], ["trace", "show", "t.memtrace"]):
+        r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120)
+        refused(r, f"header.source.{key}", "must be a string")
