@@ -205,6 +205,16 @@ def _limit_words():
     return "" if limit is None else f" under an address-space limit of {limit >> 20} MiB (ulimit -v)"
 
 
+def change_percent(before, after):
+    """The shift as a percentage of the mean before it, or None from a mean of 0: no percentage
+    of nothing. Otava's own said 0.0 % for 0 -> 4096, or inf, which --json wrote as `Infinity`,
+    no JSON (the thirty-eighth adversarial pass, c4-history-change-from-zero-percent,
+    c4-history-changes-json-infinity)."""
+    if not (math.isfinite(before) and math.isfinite(after)) or before == 0:
+        return None
+    return (after - before) / abs(before) * 100
+
+
 def find_changes(values, args):
     """Otava's change points of one series: [(index, mean before, mean after, change %, p)]."""
     try:
@@ -213,8 +223,9 @@ def find_changes(values, args):
         points, _ = compute_change_points(values, window_len=args.window,
                                           max_pvalue=args.max_pvalue,
                                           min_magnitude=args.min_magnitude)
-        return [(cp.index, cp.stats.mean_1, cp.stats.mean_2, cp.stats.forward_change_percent(),
-                 cp.stats.pvalue) for cp in points]
+        return [(cp.index, cp.stats.mean_1, cp.stats.mean_2,
+                 change_percent(cp.stats.mean_1, cp.stats.mean_2), cp.stats.pvalue)
+                for cp in points]
     except MemoryError:
         raise  # said by memrel_entry.py
     except Exception as e:  # its traceback was 29 lines (the sixteenth adversarial pass)
@@ -252,7 +263,7 @@ def report(series, args):
             text = (markdown_inline(x) for x in (metric, machine or "unknown", run_id, started,
                                                  commit or "?"))
             rows.append("| " + " | ".join(text) + f" | {before:.6g} -> {after:.6g} | "
-                        f"{percent:+.1f}% | {p:.2g} |")
+                        f"{'from 0' if percent is None else f'{percent:+.1f}%'} | {p:.2g} |")
     lines = ["| metric | machine | shifted at run | started | memrel | mean before -> after "
              "| change | p |", "|---|---|---|---|---|---|---|---|", *rows, ""]
     analysed = len(series) - short
@@ -324,7 +335,7 @@ def _main(argv):
         print(one_line(f"memrel history changes: {e}"), file=sys.stderr)
         return 4
     if args.json:
-        json.dump(points, sys.stdout)
+        json.dump(points, sys.stdout, allow_nan=False)  # JSON, never Infinity or NaN
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(text)

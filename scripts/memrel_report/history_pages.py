@@ -3,6 +3,7 @@ nights; a page per question with a trend chart per backend and its change points
 report.py renders the charts (history_plots.trend_chart) and writes the pages."""
 
 import hashlib
+import math
 
 from .document import Grid, Heading, Image, Link, Links, Note, Para, Table
 from .history import GROUPS
@@ -65,7 +66,10 @@ def _direction(group, p):
     better = GROUPS[group][3]
     up = p["after"] > p["before"]
     word = "up" if up else "down"
-    return f"{word}, {'better' if up == (better == 'higher') else 'worse'} ({p['change_percent']:+.1f} %)"
+    percent = p.get("change_percent")
+    shift = (f"{percent:+.1f} %" if isinstance(percent, (int, float)) and math.isfinite(percent)
+             else "from 0")
+    return f"{word}, {'better' if up == (better == 'higher') else 'worse'} ({shift})"
 
 
 def change_table(history, points, anchored=True):

@@ -461,3 +461,36 @@ def test_a_trace_header_source_that_is_not_a_string_is_bad_input(tmp_path, key, 
         r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path,
                            timeout=120)
         refused(r, f"header.source.{key}", "must be a string")
+
+
+@needs_memrel
+def test_a_change_from_zero_has_no_percentage_and_the_json_is_json(tmp_path):
+    """c4-history-change-from-zero-percent, c4-history-changes-json-infinity (the thirty-eighth
+    pass): a series stepping from 0 to 4096 was a change of "+0.0%" (change_percent 0.0 in
+    --json, which the report reads), and one from a mean near 0 wrote `Infinity`, no JSON. A
+    change from 0 has no percentage: null, "from 0"."""
+    otava = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                         "memrel", "otava", "bin", "python")
+    if not os.access(otava, os.X_OK):
+        pytest.skip("Otava is not installed (scripts/install-deps)")
+    with open(os.path.join(ROOT, "tests", "data", "compare", "separate-runs", "run-1.json")) as f:
+        night = json.load(f)
+    for i, value in enumerate([0.0] * 6 + [4096.0] * 6):
+        night["context"]["date"] = f"2026-01-{i + 1:02d}T00:00:00+00:00"
+        night["context"]["memrel_started"] = f"2026-01-{i + 1:02d}T00:00:00Z"
+        for b in night["benchmarks"]:
+            if "overhead" in b:
+                b["overhead"] = value
+        (tmp_path / f"b{i:02d}.json").write_text(json.dumps(night))
+        subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", f"b{i:02d}.json"],
+                       check=True, capture_output=True, cwd=tmp_path, timeout=120)
+    metric = "pair/host-malloc-retain/warm/512/manual_time:overhead"
+    r = subprocess.run([MEMREL, "history", "--db", "h.sqlite", "changes", "--metric", metric,
+                        "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    points = json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} is no JSON"))
+    assert [(p["before"], p["after"], p["change_percent"]) for p in points] == [(0, 4096, None)]
+    r = subprocess.run([MEMREL, "history", "--db", "h.sqlite", "changes", "--metric", metric],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "from 0" in r.stdout and "+0.0%" not in r.stdout, r.stdout
