@@ -346,6 +346,11 @@ class _Reader:
         """Blocks live in `segments` that no entry names: allocated at the start (freed at the
         end). Returns the segments' reserved bytes on this device, and those blocks."""
         held, start, named = 0, [], None
+        # Each segment and each block as (first byte, end, where): one device's memory holds
+        # none twice. A live block listed twice was imported as two blocks held at the start, the
+        # peak doubled, exit 0 (the thirty-eighth adversarial pass,
+        # c7-snapshot-segments-duplicate-block).
+        spans = {"segment": [], "block": []}
         for s, segment in enumerate(segments):
             where = f"segments[{s}]"
             if not isinstance(segment, dict):
@@ -357,8 +362,11 @@ class _Reader:
                 if "device" in segment else self.device
             if device != self.device:
                 continue
-            held += self.integer(segment, "total_size", where)
+            total = self.integer(segment, "total_size", where)
+            held += total
             address = self.integer(segment, "address", where, high=MAX_ADDRESS)
+            first, end = address, address + total
+            spans["segment"].append((first, end, where))
             blocks = segment.get("blocks", [])
             if not isinstance(blocks, list):
                 self.fail(where, f"'blocks' must be a list, got {_show(blocks)}")
@@ -376,6 +384,11 @@ class _Reader:
                 addr = self.integer(block, "address", bwhere, high=MAX_ADDRESS) \
                     if "address" in block else address
                 address = addr + size
+                if size and not first <= addr < addr + size <= end:
+                    self.fail(bwhere, f"bytes {addr}..{addr + size} lie outside its segment's "
+                                      f"{first}..{end}")
+                if size:
+                    spans["block"].append((addr, addr + size, bwhere))
                 if block.get("state") not in LIVE_STATES or size == 0:
                     continue
                 if named is None:  # built once, and only when a block is live
@@ -388,6 +401,12 @@ class _Reader:
                     if block.get("requested_size") is not None:
                         requested = self.integer(block, "requested_size", bwhere, low=1, high=size)
                     start.append(self.b.alloc_at_start(requested))
+        for kind, found in spans.items():
+            found.sort()
+            for (a, a_end, a_where), (b, _, b_where) in zip(found, found[1:]):
+                if b < a_end and a < a_end:
+                    self.fail(b_where, f"overlaps {a_where} (the {kind}s at {a} and {b}): one "
+                                       "device's memory holds no byte twice")
         return held, start
 
 

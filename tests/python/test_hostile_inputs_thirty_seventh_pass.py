@@ -494,3 +494,35 @@ def test_a_change_from_zero_has_no_percentage_and_the_json_is_json(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "from 0" in r.stdout and "+0.0%" not in r.stdout, r.stdout
+
+
+def _block(address, size=512):
+    return {"address": address, "size": size, "requested_size": 10, "state": "active_allocated"}
+
+
+_SEGMENTS = {
+    "one block twice": ([{"device": 0, "address": 4096, "total_size": 1 << 20,
+                          "blocks": [_block(4096), _block(4096)]}], "overlaps"),
+    "two segments at one address": ([{"device": 0, "address": 4096, "total_size": 1 << 20,
+                                      "blocks": [_block(4096)]},
+                                     {"device": 0, "address": 4096, "total_size": 1 << 20,
+                                      "blocks": [_block(8192)]}], "overlaps"),
+    "a block outside its segment": ([{"device": 0, "address": 4096, "total_size": 1024,
+                                      "blocks": [_block(1 << 30)]}], "outside its segment"),
+}
+
+
+@needs_memrel
+@pytest.mark.parametrize("case", sorted(_SEGMENTS))
+def test_a_snapshot_holding_a_byte_twice_is_refused(tmp_path, case):
+    """c7-snapshot-segments-duplicate-block (the thirty-eighth pass): a snapshot whose segments
+    listed one live block twice was imported as two blocks held at the start, its peak doubled,
+    exit 0; two segments at one address and a block outside its segment were taken too."""
+    import pickle
+    segments, word = _SEGMENTS[case]
+    with open(tmp_path / "s.pickle", "wb") as f:
+        pickle.dump({"segments": segments, "device_traces": [[]]}, f)
+    r = subprocess.run([MEMREL, "trace", "import", "s.pickle", "-o", "s.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "s.pickle", "segments[", word)
+    assert not (tmp_path / "s.memtrace").exists()

@@ -260,7 +260,8 @@ def snapshot(tmp_path, **fields):
 @pytest.mark.parametrize("fields", [
     {"segments": [{"total_size": 1 << 48, "address": i << 48,
                    "blocks": [{"size": 1 << 48, "state": "active_allocated"}]} for i in range(1, 40)]},
-    {"segments": [{"total_size": 1 << 40, "address": 0, "blocks": []}] * 40000},
+    {"segments": [{"total_size": 1 << 40, "address": i << 40, "blocks": []}
+                  for i in range(40000)]},
 ])
 def test_a_snapshot_past_what_a_result_holds_is_refused_at_import(tmp_path, fields):
     """c7-snap-at-start-block-sum, c7-snap-many-segments-held-overflow: a trace whose peak or
