@@ -72,6 +72,11 @@ int run_add(const std::string& db_path, const std::vector<std::string>& given,
   InterruptRequests interrupts;
   // The database is none of the files to add, nor a link or device (docs/inputs.md, "Outputs").
   check_output_file(db_path, given, "--db");
+  // Its folder takes a file, as every writer's is probed: SQLite's own "unable to open database
+  // file" named neither --db nor why (the thirty-eighth adversarial pass,
+  // c2-history-db-unwritable-place). An existing database is written in place, but SQLite makes
+  // its journal beside it.
+  check_output_writable(db_path, "--db");
   // Nor a *.json of a folder added (a folder stands for its *.json): made there, it was taken
   // once, and every later `history add` of the folder read it as a results file (the tenth
   // adversarial pass, c1-history-db-json-in-added-folder); nor one the workloads or backends

@@ -526,3 +526,13 @@ def test_a_snapshot_holding_a_byte_twice_is_refused(tmp_path, case):
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "s.pickle", "segments[", word)
     assert not (tmp_path / "s.memtrace").exists()
+
+
+@needs_memrel
+def test_a_history_where_no_file_can_be_made_is_said_as_its_folder(tmp_path):
+    """c2-history-db-unwritable-place (arguable in the thirty-eighth pass): `history --db
+    /proc/h.sqlite add` said SQLite's "unable to open database file", naming neither --db nor
+    why, where every other writer says its folder takes no file."""
+    r = subprocess.run([MEMREL, "history", "--db", "/proc/h.sqlite", "add", HOST_RUN],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "--db /proc/h.sqlite", "cannot write in its folder")
