@@ -254,8 +254,12 @@ class _Reader:
                     requested = pop_pending(addr, None)
                     if requested is not None:
                         block = requested[0]
+                        if entry["size"] != sizes[block]:
+                            self.free_of_another_size(trace, i, sizes[block])
                     elif addr in live:  # completed without a recorded request
                         block = pop_live(addr)
+                        if entry["size"] != sizes[block]:
+                            self.free_of_another_size(trace, i, sizes[block])
                     elif addr in freed:
                         self.double_free(addr, i, freed[addr])
                     else:
@@ -270,6 +274,8 @@ class _Reader:
                         self.entry_error(trace, i)
                     if addr in live:
                         block = pop_live(addr)
+                        if entry["size"] != sizes[block]:
+                            self.free_of_another_size(trace, i, sizes[block])
                     elif addr in freed:
                         self.double_free(addr, i, freed[addr])
                     else:
@@ -326,6 +332,15 @@ class _Reader:
     def double_free(self, addr, i, freed_at):
         self.fail(self.where(i), f"frees {addr:#x}, freed already at {self.where(freed_at)} and not "
                                  "allocated since: a double free")
+
+    def free_of_another_size(self, trace, i, allocated):
+        """A free whose size is not its block's: 'abc', -4 or 2**80 were taken, exit 0, where the
+        same entry of a block held at the start was refused, and an RMM log's free of another
+        size is (the thirty-ninth adversarial pass, c7-snapshot-free-size-unchecked)."""
+        entry, where = trace[i], self.where(i)
+        self.check_request(entry, where)  # a size that is no size, said as such
+        self.fail(where, f"frees {entry['addr']:#x} with size {entry['size']}, allocated with "
+                         f"size {_show(allocated)}")
 
     def entry_error(self, trace, i):
         """Says what is wrong with trace[i], which the fast path refused."""

@@ -536,3 +536,24 @@ def test_a_history_where_no_file_can_be_made_is_said_as_its_folder(tmp_path):
     r = subprocess.run([MEMREL, "history", "--db", "/proc/h.sqlite", "add", HOST_RUN],
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "--db /proc/h.sqlite", "cannot write in its folder")
+
+
+@needs_memrel
+@pytest.mark.parametrize("size,words", [("abc", "must be an integer"), (-4, "out of range"),
+                                        (2 ** 80, "out of range"),
+                                        (999, "allocated with size 16")])
+@pytest.mark.parametrize("action", ["free_completed", "free_requested"])
+def test_a_snapshot_free_is_of_its_blocks_size(tmp_path, size, words, action):
+    """c7-snapshot-free-size-unchecked (the thirty-ninth pass): the free of a block the trace
+    allocated was taken whatever its size ('abc', -4, 2**80, another size), exit 0, where the
+    free of a block held at the start is checked and an RMM log's free of another size is
+    refused. PyTorch records both with the size asked for (orig_size, requested_size)."""
+    import pickle
+    entries = [{"action": "alloc", "addr": 4096, "size": 16, "stream": 0},
+               {"action": action, "addr": 4096, "size": size, "stream": 0}]
+    with open(tmp_path / "s.pickle", "wb") as f:
+        pickle.dump({"segments": [], "device_traces": [entries]}, f)
+    r = subprocess.run([MEMREL, "trace", "import", "s.pickle", "-o", "s.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "s.pickle", "[1]", words)
+    assert not (tmp_path / "s.memtrace").exists()
