@@ -29,6 +29,9 @@ SEGMENT_SIGN = {"segment_alloc": 1, "segment_map": 1, "segment_free": -1, "segme
 MARK_ACTIONS = ("oom", "snapshot")
 ACTIONS = REQUEST_ACTIONS + tuple(SEGMENT_SIGN) + MARK_ACTIONS
 LIVE_STATES = ("active_allocated", "active_pending_free")
+# Every state torch gives a segment's block: another one was a block dropped as not live, exit 0
+# (arguable in the thirty-ninth adversarial pass, c7-snapshot-unknown-block-state).
+BLOCK_STATES = LIVE_STATES + ("inactive",)
 MAX_ADDRESS = (1 << 64) - 1
 MAX_DEVICE = (1 << 31) - 1  # a CUDA device index (an int in torch)
 # The other integers the importer reads (streams, times, an oom's device_free) go into the
@@ -404,6 +407,9 @@ class _Reader:
                                       f"{first}..{end}")
                 if size:
                     spans["block"].append((addr, addr + size, bwhere))
+                if block.get("state") not in BLOCK_STATES:
+                    self.fail(bwhere, f"state {_show(block.get('state'))} is none of "
+                                      f"{', '.join(BLOCK_STATES)}")
                 if block.get("state") not in LIVE_STATES or size == 0:
                     continue
                 if named is None:  # built once, and only when a block is live

@@ -509,6 +509,9 @@ _SEGMENTS = {
                                       "blocks": [_block(8192)]}], "overlaps"),
     "a block outside its segment": ([{"device": 0, "address": 4096, "total_size": 1024,
                                       "blocks": [_block(1 << 30)]}], "outside its segment"),
+    "a block of no state torch has": ([{"device": 0, "address": 4096, "total_size": 1 << 20,
+                                        "blocks": [dict(_block(4096), state="weird")]}],
+                                      "none of active_allocated"),
 }
 
 
