@@ -340,6 +340,8 @@ class _Reader:
         """A free whose size is not its block's: 'abc', -4 or 2**80 were taken, exit 0, where the
         same entry of a block held at the start was refused, and an RMM log's free of another
         size is (the thirty-ninth adversarial pass, c7-snapshot-free-size-unchecked)."""
+        if type(allocated) is not int or not 1 <= allocated <= MAX_REQUEST_BYTES:
+            self.first_bad_entry(trace)  # the alloc's size is the one at fault, said at its entry
         entry, where = trace[i], self.where(i)
         self.check_request(entry, where)  # a size that is no size, said as such
         self.fail(where, f"frees {entry['addr']:#x} with size {entry['size']}, allocated with "

@@ -560,3 +560,18 @@ def test_a_snapshot_free_is_of_its_blocks_size(tmp_path, size, words, action):
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     refused(r, "s.pickle", "[1]", words)
     assert not (tmp_path / "s.memtrace").exists()
+
+
+@needs_memrel
+def test_a_bad_alloc_size_is_said_at_the_alloc_not_its_free(tmp_path):
+    """c7-bad-alloc-size-blamed-on-free (arguable in the fortieth pass): an alloc of size -5
+    followed by its free of size -5 was refused at the free, "allocated with size -5"; a lone
+    such alloc is refused at its own entry."""
+    import pickle
+    entries = [{"action": "alloc", "addr": 4096, "size": -5, "stream": 0},
+               {"action": "free_completed", "addr": 4096, "size": 16, "stream": 0}]
+    with open(tmp_path / "s.pickle", "wb") as f:
+        pickle.dump({"segments": [], "device_traces": [entries]}, f)
+    r = subprocess.run([MEMREL, "trace", "import", "s.pickle", "-o", "s.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    refused(r, "device_traces[0][0]", "out of range")
