@@ -496,6 +496,15 @@ def test_a_change_from_zero_has_no_percentage_and_the_json_is_json(tmp_path):
     assert "from 0" in r.stdout and "+0.0%" not in r.stdout, r.stdout
 
 
+def _import_snapshot(tmp_path, snapshot):
+    """`memrel trace import s.pickle -o s.memtrace` of SNAPSHOT, pickled in tmp_path."""
+    import pickle
+    with open(tmp_path / "s.pickle", "wb") as f:
+        pickle.dump(snapshot, f)
+    return subprocess.run([MEMREL, "trace", "import", "s.pickle", "-o", "s.memtrace"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+
+
 def _block(address, size=512):
     return {"address": address, "size": size, "requested_size": 10, "state": "active_allocated"}
 
@@ -521,12 +530,8 @@ def test_a_snapshot_holding_a_byte_twice_is_refused(tmp_path, case):
     """c7-snapshot-segments-duplicate-block (the thirty-eighth pass): a snapshot whose segments
     listed one live block twice was imported as two blocks held at the start, its peak doubled,
     exit 0; two segments at one address and a block outside its segment were taken too."""
-    import pickle
     segments, word = _SEGMENTS[case]
-    with open(tmp_path / "s.pickle", "wb") as f:
-        pickle.dump({"segments": segments, "device_traces": [[]]}, f)
-    r = subprocess.run([MEMREL, "trace", "import", "s.pickle", "-o", "s.memtrace"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    r = _import_snapshot(tmp_path, {"segments": segments, "device_traces": [[]]})
     refused(r, "s.pickle", "segments[", word)
     assert not (tmp_path / "s.memtrace").exists()
 
@@ -551,13 +556,9 @@ def test_a_snapshot_free_is_of_its_blocks_size(tmp_path, size, words, action):
     allocated was taken whatever its size ('abc', -4, 2**80, another size), exit 0, where the
     free of a block held at the start is checked and an RMM log's free of another size is
     refused. PyTorch records both with the size asked for (orig_size, requested_size)."""
-    import pickle
     entries = [{"action": "alloc", "addr": 4096, "size": 16, "stream": 0},
                {"action": action, "addr": 4096, "size": size, "stream": 0}]
-    with open(tmp_path / "s.pickle", "wb") as f:
-        pickle.dump({"segments": [], "device_traces": [entries]}, f)
-    r = subprocess.run([MEMREL, "trace", "import", "s.pickle", "-o", "s.memtrace"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    r = _import_snapshot(tmp_path, {"segments": [], "device_traces": [entries]})
     refused(r, "s.pickle", "[1]", words)
     assert not (tmp_path / "s.memtrace").exists()
 
@@ -565,13 +566,9 @@ def test_a_snapshot_free_is_of_its_blocks_size(tmp_path, size, words, action):
 @needs_memrel
 def test_a_bad_alloc_size_is_said_at_the_alloc_not_its_free(tmp_path):
     """c7-bad-alloc-size-blamed-on-free (arguable in the fortieth pass): an alloc of size -5
-    followed by its free of size -5 was refused at the free, "allocated with size -5"; a lone
-    such alloc is refused at its own entry."""
-    import pickle
+    followed by its free was refused at the free, "allocated with size -5", where a lone such
+    alloc is refused at its own entry."""
     entries = [{"action": "alloc", "addr": 4096, "size": -5, "stream": 0},
                {"action": "free_completed", "addr": 4096, "size": 16, "stream": 0}]
-    with open(tmp_path / "s.pickle", "wb") as f:
-        pickle.dump({"segments": [], "device_traces": [entries]}, f)
-    r = subprocess.run([MEMREL, "trace", "import", "s.pickle", "-o", "s.memtrace"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    r = _import_snapshot(tmp_path, {"segments": [], "device_traces": [entries]})
     refused(r, "device_traces[0][0]", "out of range")
