@@ -8,6 +8,7 @@ would use, and a summary that disagrees with the rows (a document that says two 
 """
 
 import json
+import math
 from dataclasses import dataclass
 
 from memrel_outputs.file_name_text import as_text
@@ -92,18 +93,17 @@ _P = (lambda v: v is None or (isinstance(v, (int, float)) and not isinstance(v, 
 
 
 def _number(v, low, high=None, low_open=False):
-    return (isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+    """A finite number from low (above it, low_open) to high."""
+    return (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
             and (v > low if low_open else v >= low) and (high is None or v <= high))
 
 
 _RULES = {
     "alpha": (lambda v: _number(v, 0, 1, low_open=True), "a number above 0, at most 1"),
-    "latency_min_change": (lambda v: _number(v, 0) and v != float("inf"),
-                           "a finite number from 0"),
+    "latency_min_change": (lambda v: _number(v, 0), "a finite number from 0"),
     "min_repetitions": (_COUNT[0], _COUNT[1]),
     "latency_gated": (lambda v: isinstance(v, bool), "true or false"),
-    "machine_drift": (lambda v: v is None or (_number(v, 0) and v != float("inf")),
-                      "a finite number or null"),
+    "machine_drift": (lambda v: v is None or _number(v, 0), "a finite number or null"),
     "byte_tolerance": (lambda v: v is None or isinstance(v, dict), "an object or null"),
 }
 
@@ -116,11 +116,8 @@ def _rules(v, where):
     if v["byte_tolerance"] is not None:
         _object(v["byte_tolerance"], f"{where}.byte_tolerance",
                 {"absolute_bytes": _COUNT,
-                 "relative": (lambda x: _number(x, 0) and x != float("inf"),
-                              "a finite number from 0")})
-    if "drift_spread" in v and not (v["drift_spread"] is None or
-                                    (_number(v["drift_spread"], 0) and
-                                     v["drift_spread"] != float("inf"))):
+                 "relative": (lambda x: _number(x, 0), "a finite number from 0")})
+    if "drift_spread" in v and not (v["drift_spread"] is None or _number(v["drift_spread"], 0)):
         raise _Bad(f"{where}.drift_spread: expected a finite number from 0 or null, got "
                    f"{_describe(v['drift_spread'])}")
 
