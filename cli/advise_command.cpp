@@ -279,7 +279,9 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   for (std::size_t i = 0; i < sweep.size(); ++i) {
     const BackendInfo& b = *sweep_info[i];
     if (!b.check_loadable || !machine_runs_space(b.space)) continue;
-    if (std::string error = check_backend_process(options, sweep[i]); !error.empty())
+    if (std::string error =
+            check_backend_process(options, sweep[i], global.verbosity < 0 ? nullptr : &std::cerr);
+        !error.empty())
       throw std::invalid_argument(error);
   }
   if (int signal = InterruptRequests::received(); signal != 0)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -15,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "allocators/availability.hpp"
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
 #include "cli/backend_listing.hpp"
@@ -25,6 +27,7 @@
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/bench_launcher.hpp"
+#include "harness/execution/runner.hpp"
 #include "platform/address_space_limit.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/executable_path.hpp"
@@ -157,7 +160,8 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   // Commas separate backends and a configuration's settings alike, as run -b reads them:
   // NAME:K=V,K=V,OTHER (split_backend_list).
   a.backends = split_backend_list(a.backends);
-  if (a.backends.empty()) {
+  const bool default_backends = a.backends.empty();
+  if (default_backends) {
     // A name two files of the folder hold is listed for neither (backend_listing), and refused
     // here as `-b NAME` refuses it, naming both files: dropped silently, the run would lack it.
     for (const auto& [name, files] : names_of_several_files(global.backends_dir))
@@ -226,6 +230,24 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
                           ", which bench writes");
     }
     jobs.push_back(job);
+  }
+  // A backend file named by -b whose library does not load, or ends its process while loading,
+  // is refused before anything runs, as run refuses it (checked in a child, `memrel cell
+  // --check`: memrel never loads a backend's library). Found by memrel_bench, it was read as
+  // memrel_bench's usage error, exit 2 after the backends before it had run (the fortieth
+  // adversarial pass, c8-bench-library-exit2-read-as-bad-input). The default set holds only the
+  // libraries that load (backend_listing).
+  if (!default_backends) {
+    RunOptions check;
+    check.memrel_executable = executable_path().empty() ? "memrel" : executable_path();
+    check.backends_dir = global.backends_dir;
+    check.cell_timeout_s = std::min<std::uint64_t>(a.timeout_s, 300);
+    for (std::size_t i = 0; i < backends.size(); ++i) {
+      if (!backends[i].check_loadable || !machine_runs_space(backends[i].space)) continue;
+      const std::string error =
+          check_backend_process(check, a.backends[i], global.verbosity < 0 ? nullptr : &std::cerr);
+      if (!error.empty()) throw std::invalid_argument(error);
+    }
   }
   // Asked last of the checks, as it starts a process; this build's own is one.
   if (!a.bench.empty()) {

@@ -271,7 +271,8 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     if (!backends[i].check_loadable || !machine_runs_space(backends[i].space) ||
         (default_backends && !backends[i].availability().available))
       continue;
-    std::string error = check_backend_process(a.options, a.backends[i]);
+    std::string error = check_backend_process(a.options, a.backends[i],
+                                              global.verbosity < 0 ? nullptr : &std::cerr);
     if (!error.empty()) throw std::invalid_argument(error);
   }
   // Every cell writes its result and its stderr to files of TMPDIR: one that cannot take a file

@@ -40,6 +40,17 @@ constexpr auto kPollInterval = std::chrono::milliseconds(5);
 // memrel_bench's exit code for a bad option or an unknown backend (docs/benchmarks.md).
 constexpr int kBenchUsageExit = 2;
 
+// memrel_bench's own word for a usage error (benchmarks/main.cpp: "memrel_bench: ..."; Google
+// Benchmark's "ARGV0: error: unrecognized command-line flag: ..."). An exit 2 without it is not
+// memrel_bench refusing its input: a backend's library that ends the process while loading exits
+// with any code (the fortieth adversarial pass, c8-bench-library-exit2-read-as-bad-input).
+bool says_usage_error(const std::string& line) {
+  const std::string own = "memrel_bench: ";
+  return (line.compare(0, own.size(), own) == 0 &&
+          line.compare(own.size(), 15, "internal error:") != 0) ||
+         line.find(": error: unrecognized command-line flag") != std::string::npos;
+}
+
 struct Running {
   std::size_t index = 0;
   pid_t pid = 0;
@@ -383,12 +394,20 @@ std::vector<BenchOutcome> schedule(
       if (!gpus.empty()) o.gpu = gpus[slot].index;
       const std::size_t index = ended.index;
       if (o.status == BenchStatus::kFailed && o.exit_code == kBenchUsageExit) {
-        // Its usage error says what was wrong; a memrel_bench that said nothing is named so
-        // (the line ended at the colon: the twentieth adversarial pass,
-        // c8-bench-exit2-empty-reason).
-        throw std::invalid_argument(
-            command.bench + " --backend " + job.backend + ": " +
-            (o.last_line.empty() ? "exited 2 (bad input) and said nothing" : o.last_line));
+        // Its usage error says what was wrong. Without memrel_bench's word for it the exit is
+        // the backend's run failing (bench checked every input memrel_bench reads before
+        // starting any), said as such: read as bad input, it stopped bench with exit 2 after
+        // the backends before it had run and written their files, and the ones after never ran.
+        // One that said nothing is named so (the line ended at the colon: the twentieth
+        // adversarial pass, c8-bench-exit2-empty-reason).
+        if (says_usage_error(o.last_line))
+          throw std::invalid_argument(command.bench + " --backend " + job.backend + ": " +
+                                      o.last_line);
+        o.last_line =
+            "exited 2 without memrel_bench's word for a usage error (something in its "
+            "process, such as the backend's library, ended it)" +
+            (o.last_line.empty() ? std::string("; it said nothing")
+                                 : "; its last line: " + o.last_line);
       }
       outcomes[index] = o;
       if (on_done) on_done(job, o);

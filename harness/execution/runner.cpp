@@ -51,6 +51,10 @@ using Clock = std::chrono::steady_clock;
 // How often the runner looks at its children, its deadlines and the signals it was sent.
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
+// How long a backend library's check runs before it is said to be waiting (a library links
+// whatever it needs: a cold libtorch takes a second or two).
+constexpr auto kSayCheckWaitingAfter = std::chrono::seconds(3);
+
 std::string tail_of(std::string s, std::size_t max_bytes) {
   if (s.size() > max_bytes) s = "..." + s.substr(s.size() - max_bytes);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -660,7 +664,8 @@ ZygoteUse parse_zygote_use(const std::string& text, const std::string& option) {
   throw std::invalid_argument(option + " " + text + ": expected none, device or all");
 }
 
-std::string check_backend_process(const RunOptions& options, const std::string& backend_name) {
+std::string check_backend_process(const RunOptions& options, const std::string& backend_name,
+                                  std::ostream* waiting) {
   const BackendInfo backend = resolve_backend(backend_name, options.backends_dir);
   ChildSpec spec;
   CellRequest request = cell_request(options, backend_name);
@@ -673,10 +678,19 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
   RunningChild child = start(spec, options.cell_timeout_s, false);
   std::optional<int> status;
   bool timed_out = false;
+  bool said_waiting = false;
   while (!(status = exited(child))) {
     if (int signal = InterruptRequests::received()) {
       kill_child_group(child.pid);
       throw_interrupted(signal, "while checking " + backend.file);
+    }
+    // A library that takes long to load (or never returns) held `memrel list` silent for the
+    // whole bound (the fortieth adversarial pass, c8-list-hangs-on-library-that-hangs-loading).
+    if (waiting && !said_waiting && Clock::now() > child.start + kSayCheckWaitingAfter) {
+      *waiting << "memrel: " << backend.file << ": its library is still loading after "
+               << kSayCheckWaitingAfter.count() << " s; waiting up to " << options.cell_timeout_s
+               << " s" << std::endl;
+      said_waiting = true;
     }
     if (Clock::now() > child.deadline) {
       // Stopped from outside (SIGSTOP, a debugger): the machine's state, not a slow library.
@@ -697,13 +711,17 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
   if (!timed_out && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) return "";
   const std::string prefix = "memrel: ";
   if (error.compare(0, prefix.size(), prefix) == 0) error = error.substr(prefix.size());
-  if (timed_out) return backend.file + ": loading the library took longer than the cell timeout";
+  if (timed_out)
+    return backend.file + ": loading its library took longer than " +
+           std::to_string(options.cell_timeout_s) + " s";
   if (WIFSIGNALED(*status))
-    return backend.file + ": loading the library killed the process with signal " +
+    return backend.file + ": loading its library killed the process with signal " +
            std::to_string(WTERMSIG(*status)) + (error.empty() ? "" : ": " + error);
-  return error.empty()
-             ? backend.file + ": the check exited with code " + std::to_string(WEXITSTATUS(*status))
-             : error;
+  // memrel's check says what it found wrong; a silent exit is the library's own (a constructor
+  // that calls exit).
+  return error.empty() ? backend.file + ": loading its library ended the process with exit code " +
+                             std::to_string(WEXITSTATUS(*status)) + " and no message"
+                       : error;
 }
 
 namespace {

@@ -98,7 +98,10 @@ struct RunOptions {
 // Loads a pluggable backend's library and resolves its symbols in a child process (`memrel
 // cell --check`), since the parent must not load it. Empty when it loads, else the child's
 // one-line error ("FILE: library: cannot load ...", "FILE: symbol ... not found in ...").
-std::string check_backend_process(const RunOptions& options, const std::string& backend);
+// Bounded by options.cell_timeout_s; on `waiting`, when given, a line once the library has
+// taken a few seconds to load.
+std::string check_backend_process(const RunOptions& options, const std::string& backend,
+                                  std::ostream* waiting = nullptr);
 
 // All cells (or the shard's), in backend-major order; on `progress`, a line per backend and per
 // cell worth reading (harness/execution/run_summary.hpp), as they end. Throws ResultsError for a
