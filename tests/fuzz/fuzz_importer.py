@@ -85,6 +85,22 @@ def seeds():
     out.append(b"Thread,Time,Action,Pointer,Size,Stream\n"
                b"1,12:00:00.000001,free,(nil),4096,0x0\n")
     out.append(pickle.dumps(dict(snapshot, device_traces=[[entries[0]] * 5000]), protocol=4))
+    # The thirty-eighth to fortieth passes': one live block listed twice and two segments that
+    # overlap (a byte counted twice), a block of a state torch never writes, a free whose size is
+    # not its block's, and an alloc of a negative size freed with a good one.
+    seg = snapshot["segments"][0]
+    placed = dict(seg["blocks"][0], address=seg["address"])
+    out.append(pickle.dumps(dict(snapshot, segments=[dict(seg, blocks=[placed, placed])]),
+                            protocol=4))
+    out.append(pickle.dumps(dict(snapshot, segments=[seg, dict(seg, address=seg["address"] + 4096)]),
+                            protocol=4))
+    out.append(pickle.dumps(dict(snapshot, segments=[dict(seg, blocks=[
+        dict(seg["blocks"][0], state="half_allocated")])]), protocol=4))
+    out.append(pickle.dumps(dict(snapshot, device_traces=[entries[:3] + [
+        dict(entries[3], size=4096), dict(entries[4], size=4096)]]), protocol=4))
+    out.append(pickle.dumps(dict(snapshot, device_traces=[[dict(entries[1], size=-5),
+                                                           dict(entries[4], size=4096)]]),
+                            protocol=4))
     return out
 
 
