@@ -76,7 +76,7 @@ class RmmFamily : public BackendFamily {
          [] { return make_rmm_pool(0, std::nullopt); }},
         {"rmm-arena",
          family,
-         "RMM arena_memory_resource over cudaMalloc, global arena half the free memory",
+         "RMM arena_memory_resource over cudaMalloc, global arena half the free memory (whole GiB)",
          "nothing: the arena is reserved whole while it lives",
          MemorySpace::kDevice,
          {},

@@ -10,7 +10,8 @@
 //   RMM keeps every block it took from the device until the pool is destroyed; it offers no
 //   call that gives free blocks back while it lives. release() is a no-op. Reserved: pool_size().
 // - rmm-arena (arena_memory_resource over cudaMalloc): the global arena takes half of the free
-//   device memory at construction (RMM's default), reserved from the start; nothing is given
+//   device memory at construction (RMM's default; here rounded down to a whole GiB, so that it
+//   does not follow the driver's few KiB), reserved from the start; nothing is given
 //   back while it lives. release() is a no-op. Reserved: the arena's size.
 // - rmm-binning (binning_memory_resource over a pool, bins 2^18..2^22 bytes, as RMM's
 //   benchmark builds it): small requests from fixed-size bins, the rest from the pool; both take
@@ -137,12 +138,22 @@ std::unique_ptr<Allocator> make_rmm_pool(std::uint64_t initial_bytes,
       pool, [pool] { return std::optional<std::uint64_t>(pool.pool_size()); }, nothing_to_release);
 }
 
+// The arena's size is a multiple of this (make_rmm_arena).
+constexpr std::size_t kArenaGranule = std::size_t{1} << 30;
+constexpr std::size_t kSmallArenaGranule = std::size_t{2} << 20;
+
 std::unique_ptr<Allocator> make_rmm_arena() {
   require_device();
-  // RMM's own default, made explicit so that the reservation is known: half the free memory.
+  // RMM's own default, made explicit so that the reservation is known: half the free memory,
+  // rounded down to a whole GiB (2 MiB on a device with less than 2 GiB free). To the byte, it
+  // followed what the driver held before the cell: two H100 runs, 64 KiB apart in the device's
+  // use, differed by 32 KiB in every reserved figure, 12 byte "regressions" between two machines
+  // of one kind.
   std::size_t free_bytes = 0, total_bytes = 0;
   check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  const std::size_t arena_bytes = (free_bytes / 2) / 256 * 256;
+  const std::size_t half = free_bytes / 2;
+  const std::size_t granule = half >= kArenaGranule ? kArenaGranule : kSmallArenaGranule;
+  const std::size_t arena_bytes = half / granule * granule;
   rmm::mr::arena_memory_resource arena{rmm::mr::cuda_memory_resource{}, arena_bytes};
   return std::make_unique<RmmAllocator>(
       arena, [arena_bytes] { return std::optional<std::uint64_t>(arena_bytes); },
