@@ -20,6 +20,7 @@
 
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
+#include "cli/backend_library_check.hpp"
 #include "cli/bench_file_claims.hpp"
 #include "cli/bench_probe.hpp"
 #include "cli/bench_text.hpp"
@@ -379,6 +380,27 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     backend_inputs.insert(backend_inputs.end(), candidate_backend->input_files.begin(),
                           candidate_backend->input_files.end());
   check_ab_outputs(a, backend_names, backend_inputs, global);
+  // Each side's backends load under that side's settings, checked as bench and run check them:
+  // found inside the first round, a library refusing MEMREL_EXAMPLE_SLOWDOWN_NS=nan was the
+  // reference's exit 4 or the candidate's "regression", exit 1, and a candidate backend whose
+  // library is missing exit 1 (the forty-first adversarial pass, c4-ab-env-slowdown-nan-exit4,
+  // c8-ab-candidate-env-bad-value-exit1, c8-ab-candidate-backend-missing-library-exit1).
+  for (const Side* side : {&a.reference, &a.candidate}) {
+    LibraryCheck check;
+    check.backends_dir = global.backends_dir;
+    check.timeout_s = 300;  // run's cell timeout
+    check.environment = environment_of(*side);
+    check.quiet = global.verbosity < 0;
+    check.whose = "the " + side->role + "'s backend" +
+                  (side->environment.empty() ? std::string() : " (with --" + side->role + "-env)") +
+                  ": ";
+    const std::vector<GivenBackend>& runs = side == &a.candidate && candidate_backend
+                                                ? std::vector<GivenBackend>{*candidate_backend}
+                                                : backends;
+    for (const GivenBackend& b : runs)
+      refuse_backend_whose_library_fails(b.given, resolve_backend(b.given, global.backends_dir),
+                                         check);
+  }
   // Asked last of the checks, as it starts a process; this build's own is one.
   for (const Side* side : {&a.reference, &a.candidate}) {
     if (side->bench == bench_beside_executable()) continue;

@@ -19,6 +19,7 @@
 #include "allocators/availability.hpp"
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
+#include "cli/backend_library_check.hpp"
 #include "cli/backend_listing.hpp"
 #include "cli/bench_file_claims.hpp"
 #include "cli/bench_probe.hpp"
@@ -27,7 +28,6 @@
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
 #include "harness/execution/bench_launcher.hpp"
-#include "harness/execution/runner.hpp"
 #include "platform/address_space_limit.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/executable_path.hpp"
@@ -169,8 +169,13 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     // So is a file of the folder that is no backend, as run's default set refuses it: left out,
     // bench exited 0 without a word for it (the thirty-seventh adversarial pass,
     // c6-bench-backends-dir-invalid-file-skipped).
-    folder_backends(global.backends_dir);
-    a.backends = available_backend_names(global.backends_dir);
+    // The backends that can run here, as `list --available-backends` names them, but a backend
+    // file whose library is there and does not load is refused below (as run's default set
+    // refuses it), not left out.
+    for (const BackendInfo& b : all_backends())
+      if (b.availability().available) a.backends.push_back(b.name);
+    for (const BackendInfo& b : folder_backends(global.backends_dir))
+      if (b.availability().available) a.backends.push_back(b.name);
   }
   // The process in the name too: two benches in one second shared the folder, the second's files
   // over the first's (the twenty-second adversarial pass, c6-bench-default-out-same-second).
@@ -231,24 +236,19 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     }
     jobs.push_back(job);
   }
-  // A backend file named by -b whose library does not load, or ends its process while loading,
-  // is refused before anything runs, as run refuses it (checked in a child, `memrel cell
-  // --check`: memrel never loads a backend's library). Found by memrel_bench, it was read as
+  // A backend file whose library does not load, or ends its process while loading, is refused
+  // before anything runs, as run refuses it: found by memrel_bench, it was read as
   // memrel_bench's usage error, exit 2 after the backends before it had run (the fortieth
-  // adversarial pass, c8-bench-library-exit2-read-as-bad-input). The default set holds only the
-  // libraries that load (backend_listing).
-  if (!default_backends) {
-    RunOptions check;
-    check.memrel_executable = executable_path().empty() ? "memrel" : executable_path();
-    check.backends_dir = global.backends_dir;
-    check.cell_timeout_s = std::min<std::uint64_t>(a.timeout_s, 300);
-    for (std::size_t i = 0; i < backends.size(); ++i) {
-      if (!backends[i].check_loadable || !machine_runs_space(backends[i].space)) continue;
-      const std::string error =
-          check_backend_process(check, a.backends[i], global.verbosity < 0 ? nullptr : &std::cerr);
-      if (!error.empty()) throw std::invalid_argument(error);
-    }
-  }
+  // adversarial pass, c8-bench-library-exit2-read-as-bad-input). The default set's too, as
+  // run's default set: left out without a word, a setting its library refuses
+  // (MEMREL_EXAMPLE_SLOWDOWN_NS=nan) gave exit 0 (the forty-first,
+  // c4-bench-default-env-nan-silently-skips).
+  LibraryCheck library_check;
+  library_check.backends_dir = global.backends_dir;
+  library_check.timeout_s = std::min<std::uint64_t>(a.timeout_s, 300);
+  library_check.quiet = global.verbosity < 0;
+  for (std::size_t i = 0; i < backends.size(); ++i)
+    refuse_backend_whose_library_fails(a.backends[i], backends[i], library_check);
   // Asked last of the checks, as it starts a process; this build's own is one.
   if (!a.bench.empty()) {
     const std::string problem = bench_program_problem(command.bench);

@@ -51,7 +51,32 @@ std::vector<int> parse_cpu_list(const std::string& text, const std::string& opti
   return cpus;
 }
 
+std::string cpu_set_text(const cpu_set_t& set) {
+  std::string text;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    int last = cpu;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    text += (text.empty() ? "" : ",") + std::to_string(cpu) +
+            (last > cpu ? "-" + std::to_string(last) : std::string());
+    cpu = last;
+  }
+  return text;
+}
+
 void pin_to_cpus(const std::vector<int>& cpus, const std::string& option) {
+  // Every CPU given must be one this process may run on: the kernel takes a set of which one
+  // is, and drops the rest without a word (`--cpus 0,5` on a 2-CPU machine ran on CPU 0 alone,
+  // exit 0: the forty-first adversarial pass, c4-ab-cpus-range-past-machine-accepted).
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    for (int cpu : cpus)
+      if (!CPU_ISSET(cpu, &allowed))
+        throw std::invalid_argument(option + ": CPU " + std::to_string(cpu) +
+                                    " is not one memrel may run on here (" + cpu_set_text(allowed) +
+                                    "; see nproc, lscpu)");
+  }
   cpu_set_t set;
   CPU_ZERO(&set);
   for (int cpu : cpus) CPU_SET(cpu, &set);

@@ -9,6 +9,8 @@
 // other. The affinity is inherited by every process started afterwards.
 #pragma once
 
+#include <sched.h>
+
 #include <string>
 #include <vector>
 
@@ -19,9 +21,12 @@ namespace memrel {
 // kernel's CPU_SETSIZE, a CPU given twice).
 std::vector<int> parse_cpu_list(const std::string& text, const std::string& option);
 
+// "0-3,8": the CPUs of `set`, as parse_cpu_list reads them.
+std::string cpu_set_text(const cpu_set_t& set);
+
 // This process (and so every child started after it) runs only on `cpus`. Throws
-// std::invalid_argument naming `option` when the kernel refuses (no such CPU online, or none of
-// them allowed to this process).
+// std::invalid_argument naming `option` when one of them is not a CPU this process may run on
+// (offline, absent, outside its cpuset), or the kernel refuses.
 void pin_to_cpus(const std::vector<int>& cpus, const std::string& option);
 
 }  // namespace memrel

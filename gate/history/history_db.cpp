@@ -192,10 +192,23 @@ std::string printable(std::string text) {
   return text;
 }
 
+// 2^53: the largest figure memrel records.
+constexpr double kMostFigure = 9007199254740992.0;
+
 double figure_value(Statement& q, int column, int rowid_column, const std::string& metric,
                     const std::string& path) {
   const int type = sqlite3_column_type(q.get(), column);
   const double value = sqlite3_column_double(q.get(), column);
+  // Every figure memrel records is within 2^53 (results integers, benchmark times and bytes:
+  // docs/results-schema.md, docs/benchmark-json.md): a hand-set 1.7e308 overflowed Otava's
+  // arithmetic, and the shift to it was no change point (the forty-first adversarial pass,
+  // c4-history-changes-huge-figure-no-change).
+  if ((type == SQLITE_INTEGER || type == SQLITE_FLOAT) && std::isfinite(value) &&
+      std::fabs(value) > kMostFigure)
+    throw ResultsError(path + ": figures row " +
+                       std::to_string(sqlite3_column_int64(q.get(), rowid_column)) + " (" + metric +
+                       "), column value: " + std::to_string(value) +
+                       " is out of range (-2^53 to 2^53); not a memrel history");
   if ((type == SQLITE_INTEGER || type == SQLITE_FLOAT) && std::isfinite(value)) return value;
   std::string shown = type == SQLITE_NULL   ? "NULL"
                       : type == SQLITE_BLOB ? "a blob"

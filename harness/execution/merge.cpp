@@ -42,6 +42,20 @@ ShardFile read_shard_record(const std::string& path, RunResults run) {
     if (!key.is_string()) throw ResultsError("context.shard.matrix: a cell that is not a string");
     file.matrix.push_back(key.get<std::string>());
   }
+  // The matrix is every backend of the run on every workload (run_suite): one that lacks a cell,
+  // with the cell gone from its shard too, merged into a run with a cell missing and exit 0 (the
+  // forty-first adversarial pass, c5-merge-matrix-shrunk-drops-cell).
+  const nlohmann::json options = file.run.context.value("options", nlohmann::json::object());
+  if (options.contains("backends") && options["backends"].is_array() &&
+      options.contains("workloads") && options["workloads"].is_array()) {
+    const std::size_t backends = options["backends"].size(),
+                      workloads = options["workloads"].size();
+    if (file.matrix.size() != backends * workloads)
+      throw ResultsError("context.shard.matrix: " + std::to_string(file.matrix.size()) +
+                         " cells, but options name " + std::to_string(backends) +
+                         " backend(s) and " + std::to_string(workloads) + " workload(s), " +
+                         std::to_string(backends * workloads) + " cells");
+  }
   return file;
 }
 

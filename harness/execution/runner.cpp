@@ -665,13 +665,15 @@ ZygoteUse parse_zygote_use(const std::string& text, const std::string& option) {
 }
 
 std::string check_backend_process(const RunOptions& options, const std::string& backend_name,
-                                  std::ostream* waiting) {
+                                  std::ostream* waiting,
+                                  const std::map<std::string, std::string>& environment) {
   const BackendInfo backend = resolve_backend(backend_name, options.backends_dir);
   ChildSpec spec;
   CellRequest request = cell_request(options, backend_name);
   request.check = true;
   spec.args = cell_command_line(options.memrel_executable, request);
   spec.environment = child_environment(options, backend);
+  for (const auto& [name, value] : environment) spec.environment[name] = value;
   // `memrel cell` answers SIGTERM at once, in C, by SIGKILLing its own group (serve_cell, the
   // zygote's on_terminate): so the kernel's signal ends what a cell started too.
   spec.parent_death_signal = SIGTERM;

@@ -99,9 +99,11 @@ struct RunOptions {
 // cell --check`), since the parent must not load it. Empty when it loads, else the child's
 // one-line error ("FILE: library: cannot load ...", "FILE: symbol ... not found in ...").
 // Bounded by options.cell_timeout_s; on `waiting`, when given, a line once the library has
-// taken a few seconds to load.
+// taken a few seconds to load. `environment`: settings the backend's processes get besides the
+// backend's own (ab's --candidate-env).
 std::string check_backend_process(const RunOptions& options, const std::string& backend,
-                                  std::ostream* waiting = nullptr);
+                                  std::ostream* waiting = nullptr,
+                                  const std::map<std::string, std::string>& environment = {});
 
 // All cells (or the shard's), in backend-major order; on `progress`, a line per backend and per
 // cell worth reading (harness/execution/run_summary.hpp), as they end. Throws ResultsError for a

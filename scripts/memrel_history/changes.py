@@ -142,6 +142,9 @@ def open_history(path):
 
 
 # The columns read, by table and the type each must hold (gate/history/history_db.cpp's schema).
+# The largest figure memrel records (results integers, benchmark times and bytes).
+MOST_FIGURE = 2 ** 53
+
 # SQLite keeps any type in any column: a blob metric name stopped the sort of the series with a
 # traceback (t12, t72 of the fifth adversarial pass). NULLs read as '' are made so by the query.
 _COLUMNS = (("figures", "metric", str), ("runs", "machine_id", str), ("runs", "id", int),
@@ -187,6 +190,12 @@ def series_of(db, path, metrics, match):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise UsageError(f"{path}: figures of run {run_id}: {metric}: {value!r} is not a "
                              "finite number; not a memrel history")
+        # Every figure memrel records is within 2^53 (history_db.cpp, figure_value): a hand-set
+        # 1.7e308 overflowed Otava's arithmetic, and the shift to it was no change point (the
+        # forty-first adversarial pass, c4-history-changes-huge-figure-no-change).
+        if abs(value) > MOST_FIGURE:
+            raise UsageError(f"{path}: figures of run {run_id}: {metric}: {value!r} is out of "
+                             "range (-2^53 to 2^53); not a memrel history")
         out.setdefault((metric, machine), []).append((run_id, started, source, commit, value))
     missing = [m for m in metrics if not any(key[0] == m for key in out)]
     if missing:

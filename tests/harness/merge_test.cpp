@@ -143,10 +143,20 @@ TEST_F(MergeTest, ShardsOfAnotherSplitMatrixOptionsOrGpuAreRefused) {
             two[1] + ": shard 2/2, but " + three[0] + " is a shard of 3");
 
   std::vector<std::string> paths = write_shards(2, [](std::size_t k, nlohmann::json& doc) {
-    if (k == 2) doc["context"]["shard"]["matrix"].push_back("host-malloc/extra");
+    // One cell in place of another: the run's size (a matrix of another size is refused as
+    // not the run's, below).
+    if (k == 2) doc["context"]["shard"]["matrix"].back() = "host-malloc/extra";
   });
   EXPECT_EQ(error_of(paths),
             paths[1] + ": another matrix: cell 'host-malloc/extra' is not in " + paths[0] + "'s");
+  // Both files' matrix one cell longer than the run's backends times its workloads.
+  paths = write_shards(2, [](std::size_t, nlohmann::json& doc) {
+    doc["context"]["shard"]["matrix"].push_back("host-malloc/extra");
+  });
+  EXPECT_NE(error_of(paths).find(paths[0] + ": context.shard.matrix: "), std::string::npos)
+      << error_of(paths);
+  EXPECT_NE(error_of(paths).find(" cells, but options name "), std::string::npos)
+      << error_of(paths);
 
   paths = write_shards(2, [](std::size_t k, nlohmann::json& doc) {
     if (k == 2) doc["context"]["options"]["host_capacity_bytes"] = 1;
