@@ -321,7 +321,7 @@ std::optional<int> run_round(const AbArgs& a, const std::map<const Side*, BenchC
       return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;
     }
     if (r.status == BenchStatus::kNoneMatched)  // the same in every round: a bad option
-      throw std::invalid_argument("--filter '" + a.filter + "' matches no benchmark of " +
+      throw std::invalid_argument(filter_option_text(a.filter) + " matches no benchmark of " +
                                   job.name + ": nothing to compare");
     if (r.status == BenchStatus::kUnavailable) {  // memrel_bench says why
       if (round > 1 || side != &a.reference) {
@@ -414,7 +414,8 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     const std::string problem = bench_filter_problem(a.reference.bench, a.filter);
     if (int signal = InterruptRequests::received(); signal != 0)  // during the probe
       throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
-    if (!problem.empty()) throw std::invalid_argument("--filter '" + a.filter + "': " + problem);
+    if (!problem.empty())
+      throw std::invalid_argument(filter_option_text(a.filter) + ": " + problem);
   }
   const std::string rounds_dir = a.out + "/rounds";
   // Made for this run, --out's missing folders go again with it on bad input (the default

@@ -260,7 +260,8 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     const std::string problem = bench_filter_problem(command.bench, a.filter);
     if (int signal = InterruptRequests::received(); signal != 0)  // during the probe
       throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
-    if (!problem.empty()) throw std::invalid_argument("--filter '" + a.filter + "': " + problem);
+    if (!problem.empty())
+      throw std::invalid_argument(filter_option_text(a.filter) + ": " + problem);
   }
   std::error_code exists_ec;
   // The folders made for -o and --logs go again, each while empty, when bench refuses or is
@@ -307,7 +308,7 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     // the folders made for it go (as the exception leaves).
     for (const BenchJob& job : jobs) drop_pending_log(job);
     throw std::invalid_argument(
-        (a.filter.empty() ? std::string("no filter") : "--filter '" + a.filter + "'") +
+        (a.filter.empty() ? std::string("no filter") : filter_option_text(a.filter)) +
         ": matches no benchmark of any backend given; nothing written");
   }
   for (std::size_t i = 0; i < jobs.size(); ++i)
