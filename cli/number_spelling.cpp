@@ -7,6 +7,9 @@ namespace {
 
 // The patterns of scripts/memrel_help.py (_INT, _FLOAT); tests/python/test_hostile_inputs.py
 // keeps the two in agreement.
+// The longest spelling of a number memrel reads (scripts/memrel_help.py, LONGEST_NUMBER).
+constexpr std::size_t kLongestNumber = 1000;
+
 const std::regex& whole_number_spelling() {
   // No leading zero: CLI11 reads `010` as octal (8 rounds of ab, an 8 s advise timeout: the
   // thirty-second adversarial pass, c4-leading-zero-read-as-octal), Python's int() as 10.
@@ -36,6 +39,13 @@ std::string misspelled_number(const CLI::App* app) {
     if (type == "FLOAT") pattern = &decimal_number_spelling();
     if (pattern == nullptr) continue;
     for (const std::string& value : opt->results()) {
+      // std::regex matches by recursion, a frame per character: a 100,000-digit value overflowed
+      // the stack, exit 139 (the forty-second adversarial pass). No number memrel reads needs
+      // more than a few dozen characters; Python's rule is the same (memrel_help.py).
+      if (value.size() > kLongestNumber)
+        return opt->get_name() + ": '" + value.substr(0, 40) + "...' (" +
+               std::to_string(value.size()) + " characters) is longer than any number memrel " +
+               "reads (" + std::to_string(kLongestNumber) + " characters at most)";
       if (!std::regex_match(value, *pattern))
         return opt->get_name() + ": '" + value + "' is not a " +
                (pattern == &whole_number_spelling()

@@ -91,9 +91,22 @@ _INT = r"-?(0|[1-9][0-9]*)"
 _FLOAT = r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?"
 
 
+# The longest spelling of a number memrel reads (cli/number_spelling.cpp, kLongestNumber): the
+# C++ matcher recurses per character.
+LONGEST_NUMBER = 1000
+
+
+def _refuse_long(text):
+    if len(text) > LONGEST_NUMBER:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}... ({len(text)} characters) is longer "
+                                         f"than any number memrel reads ({LONGEST_NUMBER} "
+                                         "characters at most)")
+
+
 def whole_number(text):
     import re
 
+    _refuse_long(text)
     if not re.fullmatch(_INT, text, flags=re.ASCII):
         raise argparse.ArgumentTypeError(f"{text!r}: not a whole number (ASCII digits, no leading zero)")
     _refuse_negative_zero(text)
@@ -115,6 +128,7 @@ def finite_number(text):
     import math
     import re
 
+    _refuse_long(text)
     if not re.fullmatch(_FLOAT, text, flags=re.ASCII) or not math.isfinite(float(text)):
         raise argparse.ArgumentTypeError(f"{text!r}: not a finite number (ASCII digits)")
     # A value too small for a double reads as 0 ("1e-999"): a threshold meant to be on would be
