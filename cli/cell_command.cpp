@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "allocators/backend_table.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
@@ -77,10 +78,27 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     // Nor one of the cell's own inputs, by identity, as --out is refused (`--result-fd 5
     // 5<>w.json` wrote the result into the workload: the eighteenth adversarial pass,
     // c1-cell-result-fd-onto-*).
+    // The backend file's library and memrel's own files too, as --out refuses them (`3>>lib.so`
+    // appended the result to the backend's library, `3>>build/ci/libmemrel_torch.so` to a
+    // plugin: the forty-second adversarial pass, c1-cell-result-fd-backend-library,
+    // c1-cell-result-fd-own-files).
     if (r->result_fd >= 0) {
       struct stat result {};
+      std::vector<std::string> inputs = {r->workload, r->backend};
+      try {
+        const BackendInfo backend = resolve_backend(r->backend, global.backends_dir);
+        inputs.insert(inputs.end(), backend.input_files.begin(), backend.input_files.end());
+      } catch (const std::exception&) {  // an unknown backend is said by the cell itself
+      }
+      if (fstat(r->result_fd, &result) == 0 && S_ISREG(result.st_mode) &&
+          (" " + program_identities() + " ")
+                  .find(" " + std::to_string(result.st_dev) + ":" + std::to_string(result.st_ino) +
+                        " ") != std::string::npos)
+        throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
+                                    ": is one of memrel's own files (its programs, code or data); "
+                                    "a result is written to none of them");
       if (fstat(r->result_fd, &result) == 0 && S_ISREG(result.st_mode))
-        for (const std::string& input : {r->workload, r->backend}) {
+        for (const std::string& input : inputs) {
           struct stat st {};
           if (stat(input.c_str(), &st) == 0 && st.st_dev == result.st_dev &&
               st.st_ino == result.st_ino)

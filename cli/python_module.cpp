@@ -301,6 +301,24 @@ std::string foreign_end(int status) {
   return "exited " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+// How a Python part that ran none of memrel's code ended, said after its interpreter's name. A
+// stop sent to it alone from outside (SIGTERM, SIGINT, SIGHUP; memrel's own are passed on and
+// said above) is said as such: it was blamed on the interpreter, "is it a Python interpreter
+// that can start?" (the forty-second adversarial pass,
+// c8-python-part-sigterm-blamed-on-interpreter).
+std::string ended_before_memrels_code(int status) {
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    if (signal == SIGTERM || signal == SIGINT || signal == SIGHUP)
+      return "was stopped by " + signal_name(signal) +
+             " from outside before memrel's code ran (scripts/memrel_entry.py); not the "
+             "interpreter's failure";
+  }
+  return foreign_end(status) +
+         " without running memrel's code (scripts/memrel_entry.py); is it a Python interpreter "
+         "that can start?";
+}
+
 // What the part left held (ChildStderrRelay) says it ran out of memory: a MemoryError raised
 // while one was being said, OpenBLAS giving up on its buffers.
 bool says_out_of_memory(const std::string& held) {
@@ -425,9 +443,8 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     // Its traceback is not memrel's code's: an interpreter that cannot import what its own
     // start-up needs, a wrapper that fails (the fifteenth adversarial pass,
     // c8-mempython-traceback-*: four lines, the last saying "the Python part failed").
-    std::cerr << who << ": " << one_line_text(python) << " " << foreign_end(status)
-              << " without running memrel's code (scripts/memrel_entry.py); is it a Python "
-                 "interpreter that can start?\n";
+    std::cerr << who << ": " << one_line_text(python) << " " << ended_before_memrels_code(status)
+              << "\n";
     return exit_code::kInternalError;
   }
   // 1 is "regression" here; an uncaught exception or an interpreter that gave up says 1 too. A
@@ -661,9 +678,7 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   }
   if (!own_code && !entry_ran(entry_mark.get())) {  // as python_exit_code says it
     result.exit_code = exit_code::kInternalError;
-    result.error_text = spec.args[0] + " " + foreign_end(status) +
-                        " without running memrel's code (scripts/memrel_entry.py); is it a "
-                        "Python interpreter that can start?";
+    result.error_text = spec.args[0] + " " + ended_before_memrels_code(status);
     return result;
   }
   if (!own_code) {

@@ -60,9 +60,15 @@ std::string python_interpreter_problem(const std::string& python) {
   // "memrel-python-3.11": an older Python 3 than memrel's parts are written for printed a
   // traceback of 15 lines (the tenth adversarial pass, c8-memrel-python-old-traceback).
   const std::string version = a.printed.substr(std::string("memrel-python-").size());
-  int major = 0, minor = 0;
-  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) != 2 || major != 3)
-    return "is " + a.printed.substr(7) + ", not Python 3";
+  // "3." and a minor of ASCII digits, read whole: sscanf's %d took "3.99999999999999999999999"
+  // past an int and said it was older than 3.9 (the forty-second adversarial pass,
+  // c8-python-huge-minor-version-said-older).
+  const std::string minor_text = version.compare(0, 2, "3.") == 0 ? version.substr(2) : "";
+  if (version.compare(0, 2, "3.") != 0) return "is " + a.printed.substr(7) + ", not Python 3";
+  if (minor_text.empty() || minor_text.size() > 4 ||
+      minor_text.find_first_not_of("0123456789") != std::string::npos)
+    return "is " + a.printed.substr(7) + ", not a Python 3 version (3.N)";
+  const int minor = std::stoi(minor_text);
   if (minor < kMinimumPythonMinor)
     return "is Python " + version + ", older than the 3." + std::to_string(kMinimumPythonMinor) +
            " memrel's Python parts are written for";

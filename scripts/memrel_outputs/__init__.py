@@ -109,7 +109,7 @@ def _program_files():
         files = {}
         for item in os.environ.get("MEMREL_PROGRAM_FILES", "").split():
             dev, _, ino = item.partition(":")
-            if dev.isdigit() and ino.isdigit():
+            if dev.isascii() and ino.isascii() and dev.isdigit() and ino.isdigit():
                 files[(int(dev), int(ino))] = None  # named by identity alone
         for program in _program():
             try:

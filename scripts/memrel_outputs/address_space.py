@@ -9,7 +9,7 @@ import resource
 def user_limit_bytes():
     """The user's limit in bytes, or None when there is none."""
     given = os.environ.get("MEMREL_ADDRESS_SPACE_LIMIT", "")
-    if given.isdigit():
+    if given.isascii() and given.isdigit():  # '²' is a digit to isdigit() and not to int()
         return int(given)
     soft = resource.getrlimit(resource.RLIMIT_AS)[0]
     return None if soft == resource.RLIM_INFINITY else soft

@@ -23,6 +23,7 @@ import memrel_outputs.last_word
 from .input_rules import InputError
 
 MARKER = ".memrel-report"
+PID_MAX_LIMIT = 1 << 22  # the kernel's PID_MAX_LIMIT on 64-bit: no process id is larger
 PARTIAL = ".memrel-report-partial"  # in DIR.tmp-PID from its first moment: a folder of ours
 REPLACED = ".memrel-report-replaced"  # in DIR as it becomes DIR.old-PID: a folder being replaced
 
@@ -125,7 +126,10 @@ def remove_stale(out_dir, inputs=()):
         return
     for name in names:
         m = re.fullmatch(base + r"\.(tmp|old)-([0-9]{1,10})", name)
-        if not m or _alive(int(m.group(2))):
+        # A number no process id can be (Linux's pid_max is at most 2^22) names no report's
+        # folder; os.kill of one past a C int raised OverflowError, exit 4 with nothing written
+        # (the forty-second adversarial pass, c4-report-folder-tmp-huge-pid-overflow).
+        if not m or int(m.group(2)) > PID_MAX_LIMIT or _alive(int(m.group(2))):
             continue
         if m.group(1) == "old" and not os.path.isdir(out_dir):
             continue

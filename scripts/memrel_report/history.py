@@ -97,8 +97,10 @@ def _interpreter_problem(python):
     except subprocess.TimeoutExpired:
         return "did not answer within 60 s"
     version = r.stdout.removeprefix("memrel-python-").split(".")
-    if r.stdout.startswith("memrel-python-3.") and len(version) == 2 and version[1].isdigit() \
-            and int(version[1]) >= 9:
+    # ASCII digits: str.isdigit() takes '²', which int() refuses ("internal error: ValueError":
+    # the forty-second adversarial pass, c8-history-python-superscript-version-internal-error).
+    if r.stdout.startswith("memrel-python-3.") and len(version) == 2 and \
+            re.fullmatch("[0-9]{1,4}", version[1], flags=re.ASCII) and int(version[1]) >= 9:
         return ""
     return f"is not a Python 3.9 or later (exit {r.returncode}, said {r.stdout[:40]!r})"
 

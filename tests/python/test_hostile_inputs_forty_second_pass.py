@@ -2,11 +2,14 @@
 and what its findings led to: input that takes a matcher down by its depth or length. Each test
 fails on the code before its fix."""
 
+import json
+import os
 import subprocess
+import sys
 
 import pytest
 
-from conftest import HOST_RUN
+from conftest import HOST_RUN, ROOT
 from test_hostile_inputs import MEMREL, needs_memrel, python, refused
 
 NESTED = "(" * 20000 + "pair" + ")" * 20000
@@ -47,3 +50,97 @@ def test_the_python_parts_refuse_the_same_long_number(tmp_path):
     r = python("memrel_history", "changes", "--db", tmp_path / "h.sqlite", "--max-pvalue",
                "0." + "1" * 5000, cwd=tmp_path)
     refused(r, "--max-pvalue", "(5002 characters) is longer than any number memrel reads")
+
+
+def _results(tmp_path):
+    subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o",
+                    "r.json"], check=True, capture_output=True, cwd=tmp_path, timeout=120)
+    return "r.json"
+
+
+@needs_memrel
+@pytest.mark.parametrize("size", ["\u00b2", "\u0664\u0660\u0669\u0666"])
+def test_report_reads_a_benchmark_size_in_ascii_digits_only(tmp_path, size):
+    """c4-report-bench-superscript-size-internal-error, c4-report-bench-arabic-digit-size-read-as-
+    number: str.isdigit() took '²' (int() then failed: "internal error: ValueError", exit 4) and
+    '٤٠٩٦', read as 4096 bytes beside the real 4096 benchmark, which it hid. Such a name is not a
+    memrel benchmark's: the report goes on, the real one in its data."""
+    bench = json.loads(open(os.path.join(ROOT, "tests", "data", "host-bench.json")).read())
+    for b in bench["benchmarks"]:
+        for key in ("name", "run_name"):
+            value = b.get(key, "")
+            if value.startswith("pair/host-malloc/warm/512/"):
+                b[key] = value.replace("/512/", f"/{size}/")
+            elif value.startswith("pair/host-malloc/warm/32768/"):
+                b[key] = value.replace("/32768/", "/4096/")
+    (tmp_path / "bench.json").write_text(json.dumps(bench, ensure_ascii=False))
+    r = _memrel(tmp_path, "report", "--out", "rp", "--bench", "bench.json", _results(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rows = (tmp_path / "rp" / "data" / "latency.csv").read_text(encoding="utf-8").splitlines()
+    at_4096 = [row for row in rows if row.startswith("host-malloc,pair,warm,4096,")]
+    assert len(at_4096) == 1 and "pair/host-malloc/warm/4096/" in at_4096[0], at_4096
+    assert size not in "\n".join(rows)
+
+
+@needs_memrel
+def test_a_folder_named_past_any_process_id_beside_the_report_is_left_alone(tmp_path):
+    """c4-report-folder-tmp-huge-pid-overflow: a user's rp.tmp-2147483648 beside `report --out
+    rp` made the leftover sweep's os.kill overflow: "internal error: OverflowError", exit 4,
+    nothing written. No process id is that large: not a report's folder."""
+    (tmp_path / "rp.tmp-2147483648").mkdir()
+    r = _memrel(tmp_path, "report", "--out", "rp", _results(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "rp" / "index.html").exists()
+    assert (tmp_path / "rp.tmp-2147483648").is_dir()
+
+
+def _answering(folder, version):
+    """An interpreter that answers memrel's version probe with VERSION and does nothing else."""
+    fake = folder / "fake"
+    fake.write_text(f"#!/bin/sh\nprintf 'memrel-python-{version}'\n", encoding="utf-8")
+    fake.chmod(0o755)
+    return str(fake)
+
+
+@needs_memrel
+def test_report_history_says_a_junk_version_from_memrel_history_python(tmp_path):
+    """c8-history-python-superscript-version-internal-error: MEMREL_HISTORY_PYTHON answering
+    "memrel-python-3.²" was "internal error: ValueError" naming neither the variable nor the
+    program. Said as history changes says it: the variable, the program, exit 4."""
+    results = _results(tmp_path)
+    subprocess.run([MEMREL, "-q", "history", "--db", "h.sqlite", "add", results], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    fake = _answering(tmp_path, "3.\u00b2")
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "rp", "--history", "h.sqlite"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=180,
+                       env=dict(os.environ, MEMREL_HISTORY_PYTHON=fake))
+    refused(r, f"MEMREL_HISTORY_PYTHON ({fake}) is not a Python 3.9 or later", exit_code=4)
+
+
+@needs_memrel
+def test_a_huge_minor_version_is_not_said_to_be_older(tmp_path):
+    """c8-python-huge-minor-version-said-older: "3.99999999999999999999999" went past sscanf's
+    int and was said "older than the 3.9 memrel's Python parts are written for"."""
+    fake = _answering(tmp_path, "3.99999999999999999999999")
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "rp", HOST_RUN], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=180,
+                       env=dict(os.environ, MEMREL_PYTHON=fake))
+    line = refused(r, "is python-3.99999999999999999999999, not a Python 3 version (3.N)",
+                   exit_code=4)
+    assert "older" not in line
+
+
+@needs_memrel
+def test_a_python_part_stopped_from_outside_before_memrels_code_is_not_blamed_on_python(tmp_path):
+    """c8-python-part-sigterm-blamed-on-interpreter: a SIGTERM sent to the report's interpreter
+    alone before memrel's code ran was "is it a Python interpreter that can start?". Exit 4, said
+    as a stop from outside (here the wrapper stops itself as it would start memrel's code)."""
+    py = tmp_path / "py"
+    py.write_text(f'#!/bin/sh\ncase "$2" in -c) ;; *) kill -TERM $$;; esac\n'
+                  f'exec {sys.executable} "$@"\n')
+    py.chmod(0o755)
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "rp", HOST_RUN], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=180,
+                       env=dict(os.environ, MEMREL_PYTHON=str(py)))
+    refused(r, f"{py} was stopped by SIGTERM from outside before memrel's code ran", "not the "
+            "interpreter's failure", exit_code=4)
