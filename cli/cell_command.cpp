@@ -90,14 +90,17 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
         inputs.insert(inputs.end(), backend.input_files.begin(), backend.input_files.end());
       } catch (const std::exception&) {  // an unknown backend is said by the cell itself
       }
-      if (fstat(r->result_fd, &result) == 0 && S_ISREG(result.st_mode) &&
-          (" " + program_identities() + " ")
-                  .find(" " + std::to_string(result.st_dev) + ":" + std::to_string(result.st_ino) +
-                        " ") != std::string::npos)
+      // A file with a name: the runner's anonymous result file (O_TMPFILE) has none, and is
+      // nobody's (the identities are not gathered for every cell).
+      const bool named =
+          fstat(r->result_fd, &result) == 0 && S_ISREG(result.st_mode) && result.st_nlink > 0;
+      if (named && (" " + program_identities() + " ")
+                           .find(" " + std::to_string(result.st_dev) + ":" +
+                                 std::to_string(result.st_ino) + " ") != std::string::npos)
         throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
                                     ": is one of memrel's own files (its programs, code or data); "
                                     "a result is written to none of them");
-      if (fstat(r->result_fd, &result) == 0 && S_ISREG(result.st_mode))
+      if (named)
         for (const std::string& input : inputs) {
           struct stat st {};
           if (stat(input.c_str(), &st) == 0 && st.st_dev == result.st_dev &&

@@ -14,6 +14,7 @@
 #include "harness/execution/merge.hpp"
 #include "harness/execution/results_size.hpp"
 #include "platform/atomic_file.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/one_line_text.hpp"
 
 namespace fs = std::filesystem;
@@ -27,6 +28,11 @@ struct MergeArgs {
 };
 
 int run_merge(const MergeArgs& a, const GlobalOptions& global) {
+  // A stop asked for before the write writes nothing; once the write began it finishes, as
+  // compare's: a SIGTERM during it replaced the earlier -o file and then ended merge by the signal
+  // without a word, as if nothing had been written (the forty-second adversarial pass,
+  // c9-merge-sigterm-writes-then-dies).
+  InterruptRequests requests;
   // The output must not replace one of its own inputs (a failed rerun would lose that shard),
   // nor write through a link or into a device (docs/inputs.md, "Outputs").
   check_output_file(a.out, a.shards, "-o");
@@ -35,10 +41,14 @@ int run_merge(const MergeArgs& a, const GlobalOptions& global) {
   // write, exit 4 (the sixth pass: n-merge-sys).
   check_output_folder_writable(fs::path(a.out).parent_path().string(), "-o", a.out);
   RunResults merged = merge_shard_files(a.shards);
+  if (int signal = InterruptRequests::received(); signal != 0)
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing written");
   fs::path out_dir = fs::path(a.out).parent_path();
   if (!out_dir.empty()) fs::create_directories(out_dir);
   const std::string text = to_json(merged).dump(1) + "\n";
   refuse_results_past_the_cap("-o", a.out, text, "");
+  if (int signal = InterruptRequests::received(); signal != 0)
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing written");
   write_file_atomically(a.out, text);
   int failed = 0;
   for (const auto& c : merged.cells)

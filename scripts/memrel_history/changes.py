@@ -21,6 +21,7 @@ import memrel_help  # the help layout of every memrel subcommand (scripts/memrel
 import memrel_outputs
 import memrel_outputs.last_word
 import memrel_outputs.stopping
+from memrel_outputs import unnamed_file
 from memrel_outputs.address_space import user_limit_bytes
 from memrel_trace.name_characters import forbidden_name_character
 from memrel_outputs.one_line import one_line  # a newline in --db or a name: still one line
@@ -372,26 +373,54 @@ def write_atomically(path, text):
 
 
 def _write_beside(path, text):
-    # A name taken already is never ours (a user's file named like it: the twenty-seventh
-    # adversarial pass, c1-tmp-name-is-input-deleted): the next free one is taken.
+    # The text first into a file without a name, which is checked again and named only once it
+    # is whole: a SIGKILL while writing left PATH.tmp.PID for good (the forty-second adversarial
+    # pass, c9-writers-sigkill-tmp-left). A named temporary where there is no O_TMPFILE.
+    fd = unnamed_file.open_unnamed(os.path.dirname(os.path.abspath(path)))
+    unnamed = fd is not None
+    tmp = None
+    try:
+        if unnamed:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+                umask = os.umask(0)  # as open() of a named file would leave it
+                os.umask(umask)
+                os.fchmod(f.fileno(), 0o666 & ~umask)
+                memrel_outputs.check_file(path)  # again, just before it has a name
+                tmp = _free_name(path, lambda name: unnamed_file.link_unnamed(f.fileno(), name))
+        else:
+            created = []
+            tmp = _free_name(path, lambda name: created.append(_create(name)))
+            with os.fdopen(created[0], "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _create(name):
+    return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+
+
+def _free_name(path, take):
+    """PATH.tmp.PID (or .1, .2, ...: a name taken already is never ours, a user's file named like
+    it: the twenty-seventh adversarial pass, c1-tmp-name-is-input-deleted), taken by take(name),
+    which raises FileExistsError when it is taken."""
     for attempt in range(100):
         tmp = f"{path}.tmp.{os.getpid()}" + (f".{attempt}" if attempt else "")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            take(tmp)
             memrel_outputs.last_word.leaves(tmp)  # memrel removes it should this part be killed
-            break
+            return tmp
         except FileExistsError:
             if attempt == 99:
                 raise
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

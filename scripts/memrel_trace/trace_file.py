@@ -19,6 +19,7 @@ import tempfile
 
 import memrel_outputs
 import memrel_outputs.last_word
+from memrel_outputs import unnamed_file
 
 from . import MAGIC, MAX_HEADER_BYTES, SCHEMA
 from .builder import RECORD_BYTES
@@ -65,10 +66,15 @@ def _write_beside(path, folder, body, records):
             os.umask(umask)
             os.fchmod(f.fileno(), 0o666 & ~umask)
             if temporary is None:  # O_TMPFILE: the file gets a name only now, complete
+                # The check again first: the name then lives for two system calls only (checked
+                # after the link, it stood while the check ran: a SIGKILL there left it for good,
+                # the forty-second adversarial pass, c9-trace-import-sigkill-tmp-left).
+                memrel_outputs.check_file(path, adds_workloads=True)
                 temporary = _name_beside(folder)
                 memrel_outputs.last_word.leaves(temporary)  # before it has the name
-                _link_unnamed(f.fileno(), folder, temporary)
-        memrel_outputs.check_file(path, adds_workloads=True)  # again, just before the rename: never over a link
+                unnamed_file.link_unnamed(f.fileno(), temporary)
+            else:  # again, just before the rename: never over a link
+                memrel_outputs.check_file(path, adds_workloads=True)
         os.replace(temporary, path)
         temporary = None
         _sync_folder(folder)
@@ -82,24 +88,13 @@ def _write_beside(path, folder, body, records):
 
 
 def _unnamed_file(folder):
-    """(fd, None) for a file with no name in folder (O_TMPFILE: a kill, even SIGKILL, leaves
-    nothing behind), or (fd, name) of a mkstemp file where the file system has no O_TMPFILE."""
-    try:
-        return os.open(folder, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o600), None
-    except (AttributeError, OSError):
-        fd, name = tempfile.mkstemp(dir=folder, prefix=".memtrace-", suffix=".tmp")
-        return fd, name
-
-
-def _link_unnamed(fd, folder, name):
-    """linkat(/proc/self/fd/FD, NAME, AT_SYMLINK_FOLLOW): a folder fd makes os.link use linkat
-    (plain link() would try to link the /proc entry itself)."""
-    folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.link(f"/proc/self/fd/{fd}", os.path.basename(name), dst_dir_fd=folder_fd,
-                follow_symlinks=True)
-    finally:
-        os.close(folder_fd)
+    """(fd, None) for a file with no name in folder (memrel_outputs.unnamed_file), or (fd, name)
+    of a mkstemp file where the file system has no O_TMPFILE."""
+    fd = unnamed_file.open_unnamed(folder)
+    if fd is not None:
+        return fd, None
+    fd, name = tempfile.mkstemp(dir=folder, prefix=".memtrace-", suffix=".tmp")
+    return fd, name
 
 
 def _name_beside(folder):

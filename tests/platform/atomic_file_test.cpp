@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "platform/stop_signals_held.hpp"
 #include "test_support.hpp"
@@ -24,6 +26,38 @@ TEST(AtomicFile, AtomicWriteReplacesWholeAndLeavesNoTemp) {
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
     files += e.is_regular_file();
   EXPECT_EQ(files, 1);
+}
+
+// While the content is written no name holds it: a SIGKILL then left OUT.tmp.PID for good (the
+// forty-second adversarial pass, c9-*-sigkill-tmp-left). A watcher lists the folder throughout a
+// 64 MiB write; any temporary name it sees must already hold the whole content (it is named only
+// once whole, for the two system calls before its rename).
+TEST(AtomicFile, NoNameHoldsAPartlyWrittenOutput) {
+  testing::TempDir dir;
+  const std::string path = dir.file("out.json");
+  const std::string content(64 << 20, 'x');
+  std::atomic<bool> done{false};
+  std::atomic<long long> partial_seen{0}, looks{0};
+  std::thread watcher([&] {
+    while (!done) {
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(dir.path(), ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("out.json.tmp.", 0) != 0) continue;
+        struct stat st {};
+        if (::stat(e.path().c_str(), &st) == 0 &&
+            static_cast<std::size_t>(st.st_size) < content.size())
+          ++partial_seen;
+      }
+      ++looks;
+    }
+  });
+  write_file_atomically(path, content);
+  done = true;
+  watcher.join();
+  EXPECT_GT(looks.load(), 0);
+  EXPECT_EQ(partial_seen.load(), 0) << "a temporary name held a partly written output";
+  EXPECT_EQ(std::filesystem::file_size(path), content.size());
 }
 
 TEST(AtomicFile, AWriteMakesItsMissingFoldersAndOneUnderAFileMakesNothing) {

@@ -4,13 +4,15 @@ fails on the code before its fix."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from conftest import HOST_RUN, ROOT
-from test_hostile_inputs import MEMREL, needs_memrel, python, refused
+from test_hostile_inputs import (MEMREL, needs_memrel, private_copy, python, refused,
+                                 scripts_module)
 
 NESTED = "(" * 20000 + "pair" + ")" * 20000
 
@@ -144,3 +146,101 @@ def test_a_python_part_stopped_from_outside_before_memrels_code_is_not_blamed_on
                        env=dict(os.environ, MEMREL_PYTHON=str(py)))
     refused(r, f"{py} was stopped by SIGTERM from outside before memrel's code ran", "not the "
             "interpreter's failure", exit_code=4)
+
+
+def _names_while_syncing(monkeypatch, folder):
+    """Records the folder's names each time a file is synced: the content is whole then, and no
+    name may hold it yet."""
+    seen = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        seen.append(sorted(os.listdir(folder)))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return seen
+
+
+@pytest.mark.parametrize("unnamed", [True, False], ids=["O_TMPFILE", "no O_TMPFILE"])
+def test_history_changes_markdown_has_no_name_while_it_is_written(tmp_path, monkeypatch, unnamed):
+    """c9-writers-sigkill-tmp-left (`history changes --markdown`): a SIGKILL while writing left
+    PATH.tmp.PID for good. The text is written into a file without a name (O_TMPFILE), named
+    only once whole; where there is no O_TMPFILE, the named temporary as before."""
+    changes = scripts_module("memrel_history.changes")
+    if not unnamed:
+        monkeypatch.setattr(changes.unnamed_file, "open_unnamed", lambda folder: None)
+    (tmp_path / "m.md").write_text("old")
+    seen = _names_while_syncing(monkeypatch, tmp_path)
+    changes.write_atomically(str(tmp_path / "m.md"), "new text\n")
+    assert (tmp_path / "m.md").read_text() == "new text\n"
+    assert sorted(os.listdir(tmp_path)) == ["m.md"]
+    if unnamed:
+        assert seen and all(names == ["m.md"] for names in seen), seen
+
+
+def test_an_imported_trace_has_no_name_while_it_is_written(tmp_path, monkeypatch):
+    """c9-trace-import-sigkill-tmp-left: `trace import` killed while writing left
+    .memtrace-PID-XXXX.tmp: the output check ran after the unnamed file was named. Checked
+    first now; named for the link and the rename only."""
+    trace_file = scripts_module("memrel_trace.trace_file")
+    checks = []
+    real_check = trace_file.memrel_outputs.check_file
+
+    def check_file(path, **kwargs):
+        checks.append(sorted(os.listdir(tmp_path)))
+        return real_check(path, **kwargs)
+
+    monkeypatch.setattr(trace_file.memrel_outputs, "check_file", check_file)
+    seen = _names_while_syncing(monkeypatch, tmp_path)
+    header = {"schema": trace_file.SCHEMA, "name": "t", "source": {"format": "test"}}
+    try:
+        trace_file.write(str(tmp_path / "t.memtrace"), header, b"")
+    except Exception as e:  # a header this small may lack what the writer needs: said below
+        pytest.fail(f"the trace writer refused a minimal trace: {e}")
+    assert sorted(os.listdir(tmp_path)) == ["t.memtrace"]
+    assert all(not any(n.endswith(".tmp") for n in names) for names in seen + checks), \
+        (seen, checks)
+
+
+def _cell_into(tmp_path, backend, target, memrel=None):
+    """`memrel cell --backend BACKEND --workload temp-then-delete --result-fd 3`, fd 3 open for
+    appending on TARGET."""
+    workload = os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+    try:
+        return subprocess.run([memrel or MEMREL, "cell", "--backend", backend, "--workload",
+                               workload, "--result-fd", str(fd)], pass_fds=(fd,),
+                              capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    finally:
+        os.close(fd)
+
+
+@needs_memrel
+def test_cell_result_fd_onto_the_backends_library_is_refused(tmp_path):
+    """c1-cell-result-fd-backend-library: `--result-fd 3 3>>lib.so`, lib.so the backend file's
+    library, appended the result to it, exit 0, where `--out lib.so` is refused."""
+    library = os.path.join(os.path.dirname(MEMREL), "libmemrel_pluggable_host_example.so")
+    if not os.path.exists(library):
+        pytest.skip("the host example library is not built")
+    shutil.copy(library, tmp_path / "lib.so")
+    backend = json.loads(open(os.path.join(ROOT, "benchmarks", "backends",
+                                           "pluggable-host-example.json")).read())
+    backend.update(name="phy", library=str(tmp_path / "lib.so"))
+    (tmp_path / "q.json").write_text(json.dumps(backend))
+    before = (tmp_path / "lib.so").read_bytes()
+    r = _cell_into(tmp_path, "./q.json", tmp_path / "lib.so")
+    refused(r, "--result-fd", "is the input", "lib.so")
+    assert (tmp_path / "lib.so").read_bytes() == before
+
+
+@needs_memrel
+def test_cell_result_fd_onto_memrels_own_files_is_refused(tmp_path):
+    """c1-cell-result-fd-own-files: fd 3 open on a workload of memrel's own data took the result,
+    exit 0 (on a copy of the tree: private_copy)."""
+    copy = private_copy(tmp_path)
+    own = copy / "benchmarks" / "workloads" / "huge.json"
+    before = own.read_bytes()
+    r = _cell_into(tmp_path, "host-malloc", own, memrel=str(copy / "build" / "ci" / "memrel"))
+    refused(r, "--result-fd", "is one of memrel's own files")
+    assert own.read_bytes() == before
