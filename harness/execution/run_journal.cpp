@@ -13,9 +13,24 @@
 
 #include "platform/file_kind.hpp"
 #include "platform/input_rules.hpp"
-#include "platform/run_context.hpp"
+#include "platform/iso8601_time.hpp"
 
 namespace memrel {
+namespace {
+
+// A time as memrel writes it (utc_now_iso8601, "YYYY-MM-DDTHH:MM:SSZ"), read field by field as the
+// history reads it: "2026-02-30T99:99:99Z" began with a date, was resumed into the results, and
+// `history add` then refused them, "no day 30 in its month" (the forty-third adversarial pass,
+// c5-journal-started-bad-date-resumed-history-refuses).
+bool is_utc_time(const std::string& text) {
+  try {
+    return text.size() == 20 && text.back() == 'Z' && history_time_text(text) == text;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+}  // namespace
 
 std::string journal_path_for(const std::string& results_path) { return results_path + ".journal"; }
 
@@ -79,13 +94,13 @@ JournalContent read_journal(const std::string& path) {
       // A time: a resume wrote the results with it, and `history add` refuses one that is no
       // date (the twentieth adversarial pass, c5-journal-context-started-garbage).
       if (!context.contains("started") || !context["started"].is_string() ||
-          !starts_with_a_date(context["started"].get<std::string>()))
+          !is_utc_time(context["started"].get<std::string>()))
         throw ResultsError(where +
                            "context: \"started\" must be a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
       if (context.contains("resumed")) {
         bool strings = context["resumed"].is_array();
         for (const auto& r : strings ? context["resumed"] : nlohmann::json::array())
-          strings = strings && r.is_string() && starts_with_a_date(r.get<std::string>());
+          strings = strings && r.is_string() && is_utc_time(r.get<std::string>());
         if (!strings)
           throw ResultsError(where + "context: \"resumed\" must be a list of strings (UTC times)");
       }

@@ -145,13 +145,19 @@ TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
             path + ": line 2: not a cell record ({\"index\": N, \"cell\": {...}})");
   // A start time that is no date: the resume wrote it into the results, which `history add`
   // then refused (the twentieth adversarial pass, c5-journal-context-started-garbage).
-  nlohmann::json garbage = kContext;
-  garbage["started"] = "garbage";
-  EXPECT_EQ(
-      error_of(
-          nlohmann::json({{"schema", kJournalSchema}, {"run", kRun}, {"context", garbage}}).dump() +
-          "\n"),
-      path + ": line 1: context: \"started\" must be a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
+  // Nor one that begins as a date and is none (the forty-third adversarial pass,
+  // c5-journal-started-bad-date-resumed-history-refuses).
+  for (const std::string& bad : {std::string("garbage"), std::string("2026-02-30T99:99:99Z"),
+                                 std::string("2026-01-01T00:00:00Zjunk")}) {
+    nlohmann::json garbage = kContext;
+    garbage["started"] = bad;
+    EXPECT_EQ(
+        error_of(nlohmann::json({{"schema", kJournalSchema}, {"run", kRun}, {"context", garbage}})
+                     .dump() +
+                 "\n"),
+        path + ": line 1: context: \"started\" must be a UTC time (YYYY-MM-DDTHH:MM:SSZ)")
+        << bad;
+  }
 }
 
 TEST(RunJournal, ACellUnavailableThenIsRecordedAgainByTheResumeThatRanIt) {
