@@ -67,6 +67,13 @@ def _sha256(path):
     return digest.hexdigest(), size
 
 
+def _version(path):
+    """What tells one content of path from another without reading it: its identity, size and
+    modification and change times (as run's FilesUnchanged tells them)."""
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 class _CannotWrite(Exception):
     pass
 
@@ -111,12 +118,20 @@ def import_trace(args):
         raise TraceInputError(*where, f"'{name}' may not contain '[' or ']' (used for group "
                                       "members)" + ("" if args.name else _NAME_HINT))
     builder = TraceBuilder()
+    # The file as it was before the read, to be the same after the hash: rewritten in place while
+    # it was read, the trace held the old content under the new content's sha256 and size (the
+    # forty-third adversarial pass, c7-trace-import-source-changed-while-read). ctime is the
+    # kernel's: no writer keeps it.
+    before = _version(args.file)
     try:
         live_at_end, held, facts = source.read(args.file, args.device, builder)
         records, built = builder.finish(live_at_end, final_reserved=held)
     except OverflowError as e:
         raise TraceInputError(args.file, "", f"too large to replay: {e}") from None
     sha256, size = _sha256(args.file)
+    if _version(args.file) != before:
+        raise TraceInputError(args.file, "", "changed while it was read: import it again once "
+                                             "nothing writes it")
     header = {
         "schema": SCHEMA,
         "name": name,
