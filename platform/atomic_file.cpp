@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -442,6 +443,31 @@ void check_output_folder(const std::string& folder, const std::vector<std::strin
     throw OutputError(prefix(option, folder) + "holds " + held + "; write the output elsewhere");
 }
 
+namespace {
+
+void write_and_sync(int fd, const std::string& content, const std::string& path) {
+  write_all(fd, content, path);
+  if (::fsync(fd) != 0)
+    throw std::runtime_error(path + ": cannot sync (" + std::strerror(errno) + ")");
+}
+
+// BASE, else BASE.1, BASE.2, ...: the first name `take` takes (false with errno EEXIST: taken
+// already), put in `name`. A name taken already is never ours, whatever it looks like: not even a
+// file named like this process's temporary (a user's input `r.json.tmp.PID`, given to this very
+// process, was removed as "a leftover": the twenty-seventh adversarial pass,
+// c1-tmp-name-is-input-deleted). False when no name could be taken (errno says why).
+bool take_free_name(const std::string& base, std::string& name,
+                    const std::function<bool(const std::string&)>& take) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    name = attempt == 0 ? base : base + "." + std::to_string(attempt);
+    if (take(name)) return true;
+    if (errno != EEXIST) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& content) {
   check_output_file(path);
   // An output's missing folders are made, by every writer (docs/inputs.md, "Outputs"): some
@@ -470,49 +496,30 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   bool linked_whole = false;
   if (unnamed >= 0) {
     try {
-      write_all(unnamed, content, path);
-      if (::fsync(unnamed) != 0)
-        throw std::runtime_error(path + ": cannot sync (" + std::strerror(errno) + ")");
-    } catch (...) {
-      ::close(unnamed);
-      throw;
-    }
-    // The check again just before the file gets a name (below, before the rename, for the
-    // linked_whole temporary): the shortest window for a link to appear, and the name lives for two
-    // system calls only.
-    try {
+      write_and_sync(unnamed, content, path);
+      // The check again just before the file gets a name (for a named temporary, below, before
+      // its rename): the shortest window for a link to appear; the name lives for two system
+      // calls.
       check_output_file(path);
     } catch (...) {
       ::close(unnamed);
       throw;
     }
     const std::string self = "/proc/self/fd/" + std::to_string(unnamed);
-    // A name taken already is never ours, whatever it looks like: not even a file linked_whole like
-    // this process's temporary (a user's input `r.json.tmp.PID`, given to this very process, was
-    // removed as "a leftover": the twenty-seventh adversarial pass,
-    // c1-tmp-name-is-input-deleted). The next free name is taken instead.
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      tmp = attempt == 0 ? base : base + "." + std::to_string(attempt);
-      if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) == 0) {
-        linked_whole = true;
-        break;
-      }
-      if (errno != EEXIST) break;
-    }
+    linked_whole = take_free_name(base, tmp, [&](const std::string& name) {
+      return ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0;
+    });
     ::close(unnamed);
   }
   if (!linked_whole) {
     int fd = -1;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      tmp = attempt == 0 ? base : base + "." + std::to_string(attempt);
-      fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-      if (fd >= 0 || errno != EEXIST) break;
-    }
+    take_free_name(base, tmp, [&](const std::string& name) {
+      fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      return fd >= 0;
+    });
     if (fd < 0) throw std::runtime_error(tmp + ": cannot create (" + std::strerror(errno) + ")");
     try {
-      write_all(fd, content, path);
-      if (::fsync(fd) != 0)
-        throw std::runtime_error(tmp + ": cannot sync (" + std::strerror(errno) + ")");
+      write_and_sync(fd, content, tmp);
     } catch (...) {
       ::close(fd);
       ::unlink(tmp.c_str());

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 import memrel_outputs
 import memrel_outputs.stopping
+from memrel_outputs import unnamed_file
 
 from memrel_report import document, plots
 from memrel_report.units import mib
@@ -124,23 +125,19 @@ def main(argv=None):
             os.unlink(os.path.join(args.out, name))
         except FileNotFoundError:
             pass
-    partial = f"{html}.tmp-{os.getpid()}"
     # A stop (memrel passes SIGTERM, SIGINT, SIGHUP on) unwinds through here: the chart, drawn in
-    # place, half-written, and the page's temporary go with it; memrel said "interrupted" over a
-    # half advise-frontier.svg or an advise.html.tmp-PID (the thirty-second adversarial pass,
-    # c9-advise-sigterm-half-svg).
+    # place, half-written, goes with it; memrel said "interrupted" over a half
+    # advise-frontier.svg or an advise.html.tmp-PID (the thirty-second adversarial pass,
+    # c9-advise-sigterm-half-svg). The page has no name until it is whole: a SIGKILL left its
+    # advise.html.tmp-PID for good (the forty-second pass, c9-advise-sigkill-tmp-left).
     memrel_outputs.stopping.stop_on_signals()
     try:
         plot = frontier_plot(advice, args.out)
-        with open(partial, "x", encoding="utf-8") as f:
-            f.write(page(advice, plot))
-        os.replace(partial, html)
+        unnamed_file.replace_whole(html, page(advice, plot).encode("utf-8"),
+                                   check=lambda: memrel_outputs.check_file(html))
     except BaseException:
         for name in ("advise-frontier.png", "advise-frontier.svg"):
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(args.out, name))
         raise
-    finally:
-        if os.path.lexists(partial):
-            os.unlink(partial)
     return 0

@@ -373,54 +373,8 @@ def write_atomically(path, text):
 
 
 def _write_beside(path, text):
-    # The text first into a file without a name, which is checked again and named only once it
-    # is whole: a SIGKILL while writing left PATH.tmp.PID for good (the forty-second adversarial
-    # pass, c9-writers-sigkill-tmp-left). A named temporary where there is no O_TMPFILE.
-    fd = unnamed_file.open_unnamed(os.path.dirname(os.path.abspath(path)))
-    unnamed = fd is not None
-    tmp = None
-    try:
-        if unnamed:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-                umask = os.umask(0)  # as open() of a named file would leave it
-                os.umask(umask)
-                os.fchmod(f.fileno(), 0o666 & ~umask)
-                memrel_outputs.check_file(path)  # again, just before it has a name
-                tmp = _free_name(path, lambda name: unnamed_file.link_unnamed(f.fileno(), name))
-        else:
-            created = []
-            tmp = _free_name(path, lambda name: created.append(_create(name)))
-            with os.fdopen(created[0], "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
-def _create(name):
-    return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-
-
-def _free_name(path, take):
-    """PATH.tmp.PID (or .1, .2, ...: a name taken already is never ours, a user's file named like
-    it: the twenty-seventh adversarial pass, c1-tmp-name-is-input-deleted), taken by take(name),
-    which raises FileExistsError when it is taken."""
-    for attempt in range(100):
-        tmp = f"{path}.tmp.{os.getpid()}" + (f".{attempt}" if attempt else "")
-        try:
-            take(tmp)
-            memrel_outputs.last_word.leaves(tmp)  # memrel removes it should this part be killed
-            return tmp
-        except FileExistsError:
-            if attempt == 99:
-                raise
+    # Into a file without a name, checked again and named only once whole: a SIGKILL while
+    # writing left PATH.tmp.PID for good (the forty-second adversarial pass,
+    # c9-writers-sigkill-tmp-left).
+    unnamed_file.replace_whole(path, text.encode("utf-8"),
+                               check=lambda: memrel_outputs.check_file(path))
