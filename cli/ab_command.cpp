@@ -187,6 +187,16 @@ void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_n
   }
   check_comparison_outputs({a.markdown, a.junit, a.summary, a.json}, inputs, global,
                            {a.out + "/rounds", a.out + "/reference", a.out + "/candidate"});
+  // Nor is a file output --out itself, which ab makes a folder: `--out A --junit A` ran every
+  // round, then failed at the write naming no option and removed A with the rounds (the
+  // forty-fourth adversarial pass, c2-ab-file-output-is-out-folder).
+  for (const auto& [path, option] : {std::pair<std::string, const char*>{a.markdown, "--markdown"},
+                                     {a.junit, "--junit"},
+                                     {a.summary, "--summary"},
+                                     {a.json, "--json"}})
+    if (!path.empty() && same_output_path(path, a.out))
+      throw OutputError(std::string(option) + " " + path +
+                        ": the same path as --out, the folder ab writes its rounds in");
 }
 
 // What one side runs: its memrel_bench with the options both sides share.
