@@ -10,6 +10,7 @@
 #include "allocators/backend_table.hpp"
 #include "cli/backend_listing.hpp"
 #include "cli/subcommand.hpp"
+#include "cli/trace_import.hpp"
 #include "harness/workload/workload.hpp"
 #include "harness/workload/workload_files.hpp"
 #include "platform/one_line_text.hpp"
@@ -42,11 +43,16 @@ nlohmann::json listing(const GlobalOptions& global) {
                                   {"description", w.description},
                                   {"valid", true}});
     } catch (const WorkloadError& e) {
-      // The file's name stands for the workload's, and the error quotes its path.
+      // The file's name stands for the workload's, and the error quotes its path. A snapshot or
+      // an RMM log is told by its content, as run tells it: "malformed JSON at byte 1" for a
+      // snapshot named snap.json, where run says what it is (the forty-fourth adversarial pass,
+      // c10-list-snapshot-named-json).
+      const std::string error =
+          needs_trace_import(path) ? not_imported_from_workloads_folder(path) : e.what();
       out["workloads"].push_back({{"name", path_for_json(fs::path(path).stem().string())},
                                   {"path", path_for_json(path)},
                                   {"valid", false},
-                                  {"error", path_for_json(e.what())}});
+                                  {"error", path_for_json(error)}});
     }
   }
   return out;

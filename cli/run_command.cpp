@@ -186,10 +186,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     // wl/log.json INVALID while a plain run imported and ran it (the thirty-fifth adversarial
     // pass, c10-log-named-*-in-workloads-dir).
     if (a.workloads.empty() && needs_trace_import(p))
-      throw std::invalid_argument(p +
-                                  ": a PyTorch snapshot or an RMM log in the workloads folder "
-                                  "is not imported by a plain run: import it (memrel trace "
-                                  "import) or name it with -w");
+      throw std::invalid_argument(not_imported_from_workloads_folder(p));
     // Before the first read: a file edited from here on is not the one the run read.
     const std::optional<FileVersion> version = file_version(p);
     std::string path;

@@ -95,6 +95,12 @@ bool needs_trace_import(const std::string& path) {
   return ends_with(path, ".pickle") || ends_with(path, ".pkl") || ends_with(path, ".csv");
 }
 
+std::string not_imported_from_workloads_folder(const std::string& path) {
+  return path +
+         ": a PyTorch snapshot or an RMM log in the workloads folder is not imported by a plain "
+         "run: import it (memrel trace import) or name it with -w";
+}
+
 ImportedTraces::ImportedTraces() {
   if (temporary_folder_problem().empty()) remove_abandoned_run_folders(temporary_folder());
 }

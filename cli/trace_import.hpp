@@ -15,6 +15,10 @@ namespace memrel::cli {
 // By extension: .pickle, .pkl (PyTorch snapshots), .csv (RMM logs).
 bool needs_trace_import(const std::string& path);
 
+// Why PATH, a snapshot or a log in the workloads folder, is none of a plain run's workloads: run
+// refuses it with this line, `list` lists it INVALID with it.
+std::string not_imported_from_workloads_folder(const std::string& path);
+
 class ImportedTraces {
  public:
   // Removes what runs killed outright left in TMPDIR (their folders of imported traces, told by
