@@ -8,8 +8,8 @@ namespace memrel {
 std::uint64_t parse_trace_scale(const std::string& text) {
   if (text == "auto") return 0;
   if (text == "1") return 1;
-  const std::string usage =
-      "--trace-scale: '" + text + "' is not auto, 1 or 1/N (N a positive integer)";
+  const std::string usage = "--trace-scale: '" + text +
+                            "' is not auto, 1 or 1/N (N a whole number from 1 to 999999999999999)";
   if (text.compare(0, 2, "1/") != 0 || text.size() == 2 ||
       text.find_first_not_of("0123456789", 2) != std::string::npos || text.size() > 2 + 15)
     throw std::invalid_argument(usage);
