@@ -223,11 +223,12 @@ BenchCommand command_of(const Side& side, const AbArgs& a, const GlobalOptions& 
 struct GivenBackend {
   std::string given, name;
   std::vector<std::string> input_files;
+  BackendInfo info;  // as resolved from `given`
 };
 
 GivenBackend resolved(const std::string& given, const GlobalOptions& global) {
   BackendInfo backend = resolve_backend(given, global.backends_dir);
-  return {given, backend.name, backend.input_files};
+  return {given, backend.name, backend.input_files, backend};
 }
 
 // One backend's rounds so far, per role.
@@ -407,9 +408,7 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     const std::vector<GivenBackend>& runs = side == &a.candidate && candidate_backend
                                                 ? std::vector<GivenBackend>{*candidate_backend}
                                                 : backends;
-    for (const GivenBackend& b : runs)
-      refuse_backend_whose_library_fails(b.given, resolve_backend(b.given, global.backends_dir),
-                                         check);
+    for (const GivenBackend& b : runs) refuse_backend_whose_library_fails(b.given, b.info, check);
   }
   // Asked last of the checks, as it starts a process; this build's own is one.
   for (const Side* side : {&a.reference, &a.candidate}) {

@@ -1,7 +1,8 @@
 // Every backend memrel could run, with whether it can run here: the compiled table, then the
 // backend files of the backends folder (an invalid one with its error, as an invalid workload
-// is). `memrel list` prints it; `memrel bench` runs, by default, the backends it says are
-// available (the names `memrel list --available-backends` prints).
+// is). `memrel list` prints it, and `memrel list --available-backends` the names of the available
+// ones. (`memrel bench` without -b takes the same backends, but refuses a backend file whose
+// library is there and does not load, as `memrel run` does: cli/bench_command.cpp.)
 #pragma once
 
 #include <map>

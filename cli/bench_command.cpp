@@ -16,7 +16,6 @@
 #include <string>
 #include <utility>
 
-#include "allocators/availability.hpp"
 #include "allocators/backend_settings.hpp"
 #include "allocators/backend_table.hpp"
 #include "cli/backend_library_check.hpp"
