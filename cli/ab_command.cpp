@@ -396,10 +396,10 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   // reference's exit 4 or the candidate's "regression", exit 1, and a candidate backend whose
   // library is missing exit 1 (the forty-first adversarial pass, c4-ab-env-slowdown-nan-exit4,
   // c8-ab-candidate-env-bad-value-exit1, c8-ab-candidate-backend-missing-library-exit1).
+  const RunOptions check_options =
+      library_check_options(global.backends_dir, 300);  // run's cell timeout
   for (const Side* side : {&a.reference, &a.candidate}) {
     LibraryCheck check;
-    check.backends_dir = global.backends_dir;
-    check.timeout_s = 300;  // run's cell timeout
     check.environment = environment_of(*side);
     check.quiet = global.verbosity < 0;
     check.whose = "the " + side->role + "'s backend" +
@@ -408,7 +408,8 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
     const std::vector<GivenBackend>& runs = side == &a.candidate && candidate_backend
                                                 ? std::vector<GivenBackend>{*candidate_backend}
                                                 : backends;
-    for (const GivenBackend& b : runs) refuse_backend_whose_library_fails(b.given, b.info, check);
+    for (const GivenBackend& b : runs)
+      refuse_backend_whose_library_fails(check_options, b.given, b.info, check);
   }
   // Asked last of the checks, as it starts a process; this build's own is one.
   for (const Side* side : {&a.reference, &a.candidate}) {

@@ -25,6 +25,7 @@
 #include "allocators/backend_families.hpp"
 #include "allocators/backend_table.hpp"
 #include "cli/advise_grid.hpp"
+#include "cli/backend_library_check.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/host_capacity.hpp"
 #include "cli/python_module.hpp"
@@ -276,14 +277,10 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   // run checks it (bad input, exit 2, before any cell): advise ran the sweep and called it a failed
   // configuration, exit 3 (the twenty-fourth adversarial pass,
   // c10-advise-backend-file-missing-symbol-exit3).
-  for (std::size_t i = 0; i < sweep.size(); ++i) {
-    const BackendInfo& b = *sweep_info[i];
-    if (!b.check_loadable || !machine_runs_space(b.space)) continue;
-    if (std::string error =
-            check_backend_process(options, sweep[i], global.verbosity < 0 ? nullptr : &std::cerr);
-        !error.empty())
-      throw std::invalid_argument(error);
-  }
+  LibraryCheck check;
+  check.quiet = global.verbosity < 0;
+  for (std::size_t i = 0; i < sweep.size(); ++i)
+    refuse_backend_whose_library_fails(options, sweep[i], *sweep_info[i], check);
   if (int signal = InterruptRequests::received(); signal != 0)
     throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing run");
   // As run says it: a TMPDIR that cannot take a cell's files was found at the first cell, exit 4

@@ -11,12 +11,15 @@
 #include <string>
 
 #include "allocators/backend_table.hpp"
+#include "harness/execution/runner.hpp"
 
 namespace memrel::cli {
 
+// How a command without a RunOptions of its own (bench, ab) checks: this memrel's `cell`, the
+// backends folder, the bound on one check.
+RunOptions library_check_options(const std::string& backends_dir, std::uint64_t timeout_s);
+
 struct LibraryCheck {
-  std::string backends_dir;
-  std::uint64_t timeout_s = 300;
   // Settings the backend will run under besides memrel's own environment (ab's
   // --reference-env, --candidate-env).
   std::map<std::string, std::string> environment;
@@ -25,9 +28,10 @@ struct LibraryCheck {
 };
 
 // Throws std::invalid_argument with the check's one line (exit 2) when `backend` (given as
-// `given`) is a backend file whose library does not load here; nothing for a compiled backend or
-// one of a memory this machine does not run.
-void refuse_backend_whose_library_fails(const std::string& given, const BackendInfo& backend,
-                                        const LibraryCheck& check);
+// `given`) is a backend file whose library does not load here under `options` (run's and
+// advise's carry CUDA_MODULE_LOADING, which the cells get too); nothing for a compiled backend or
+// one of a memory this machine does not run. One check for every command that runs a backend.
+void refuse_backend_whose_library_fails(const RunOptions& options, const std::string& given,
+                                        const BackendInfo& backend, const LibraryCheck& check);
 
 }  // namespace memrel::cli

@@ -242,12 +242,12 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   // run's default set: left out without a word, a setting its library refuses
   // (MEMREL_EXAMPLE_SLOWDOWN_NS=nan) gave exit 0 (the forty-first,
   // c4-bench-default-env-nan-silently-skips).
+  const RunOptions check_options =
+      library_check_options(global.backends_dir, std::min<std::uint64_t>(a.timeout_s, 300));
   LibraryCheck library_check;
-  library_check.backends_dir = global.backends_dir;
-  library_check.timeout_s = std::min<std::uint64_t>(a.timeout_s, 300);
   library_check.quiet = global.verbosity < 0;
   for (std::size_t i = 0; i < backends.size(); ++i)
-    refuse_backend_whose_library_fails(a.backends[i], backends[i], library_check);
+    refuse_backend_whose_library_fails(check_options, a.backends[i], backends[i], library_check);
   // Asked last of the checks, as it starts a process; this build's own is one.
   if (!a.bench.empty()) {
     const std::string problem = bench_program_problem(command.bench);

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "allocators/backend_table.hpp"
+#include "cli/backend_library_check.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/host_capacity.hpp"
 #include "cli/read_folders.hpp"
@@ -268,9 +269,9 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
     if (!backends[i].check_loadable || !machine_runs_space(backends[i].space) ||
         (default_backends && !backends[i].availability().available))
       continue;
-    std::string error = check_backend_process(a.options, a.backends[i],
-                                              global.verbosity < 0 ? nullptr : &std::cerr);
-    if (!error.empty()) throw std::invalid_argument(error);
+    LibraryCheck check;
+    check.quiet = global.verbosity < 0;
+    refuse_backend_whose_library_fails(a.options, a.backends[i], backends[i], check);
   }
   // Every cell writes its result and its stderr to files of TMPDIR: one that cannot take a file
   // is said before the journal is made. Found at the first cell, it left a journal of no cell

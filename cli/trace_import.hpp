@@ -12,7 +12,9 @@
 
 namespace memrel::cli {
 
-// By extension: .pickle, .pkl (PyTorch snapshots), .csv (RMM logs).
+// Whether PATH is a source the importer reads, told by content first (a pickle's protocol byte,
+// an RMM log's header); a memtrace or a JSON document is not, whatever its name. Only where the
+// content says nothing does the name decide: .pickle, .pkl (PyTorch snapshots), .csv (RMM logs).
 bool needs_trace_import(const std::string& path);
 
 // Why PATH, a snapshot or a log in the workloads folder, is none of a plain run's workloads: run
