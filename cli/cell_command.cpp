@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "cli/subcommand.hpp"
 #include "cli/subcommands.hpp"
 #include "harness/execution/cell_protocol.hpp"
+#include "platform/adopted_processes.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/process_exit.hpp"
 
@@ -117,6 +119,12 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
     // exit 4, where every other writer says it before any work, exit 2 (the twenty-seventh
     // adversarial pass, c2-readonly-folder-exit-codes).
     if (!r->out.empty()) check_output_writable(r->out, p::kOut);
+    // Run by hand (--out; the runner passes --result-fd and ends what its cells leave), what the
+    // cell starts ends with it too: a child its allocator left (MEMREL_INJECT_FAULT=leave-child)
+    // outlived `memrel cell`, reparented to init (the forty-fifth adversarial pass,
+    // c9-inject-fault-cell-child-outlives).
+    std::optional<AdoptedProcesses> adopted;
+    if (!r->out.empty()) adopted.emplace();
     if (!r->zygote) return serve_cell(*r);
     // Each forked cell runs its command line as an exec'd `memrel cell` would.
     return serve_cell_zygote(*r, [](const std::vector<std::string>& args) {

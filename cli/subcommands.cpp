@@ -280,7 +280,9 @@ int run_command_line(int argc, char** argv) {
     return exit_code::kUnusableInput;
   }
   if (const char* fault = std::getenv("MEMREL_INJECT_FAULT"); fault != nullptr) {
-    if (std::string problem = injected_fault_problem(fault); !problem.empty()) {
+    // A cell is started by a command that checked its files; the cell writes them only new.
+    const bool check_files = subcommand_word(argc, argv) != "cell";
+    if (std::string problem = injected_fault_problem(fault, check_files); !problem.empty()) {
       std::cerr << "memrel: MEMREL_INJECT_FAULT=" << one_line_text(fault) << ": " << problem
                 << "\n";
       return exit_code::kUnusableInput;

@@ -250,12 +250,21 @@ class CellRun : public ProgramContext {
     }
   }
 
-  // A child that never ends, and "CELL CHILD" (pids) written to `pid_file` whole.
+  // A child that never ends, and "CELL CHILD" (pids) written to `pid_file` whole, only when no
+  // file has that name (link(2) replaces nothing, a symbolic link included): the command that
+  // started the cell checked the name (injected_fault_problem); a later cell of the run, or a
+  // cell run by hand, leaves an existing file as it is.
   static void start_endless_child(const std::string& pid_file) {
     pid_t child = fork();
     if (child == 0) hang();
-    std::ofstream(pid_file + ".tmp") << getpid() << " " << child << "\n";
-    std::rename((pid_file + ".tmp").c_str(), pid_file.c_str());
+    std::string temporary = pid_file + ".XXXXXX";
+    const int fd = mkstemp(temporary.data());
+    if (fd < 0) return;
+    const std::string pids = std::to_string(getpid()) + " " + std::to_string(child) + "\n";
+    const bool written = write(fd, pids.data(), pids.size()) == static_cast<ssize_t>(pids.size());
+    close(fd);
+    if (written) link(temporary.c_str(), pid_file.c_str());
+    unlink(temporary.c_str());
   }
 
   [[noreturn]] static void hang() {
@@ -270,7 +279,11 @@ class CellRun : public ProgramContext {
     int fd = open(busy.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
     if (fd < 0) std::abort();  // another cell holds this slot
     close(fd);
-    std::ofstream(dir / ("arrived-" + std::to_string(getpid())));
+    // Made new (a file of that name is not truncated): the folder is the user's.
+    const int arrived_fd = open((dir / ("arrived-" + std::to_string(getpid()))).c_str(),
+                                O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0644);
+    if (arrived_fd < 0) std::abort();
+    close(arrived_fd);
     auto arrived = [&] {
       std::size_t n = 0;
       for (const auto& e : std::filesystem::directory_iterator(dir))

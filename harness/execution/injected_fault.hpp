@@ -8,7 +8,12 @@
 
 namespace memrel {
 
-// "" when `value` is one of the forms, else what is wrong with it.
-std::string injected_fault_problem(const std::string& value);
+// "" when `value` is one of the forms, else what is wrong with it. With `check_files` (every
+// command but a cell, which the runner starts after the check), also the files a form writes:
+// hang-with-child:FILE and leave-child:FILE write a new FILE, never over an existing one (an
+// input, a symbolic link, memrel's own files: written over without a word, the forty-fifth
+// adversarial pass, c1-inject-fault-file-overwrites-input, c2-inject-fault-file-replaces-symlink);
+// rendezvous:DIR makes its files in an existing folder, none of memrel's own.
+std::string injected_fault_problem(const std::string& value, bool check_files);
 
 }  // namespace memrel

@@ -1,0 +1,101 @@
+"""What the forty-fifth adversarial pass of issue 23 found (docs/inputs.md, "Forty-fifth pass").
+Each test fails on the code before its fix."""
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from test_hostile_inputs import MEMREL, ROOT, needs_memrel, private_copy, refused
+
+WORKLOAD = os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
+
+
+def alive(pid):
+    """A zombie is dead: it only waits for its parent to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def run_with_fault(tmp_path, fault, memrel=MEMREL):
+    return subprocess.run([memrel, "-q", "run", "-b", "host-malloc", "-w", "w.json", "-o",
+                           "r.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                          env=dict(os.environ, MEMREL_INJECT_FAULT=fault))
+
+
+@needs_memrel
+@pytest.mark.parametrize("kind", ["the run's workload", "a dangling symbolic link", "a folder"])
+def test_the_fault_hooks_pid_file_is_a_new_file(tmp_path, kind):
+    """c1-inject-fault-file-overwrites-input, c2-inject-fault-file-replaces-symlink:
+    MEMREL_INJECT_FAULT=leave-child:FILE wrote FILE without a check: the run's own workload was
+    replaced by two process ids, a symbolic link by a regular file (exit 0), a folder said nothing."""
+    (tmp_path / "w.json").write_bytes(open(WORKLOAD, "rb").read())
+    target = {"the run's workload": "w.json", "a dangling symbolic link": "link",
+              "a folder": "folder"}[kind]
+    if kind == "a dangling symbolic link":
+        os.symlink("nowhere", tmp_path / "link")
+    if kind == "a folder":
+        (tmp_path / "folder").mkdir()
+    before = (tmp_path / "w.json").read_bytes()
+    r = run_with_fault(tmp_path, f"leave-child:{target}")
+    refused(r, f"MEMREL_INJECT_FAULT=leave-child:{target}")
+    assert (tmp_path / "w.json").read_bytes() == before
+    assert kind != "a dangling symbolic link" or os.readlink(tmp_path / "link") == "nowhere"
+    assert kind != "a folder" or os.listdir(tmp_path / "folder") == []
+    assert not (tmp_path / "r.json").exists()
+
+
+@needs_memrel
+def test_the_fault_hooks_files_are_none_of_memrels_own(tmp_path):
+    """c1-inject-fault-file-overwrites-own-files: leave-child:TREE/scripts/memrel_entry.py
+    replaced memrel's own entry point with process ids, exit 0."""
+    copy = private_copy(tmp_path)
+    (tmp_path / "w.json").write_bytes(open(WORKLOAD, "rb").read())
+    entry = copy / "scripts" / "memrel_entry.py"
+    before = entry.read_bytes()
+    memrel = str(copy / "build" / "ci" / "memrel")
+    for fault in (f"leave-child:{entry}", f"hang-with-child:{copy / 'scripts' / 'new.py'}",
+                  f"rendezvous:{copy / 'scripts'}:1"):
+        refused(run_with_fault(tmp_path, fault, memrel), "memrel's own code or data")
+    assert entry.read_bytes() == before and not (copy / "scripts" / "new.py").exists()
+    assert not any(n.startswith(("arrived-", "busy-")) for n in os.listdir(copy / "scripts"))
+    refused(run_with_fault(tmp_path, f"rendezvous:{tmp_path / 'none'}:2"),
+            "rendezvous: takes an existing folder")
+
+
+def cell_by_hand(tmp_path, fault):
+    return subprocess.run([MEMREL, "-q", "cell", "--backend", "host-malloc", "--workload",
+                           WORKLOAD, "--out", "c.json"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120, env=dict(os.environ, MEMREL_INJECT_FAULT=fault))
+
+
+@needs_memrel
+def test_a_cell_run_by_hand_ends_what_it_started(tmp_path):
+    """c9-inject-fault-cell-child-outlives: `memrel cell --out` under leave-child exited 0 while
+    its child ran on under init (`run` ends what a cell leaves; the cell by hand did not)."""
+    r = cell_by_hand(tmp_path, f"leave-child:{tmp_path / 'pids'}")
+    assert r.returncode == 0, r.stderr
+    cell, child = map(int, (tmp_path / "pids").read_text().split())
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    left = alive(child)
+    if left:
+        os.kill(child, signal.SIGKILL)
+    assert not left, "the cell's child outlived `memrel cell`"
+
+
+@needs_memrel
+def test_a_cell_writes_the_fault_hooks_file_only_new(tmp_path):
+    """A cell is not checked as the command that starts it is (a run's later cells find the first
+    cell's file): it writes the file only where no file has the name, over nothing."""
+    (tmp_path / "pids").write_text("the user's\n")
+    r = cell_by_hand(tmp_path, f"leave-child:{tmp_path / 'pids'}")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "pids").read_text() == "the user's\n"
+    assert sorted(os.listdir(tmp_path)) == ["c.json", "pids"]
