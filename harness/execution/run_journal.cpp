@@ -106,6 +106,15 @@ JournalContent read_journal(const std::string& path) {
       }
       content.run = j["run"];
       content.context = j["context"];
+    } else if (j.is_object() && j.size() == 1 && j.contains("resumed")) {
+      // A resumption (RunJournal::record_resumption): the results list every one. Only the last
+      // reached them when a resumed run was stopped and resumed again (the forty-fifth
+      // adversarial pass, c5-resumed-list-drops-interrupted-resumptions).
+      if (!j["resumed"].is_string() || !is_utc_time(j["resumed"].get<std::string>()))
+        throw ResultsError(where + "\"resumed\" must be a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
+      if (!content.context.contains("resumed"))
+        content.context["resumed"] = nlohmann::json::array();
+      content.context["resumed"].push_back(j["resumed"]);
     } else {
       if (!j.is_object() || !j.contains("index") || !j["index"].is_number_unsigned() ||
           !j.contains("cell"))
@@ -211,6 +220,10 @@ void check_journal_cells(const std::string& path, const std::map<std::size_t, Ce
                          ", but the run's cell " + std::to_string(index) + " is " + backend +
                          " x " + workload + ": not this run's journal");
   }
+}
+
+void RunJournal::record_resumption(const std::string& utc_time) {
+  file_.append(nlohmann::json({{"resumed", utc_time}}).dump() + "\n");
 }
 
 void RunJournal::record(std::size_t index, const CellResult& cell) {

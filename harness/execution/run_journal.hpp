@@ -24,8 +24,8 @@ constexpr const char* kJournalSchema = "memrel.journal/1";
 
 std::string journal_path_for(const std::string& results_path);
 
-// What a journal holds: its first line's run and context, and the finished cells by their index
-// in the run's matrix.
+// What a journal holds: its first line's run and context (with the resumptions recorded since in
+// its "resumed"), and the finished cells by their index in the run's matrix.
 struct JournalContent {
   nlohmann::json run;
   nlohmann::json context;
@@ -64,6 +64,10 @@ class RunJournal {
 
   // On disk when it returns.
   void record(std::size_t index, const CellResult& cell);
+  // That the run was resumed at UTC_TIME, a line of its own: a resumed run stopped again and
+  // resumed once more lists every resumption (read_journal adds them to the context's
+  // "resumed"). On disk when it returns.
+  void record_resumption(const std::string& utc_time);
   // The journal's file, to remove it by (remove_if_same_file) once the results are written.
   FileIdentity identity() const { return file_.identity(); }
 

@@ -906,6 +906,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
     // The run is the journal's: it started then, and continues now.
     nlohmann::json resumed = content.context.value("resumed", nlohmann::json::array());
     resumed.push_back(context["started"]);
+    journal->record_resumption(context["started"].get<std::string>());
     context["started"] = content.context["started"];
     context["resumed"] = resumed;
     progress << "resuming " << options.journal_path << ": " << done.size() << " of "

@@ -1,6 +1,7 @@
 """What the forty-fifth adversarial pass of issue 23 found (docs/inputs.md, "Forty-fifth pass").
 Each test fails on the code before its fix."""
 
+import json
 import os
 import signal
 import subprocess
@@ -99,3 +100,38 @@ def test_a_cell_writes_the_fault_hooks_file_only_new(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "pids").read_text() == "the user's\n"
     assert sorted(os.listdir(tmp_path)) == ["c.json", "pids"]
+
+
+def stopped_while_a_cell_hangs(tmp_path, resume):
+    """host-malloc on two workloads, the second cell hanging: SIGTERM once it hangs (the first
+    cell is in the journal by then)."""
+    pids = tmp_path / "pids"
+    env = dict(os.environ, MEMREL_INJECT_FAULT=f"hang-with-child:{pids}",
+               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
+    runner = subprocess.Popen([MEMREL, "-q", "run", "-b", "host-malloc", "-w",
+                               "temp-then-delete,single-large", "-o", "run.json"]
+                              + (["--resume"] if resume else []), cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not pids.exists() and time.monotonic() < deadline and runner.poll() is None:
+        time.sleep(0.02)
+    runner.send_signal(signal.SIGTERM)
+    _, stderr = runner.communicate(timeout=30)
+    assert runner.returncode == 143, stderr
+    pids.unlink()
+
+
+@needs_memrel
+def test_every_resumption_is_listed_also_one_stopped_again(tmp_path):
+    """c5-resumed-list-drops-interrupted-resumptions: a run stopped, resumed and stopped again,
+    then resumed to the end, listed one resumption (the last) in context.resumed, where the docs
+    say each is listed: a resumption was kept only in memory."""
+    stopped_while_a_cell_hangs(tmp_path, resume=False)
+    stopped_while_a_cell_hangs(tmp_path, resume=True)
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w",
+                        "temp-then-delete,single-large", "-o", "run.json", "--resume"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    context = json.loads((tmp_path / "run.json").read_text())["context"]
+    assert len(context["resumed"]) == 2, context
+    assert all(context["started"] <= t for t in context["resumed"])
