@@ -25,6 +25,7 @@
 #include "cli/subcommand.hpp"
 #include "gate/format.hpp"
 #include "gate/history/history_db.hpp"
+#include "gate/history/history_figures.hpp"
 #include "gate/read/input_file.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/folders_made_here.hpp"
@@ -112,6 +113,8 @@ int run_add(const std::string& db_path, const std::vector<std::string>& given,
     if (const int signal = InterruptRequests::received(); signal != 0)
       throw Interrupted(signal, "interrupted by " + signal_name(signal) + "; nothing added");
     files.push_back(read_input_file(path));
+    if (std::string problem = history_naming_problem(files.back()); !problem.empty())
+      throw ResultsError(path + ": " + problem);
     contents.push_back(file_content(path));
   }
   // What this add makes for the history (its folders, a new database) goes again when it adds

@@ -41,4 +41,24 @@ std::map<std::string, double> history_figures(const InputFile& file) {
   return out;
 }
 
+std::string history_naming_problem(const InputFile& file) {
+  if (file.kind != InputKind::kBenchmark) return "";
+  const nlohmann::json& context = file.benchmarks.context;
+  if (!context.is_object() || !context.contains("memrel_backend") ||
+      !context["memrel_backend"].is_string())
+    return "";
+  const std::string backend = context["memrel_backend"].get<std::string>();
+  for (const BenchmarkSeries& s : file.benchmarks.series) {
+    const std::size_t first = s.name.find('/');
+    if (first == std::string::npos) continue;
+    const std::string rest = s.name.substr(first + 1);
+    if (rest == backend || rest.rfind(backend + "/", 0) == 0) continue;
+    return "its benchmark " + s.name + " is not named for the backend it measured, " + backend +
+           " (context memrel_backend): a `memrel ab --candidate-backend` candidate's file, named "
+           "after the reference to be compared with it? The history files figures by name and "
+           "would put one backend's in another's series";
+  }
+  return "";
+}
+
 }  // namespace memrel

@@ -16,4 +16,12 @@ namespace memrel {
 // failure and are left out.
 std::map<std::string, double> history_figures(const InputFile& file);
 
+// "" when the figures' names are of the backend the file says it measured; else why the history
+// must not take it: it files figures by name, and `memrel ab --candidate-backend` names the
+// candidate's benchmarks after the reference's backend (to pair them), so its candidate file
+// added to a history filed one backend's figures in another's series (the forty-fifth
+// adversarial pass, c6-ab-candidate-file-renamed-backend-into-history). A memrel_bench file's
+// names are FAMILY/BACKEND/..., its context's memrel_backend the backend that ran.
+std::string history_naming_problem(const InputFile& file);
+
 }  // namespace memrel

@@ -135,3 +135,25 @@ def test_every_resumption_is_listed_also_one_stopped_again(tmp_path):
     context = json.loads((tmp_path / "run.json").read_text())["context"]
     assert len(context["resumed"]) == 2, context
     assert all(context["started"] <= t for t in context["resumed"])
+
+
+@needs_memrel
+def test_the_history_refuses_an_ab_candidate_named_after_the_reference(tmp_path):
+    """c6-ab-candidate-file-renamed-backend-into-history: `ab -b null --candidate-backend
+    host-malloc` names the candidate's benchmarks pair/null/... (to pair them with the
+    reference's); `history add` took that file and filed host-malloc's figures in null's series."""
+    r = subprocess.run([MEMREL, "-q", "ab", "-b", "null", "--candidate-backend", "host-malloc",
+                        "--quick", "--filter", "^pair/.*/warm/512/", "--rounds", "5", "--looks", "1",
+                        "--out", "ab"], capture_output=True, text=True, cwd=tmp_path, timeout=180)
+    assert r.returncode in (0, 1), r.stderr
+    candidate = tmp_path / "ab" / "candidate" / "bench-null.json"
+    assert json.loads(candidate.read_text())["context"]["memrel_backend"] == "host-malloc"
+    history = [MEMREL, "-q", "history", "--db", "h.sqlite", "add"]
+    refused(subprocess.run(history + [str(candidate)], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=60),
+            str(candidate), "pair/null/warm/512", "is not named for the backend it measured")
+    assert not (tmp_path / "h.sqlite").exists()
+    # The reference's file is named for the backend it measured: taken.
+    reference = subprocess.run(history + ["ab/reference/bench-null.json"], capture_output=True,
+                               text=True, cwd=tmp_path, timeout=60)
+    assert reference.returncode == 0, reference.stderr
