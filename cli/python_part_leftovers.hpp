@@ -22,8 +22,8 @@ std::vector<std::string> announced_leftovers(const std::string& said);
 // Removes each announced path that is still the part's: a folder (not a link) holding
 // kReportPartialMarker, removed whole without following links inside it, or a regular file.
 // Anything else there now (a link, a folder the report finished, a user's file put there since)
-// is left. Returns the paths removed. Call only once the part and its group have ended and the
-// part did not say how it ended: one that said so cleaned up itself.
+// is left. Returns the paths removed. Call only once the part and its group have ended: a part
+// that ended on its own removed what it could (not without file descriptors to do it with).
 std::vector<std::string> remove_leftovers(const std::string& said);
 
 }  // namespace memrel::cli

@@ -231,6 +231,13 @@ class CheckingSax {
 }  // namespace
 
 nlohmann::json parse_input_json(const std::string& text, const std::string& file) {
+  // nlohmann's reader ends its input at a NUL byte: whatever followed one, garbage or a second
+  // record on a journal's line, was not read and the file passed (the forty-sixth adversarial
+  // pass, c7-json-nul-then-garbage-accepted). JSON text holds none (in a string it is \u0000).
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    throw InputError(file, "",
+                     "malformed JSON at byte " + std::to_string(nul + 1) +
+                         ": a NUL byte (JSON text holds none; in a string it is written \\u0000)");
   PointerTracker tracker(file);
   CheckingSax checks(tracker, file);
   nlohmann::json::sax_parse(text, &checks);

@@ -304,6 +304,13 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
                        ", not a regular file: not a history database");
   if (!exists && !create)
     throw ResultsError(path + ": no history database here (memrel history add creates one)");
+  // SQLite takes an empty file for a new database and writes its schema into it: `history list`
+  // and `show` turned a user's 0-byte file into a history, exit 0, where `changes` and `report
+  // --history` refuse it (the forty-sixth adversarial pass, c8-history-list-writes-empty-db).
+  if (exists && st.st_size == 0)
+    throw ResultsError(path +
+                       ": an empty file, not a history database (memrel history add makes "
+                       "one where no file is)");
   if (!exists) made_here_ = create_whole(path);
   open(SQLITE_OPEN_READWRITE);
 }

@@ -9,9 +9,10 @@ namespace {
 std::optional<nlohmann::json> ab_context(const nlohmann::json& context) {
   if (!context.is_object() || !context.contains("memrel_ab") || !context["memrel_ab"].is_string())
     return std::nullopt;
-  nlohmann::json ab = nlohmann::json::parse(context["memrel_ab"].get<std::string>(), nullptr,
-                                            /*allow_exceptions=*/false);
-  if (!ab.is_object()) return std::nullopt;
+  const std::string text = context["memrel_ab"].get<std::string>();
+  nlohmann::json ab = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // A NUL ends nlohmann's input: a string with one is not the context ab wrote.
+  if (!ab.is_object() || text.find('\0') != std::string::npos) return std::nullopt;
   return ab;
 }
 

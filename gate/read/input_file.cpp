@@ -21,8 +21,11 @@ std::optional<MachineFingerprint> recorded_fingerprint(const nlohmann::json& con
   if (!context.is_object() || !context.contains(key) || context[key].is_null()) return std::nullopt;
   nlohmann::json j = context[key];
   if (j.is_string()) {
-    j = nlohmann::json::parse(j.get<std::string>(), nullptr, false);
-    if (j.is_discarded()) throw ResultsError(std::string("context.") + key + ": not JSON");
+    // A NUL ends nlohmann's input: what followed it was not read (parse_input_json says why).
+    const std::string text = j.get<std::string>();
+    j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || text.find('\0') != std::string::npos)
+      throw ResultsError(std::string("context.") + key + ": not JSON");
   }
   try {
     return fingerprint_from_json(j);

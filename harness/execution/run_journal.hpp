@@ -64,9 +64,10 @@ class RunJournal {
 
   // On disk when it returns.
   void record(std::size_t index, const CellResult& cell);
-  // That the run was resumed at UTC_TIME, a line of its own: a resumed run stopped again and
+  // That the run was resumed at UTC_TIME, a line of its own written with the first cell this
+  // resumption records (one that finishes no cell is not one): a resumed run stopped again and
   // resumed once more lists every resumption (read_journal adds them to the context's
-  // "resumed"). On disk when it returns.
+  // "resumed").
   void record_resumption(const std::string& utc_time);
   // The journal's file, to remove it by (remove_if_same_file) once the results are written.
   FileIdentity identity() const { return file_.identity(); }
@@ -74,6 +75,7 @@ class RunJournal {
  private:
   explicit RunJournal(DurableAppendFile file) : file_(std::move(file)) {}
   DurableAppendFile file_;
+  std::string pending_resumption_;  // a line for the next record(), or ""
 };
 
 }  // namespace memrel

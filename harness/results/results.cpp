@@ -473,6 +473,70 @@ void expect_effectiveness_of_its_parts(const CellResult& cell) {
             " is not the releases' returned / releasable bytes");
 }
 
+// A trace cell's figures agree with one another as the replay makes them (trace_replay.cpp): a
+// scale of "1/0" or "x" counted as "run at another --trace-scale" and took the cell out of the
+// gate, exit 0 with 1 GiB more allocated; a recorded reserved at event 99999 of a trace of 616,
+// or an ns_per_event of -1766139.5, were drawn (the forty-sixth adversarial pass,
+// c4-results-trace-scale-garbage-skips-gate, c4-report-recorded-reserved-event-out-of-trace,
+// c4-report-trace-fields-negative). The scale is written as memrel writes it: "1" or "1/N",
+// N from 2 to 999999999999999 without leading zeros (another spelling of one scale would not
+// pair with it).
+bool is_trace_scale_text(const std::string& scale) {
+  if (scale == "1") return true;
+  return scale.size() > 2 && scale.size() <= 2 + 15 && scale.compare(0, 2, "1/") == 0 &&
+         scale[2] != '0' && scale.find_first_not_of("0123456789", 2) == std::string::npos &&
+         scale != "1/1";
+}
+
+void expect_events_within(const std::vector<std::uint64_t>& events, std::uint64_t last,
+                          const std::string& place) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i] > last)
+      bad(place + "[" + std::to_string(i) + "]",
+          std::to_string(events[i]) + " is past the trace's " + std::to_string(last) + " events");
+    if (i > 0 && events[i] < events[i - 1])
+      bad(place + "[" + std::to_string(i) + "]",
+          std::to_string(events[i]) + " comes before the event ahead of it (" +
+              std::to_string(events[i - 1]) + "): events are in order");
+  }
+}
+
+// `written`: the trace object as the file has it. Its fields are newer than memrel.results/1 and
+// take defaults when absent; what is absent is not checked (as the report's reader does).
+void expect_trace_consistent(const CellResult& cell, const nlohmann::json& written) {
+  if (!cell.trace || !written.is_object()) return;
+  const TraceReplay& t = *cell.trace;
+  if (written.contains("scale") && !is_trace_scale_text(t.scale))
+    bad("trace.scale", nlohmann::json(t.scale).dump() +
+                           " is not 1 or 1/N (N a whole number from 2 to 999999999999999)");
+  if (t.allocs + t.frees > t.events)
+    bad("trace.allocs", std::to_string(t.allocs) + " allocations and " + std::to_string(t.frees) +
+                            " frees are more than the trace's " + std::to_string(t.events) +
+                            " events");
+  if (t.ooms > t.allocs)
+    bad("trace.ooms",
+        std::to_string(t.ooms) + " failed allocations of " + std::to_string(t.allocs));
+  if (t.peak_requested_event > t.events)
+    bad("trace.peak_requested_event", std::to_string(t.peak_requested_event) +
+                                          " is past the trace's " + std::to_string(t.events) +
+                                          " events");
+  if (t.first_oom_event && *t.first_oom_event >= t.events)
+    bad("trace.first_oom_event", std::to_string(*t.first_oom_event) + " is past the trace's " +
+                                     std::to_string(t.events) + " events");
+  if ((written.contains("allocator_ns") || written.contains("ns_per_event")) &&
+      !is_ratio_of(t.ns_per_event, static_cast<double>(t.allocator_ns),
+                   static_cast<double>(t.events)))
+    bad("trace.ns_per_event",
+        (t.ns_per_event ? nlohmann::json(*t.ns_per_event).dump() : std::string("missing")) +
+            " is not allocator_ns / events");
+  std::vector<std::uint64_t> mark_events;
+  for (const TraceMarkRecord& m : t.marks) mark_events.push_back(m.event);
+  expect_events_within(mark_events, t.events, "trace.marks.event");
+  expect_events_within(t.series.event, t.events, "trace.series.event");
+  if (t.recorded_reserved)
+    expect_events_within(t.recorded_reserved->event, t.events, "trace.recorded_reserved.event");
+}
+
 // The two peak ratios are their peaks' ratios, as metrics.cpp computes them: an overhead_ratio of
 // -1e15 and a utilization of 9e15 were read, and the report ranked that backend best (the
 // thirty-third adversarial pass, c4-results-negative-overhead-ratio-ranked-best).
@@ -508,6 +572,7 @@ CellResult cell_from_json(const nlohmann::json& j) {
     expect_backend_name(cell);
     expect_effectiveness_of_its_parts(cell);
     expect_peak_ratios_of_their_peaks(cell);
+    expect_trace_consistent(cell, j.contains("trace") ? j["trace"] : nlohmann::json());
   } catch (const ResultsError& e) {
     throw ResultsError(std::string("cell record does not match ") + kCellSchema + ": " + e.what());
   }

@@ -171,6 +171,61 @@ def _check_uints(values, where):
             raise _Bad(f"{where}[{i}]: expected an integer from 0 to 2^53, got {_describe(v)}")
 
 
+def _is_trace_scale(scale):
+    """"1" or "1/N" as memrel writes it (N from 2 to 999999999999999, no leading zero):
+    harness/results/results.cpp, is_trace_scale_text."""
+    if scale == "1":
+        return True
+    digits = scale[2:]
+    return (scale.startswith("1/") and 0 < len(digits) <= 15 and digits[0] != "0"
+            and all("0" <= c <= "9" for c in digits) and digits != "1")
+
+
+def _check_events_within(events, last, where):
+    for i, event in enumerate(events):
+        if event > last:
+            raise _Bad(f"{where}[{i}]: {event} is past the trace's {last} events")
+        if i > 0 and event < events[i - 1]:
+            raise _Bad(f"{where}[{i}]: {event} comes before the event ahead of it "
+                       f"({events[i - 1]}): events are in order")
+
+
+def _check_trace_consistent(trace, where):
+    """The trace's figures agree with one another as the replay makes them, as compare checks
+    them (harness/results/results.cpp, expect_trace_consistent): a scale "1/0" or a recorded
+    reserved past the trace's end was drawn (the forty-sixth adversarial pass,
+    c4-report-history-trace-scale-unchecked, c4-report-recorded-reserved-event-out-of-trace)."""
+    events = trace["events"]
+    if not _is_trace_scale(trace["scale"]):
+        raise _Bad(f"{where}.scale: {json.dumps(trace['scale'])} is not 1 or 1/N "
+                   "(N a whole number from 2 to 999999999999999)")
+    allocs, frees = trace.get("allocs", 0), trace.get("frees", 0)
+    if allocs + frees > events:
+        raise _Bad(f"{where}.allocs: {allocs} allocations and {frees} frees are more than the "
+                   f"trace's {events} events")
+    if "allocs" in trace and trace["ooms"] > allocs:
+        raise _Bad(f"{where}.ooms: {trace['ooms']} failed allocations of {allocs}")
+    if trace.get("peak_requested_event", 0) > events:
+        raise _Bad(f"{where}.peak_requested_event: {trace['peak_requested_event']} is past the "
+                   f"trace's {events} events")
+    if trace.get("first_oom_event") is not None and trace["first_oom_event"] >= events:
+        raise _Bad(f"{where}.first_oom_event: {trace['first_oom_event']} is past the trace's "
+                   f"{events} events")
+    if "allocator_ns" in trace or "ns_per_event" in trace:
+        ratio, exact = trace.get("ns_per_event"), None
+        if events > 0:
+            exact = trace.get("allocator_ns", 0) / events
+        if (exact is None) != (ratio is None) or (
+                exact is not None and abs(ratio - exact) > 1e-9 * max(1.0, abs(exact))):
+            raise _Bad(f"{where}.ns_per_event: {json.dumps(ratio)} is not allocator_ns / events")
+    _check_events_within([m["event"] for m in trace.get("marks", [])], events,
+                         f"{where}.marks.event")
+    _check_events_within(trace["series"]["event"], events, f"{where}.series.event")
+    if trace["recorded_reserved"] is not None:
+        _check_events_within(trace["recorded_reserved"]["event"], events,
+                             f"{where}.recorded_reserved.event")
+
+
 def _check_trace(trace, where):
     _check(trace, where, _TRACE)
     _check(trace, where, {k: kind for k, kind in _TRACE_OPTIONAL.items() if k in trace})
@@ -199,6 +254,7 @@ def _check_trace(trace, where):
             raise _Bad(f"{where}.recorded_reserved: event and bytes differ in length")
         _check_uints(recorded["event"], f"{where}.recorded_reserved.event")
         _check_uints(recorded["bytes"], f"{where}.recorded_reserved.bytes")
+    _check_trace_consistent(trace, where)
 
 
 def _names_as_written(path):

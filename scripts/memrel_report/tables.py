@@ -79,7 +79,7 @@ def environment(run):
                 value = ", ".join(os.path.basename(str(v)) for v in value)
             elif key == "backends" and isinstance(value, list):
                 value = ", ".join(str(v) for v in value)
-            elif key == "host_capacity_bytes" and isinstance(value, int):
+            elif key == "host_capacity_bytes" and _is_whole_bytes(value):
                 value = f"{fmt_mib(value, 0)} ({value:,} B)"
             rows.append((f"options.{key}", _text(value)))
     elif options is not None:
@@ -87,6 +87,11 @@ def environment(run):
     for key, value in ctx.items():
         rows.append((key, _text(value)))
     return Table(["", "value"], [list(r) for r in rows])
+
+
+def _is_whole_bytes(value):
+    """A byte count as memrel writes one: shown in MiB; anything else as the file says it."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2 ** 53
 
 
 def status_summary(cells):

@@ -44,6 +44,7 @@ TEST(Results, TraceObjectRoundTripsAndItsFieldsAreOptional) {
   TraceReplay& t = c.trace.emplace();
   t.scale = "1/16";
   t.events = 8;
+  t.ns_per_event = 0.0;  // allocator_ns / events, as the replay writes it
   t.series.event = {0, 8};
   t.series.requested = {0, 0};
   t.series.allocated = {std::nullopt, 5};
