@@ -631,6 +631,12 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
       // 2 leaves no folder of its own behind (the third adversarial pass found `rounds/` left).
       args->made->remove_with_contents();
       throw;
+    } catch (...) {
+      // Any other failure (the machine's: out of descriptors before the first round, exit 4)
+      // leaves no empty folder of its own; rounds already written stay with theirs (the
+      // forty-sixth adversarial pass, c8-ab-emfile-leaves-skeleton).
+      args->made->remove_empty();
+      throw;
     }
   };
 }

@@ -54,6 +54,15 @@ std::string bench_filter_problem(const std::string& bench, const std::string& fi
     return "matching it against the benchmarks' names " + how_it_ended(a.status) +
            " in memrel_bench (a regular expression nested too deeply?); simplify it";
   }
+  // Google Benchmark says an expression it cannot compile on stderr and lists nothing: bench and
+  // ab then said the filter "matches no benchmark" (the forty-sixth adversarial pass,
+  // c9-bench-filter-invalid-regex).
+  if (const std::size_t at = a.complained.find("Could not compile benchmark re: ");
+      a.ended && at != std::string::npos) {
+    std::string why = a.complained.substr(at + 32);
+    why = why.substr(0, why.find('\n'));
+    return "not a regular expression memrel_bench can use (" + why.substr(0, 200) + ")";
+  }
   if (a.ended) return "";
   return "matching it against the benchmarks' names did not end within 10 s (a regular "
          "expression that backtracks without end?); simplify it";

@@ -323,6 +323,13 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
     }
   }
   refuse_loaded_name_in_library_folder(path, option);
+  // A new file too: `run -o r.json.journal` wrote results where a run of r.json keeps its journal,
+  // and that run was then refused as "interrupted", its --resume "malformed JSON" (the
+  // forty-sixth adversarial pass, c5-results-named-as-journal).
+  if (fs::path(path).extension() == ".journal" && access(path.c_str(), F_OK) != 0)
+    throw OutputError(prefix(option, path) +
+                      "ends in .journal, the name a run gives its journal (-o X keeps X.journal); "
+                      "name the output otherwise");
   struct stat out {};
   if (lstat(path.c_str(), &out) != 0) return refuse_replace_barrier(path, option, false);
   if (!S_ISREG(out.st_mode))

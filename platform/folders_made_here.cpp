@@ -38,9 +38,14 @@ void FoldersMadeHere::make(const std::string& option, const std::string& dir) {
     if (p == p.parent_path()) break;
   }
   fs::create_directories(dir, ec);
-  // Recorded even when making failed half-way: what was made goes again with the rest.
+  // Recorded even when making failed half-way: what was made goes again with the rest. Ahead of
+  // the folders made before, which may hold these (ab makes OUT/rounds, then OUT/reference): in
+  // the order made, OUT came before OUT/reference and stayed, not empty when its turn came (the
+  // forty-sixth adversarial pass, c8-ab-emfile-leaves-skeleton).
+  std::vector<fs::path> made_now;
   for (const fs::path& p : missing)
-    if (!absent(p)) made_.push_back(p);
+    if (!absent(p)) made_now.push_back(p);
+  made_.insert(made_.begin(), made_now.begin(), made_now.end());
   if (ec || !fs::is_directory(dir)) {
     std::string why = ec ? " (" + ec.message() + ")" : "";
     // Said as the other commands say it (cli's filesystem_error handler, the twenty-fifth

@@ -881,6 +881,13 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
   std::map<std::size_t, CellResult> done;
   std::optional<RunJournal> journal;
   if (!options.journal_path.empty() && options.resume) {
+    // A symbolic link there (dangling or not) is said as one, as a fresh run says it: followed,
+    // a dangling one was "no journal to resume" (the forty-sixth adversarial pass,
+    // c2-resume-dangling-journal).
+    if (struct stat st{}; lstat(options.journal_path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+      throw ResultsError(options.journal_path +
+                         ": is a symbolic link, not a journal memrel wrote: move it away (it is "
+                         "where the journal goes)");
     if (access(options.journal_path.c_str(), F_OK) != 0)
       throw ResultsError(options.journal_path +
                          ": no journal to resume (the run finished, or never started)");

@@ -182,6 +182,12 @@ def series_of(db, path, metrics, match):
         rows = db.execute(query, (match,)).fetchall()
     except sqlite3.DatabaseError as e:
         raise UsageError(f"{path}: not a readable memrel history ({e})") from None
+    # A --match that names nothing is a typo, as a --metric not in the history is: "0 change
+    # points", exit 0, said nothing was looked at (the forty-sixth adversarial pass,
+    # c4-history-changes-match-nothing).
+    if match and not rows:
+        raise UsageError(f"--match {match!r}: no metric of the history contains it "
+                         "(memrel history list)")
     for row in rows:
         _check_types(path, row)
     for _, metric, machine, run_id, started, source, commit, value in rows:

@@ -262,6 +262,11 @@ def check_file(path, inputs=(), adds_workloads=False):
     try:
         out = os.lstat(path)
     except OSError:
+        # A new file named as a run's journal (check_output_file, the forty-sixth adversarial
+        # pass, c5-results-named-as-journal).
+        if path.endswith(".journal"):
+            raise OutputRuleError(path, "ends in .journal, the name a run gives its journal "
+                                        "(-o X keeps X.journal); name the output otherwise")
         return _refuse_replace_barrier(path, itself=False)
     if not stat.S_ISREG(out.st_mode):
         raise OutputRuleError(path, f"is {kind_name(out.st_mode)}, not a regular file; refusing to "

@@ -193,6 +193,8 @@ def _read_rows(path, rows, builder):
         if action == "allocate":
             if pointer == 0:
                 fail(number, "allocate of a null pointer")
+            if pointer + size > 1 << 64:  # as a snapshot's (torch_snapshot.check_request)
+                fail(number, f"a block of {size} bytes at {pointer:#x} ends past 2^64")
             if pointer in live:
                 fail(number, f"allocate of {pointer:#x}, which is live (allocated at line {live[pointer][2]})")
             live[pointer] = (b.alloc(size), size, number)

@@ -18,7 +18,7 @@ names, were allocated before recording began: allocated at the start.
 
 import math
 import reprlib
-from operator import itemgetter
+from operator import add, itemgetter
 
 from . import MAX_REQUEST_BYTES
 from .errors import TraceInputError
@@ -294,6 +294,8 @@ class _Reader:
         for values, low, high in ((sizes, 1, MAX_REQUEST_BYTES), (addrs, 0, MAX_ADDRESS)):
             if values and (set(map(type, values)) != {int} or min(values) < low or max(values) > high):
                 self.first_bad_entry(trace)
+        if len(addrs) == len(sizes) and sizes and max(map(add, addrs, sizes)) > MAX_ADDRESS + 1:
+            self.first_bad_entry(trace)
         return addrs, list(live.values())
 
     def other(self, trace, i):
@@ -324,8 +326,12 @@ class _Reader:
         if action not in ACTIONS:
             self.fail(where, f"unknown action {_show(action)} (known: {', '.join(ACTIONS)})")
         if action in REQUEST_ACTIONS:
-            self.integer(entry, "addr", where, high=MAX_ADDRESS)
-            self.integer(entry, "size", where, low=1)
+            addr = self.integer(entry, "addr", where, high=MAX_ADDRESS)
+            size = self.integer(entry, "size", where, low=1)
+            # A block ends within the address space (the forty-sixth adversarial pass,
+            # c7-snapshot-block-past-2-64: 4096 bytes at 0xffffffffffffff00 were imported).
+            if addr + size > MAX_ADDRESS + 1:
+                self.fail(where, f"a block of {size} bytes at {addr:#x} ends past 2^64")
 
     def first_bad_entry(self, trace):
         for i, entry in enumerate(trace):

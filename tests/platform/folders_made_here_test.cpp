@@ -30,6 +30,20 @@ TEST(FoldersMadeHere, RemovesWhatItMadeWhileEmptyAndKeepsAFolderWithAFile) {
   EXPECT_TRUE(fs::exists(dir.path()));
 }
 
+// ab makes OUT/rounds, then OUT/reference and OUT/candidate: OUT was made first, and removed in
+// the order made it was not empty yet when its turn came (the forty-sixth adversarial pass,
+// c8-ab-emfile-leaves-skeleton).
+TEST(FoldersMadeHere, AFolderMadeFirstGoesAfterTheFoldersMadeInItLater) {
+  TempDir dir;
+  FoldersMadeHere made;
+  made.make("--out", dir.file("out/rounds"));
+  made.make("--out", dir.file("out/reference"));
+  made.make("--out", dir.file("out/candidate"));
+  made.remove_empty();
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+  EXPECT_TRUE(fs::exists(dir.path()));
+}
+
 TEST(FoldersMadeHere, AFolderThereBeforeIsNotItsOwn) {
   TempDir dir;
   fs::create_directories(dir.file("there"));
