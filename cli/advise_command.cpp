@@ -19,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "allocators/availability.hpp"
@@ -319,7 +320,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     }
     if (r || !recorded_problem.empty()) break;
   }
-  FileIdentity journal_file;
+  std::optional<RunJournal> journal_file;  // held until removed: no other advise takes it
   RunResults results = [&] {
     try {
       return run_suite(options, global.verbosity < 0 ? no_progress : std::cerr, &journal_file);
@@ -381,7 +382,8 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     throw Interrupted(e.signal(), std::string(e.what()) + "; every cell is in " + journal +
                                       ": run it again with --out " + out_dir + " and --resume");
   }
-  remove_if_same_file(journal, journal_file);  // as `run` removes its own (run_command.cpp)
+  if (journal_file)  // as `run` removes its own (run_command.cpp)
+    remove_if_same_file(journal, journal_file->identity());
   if (page.exit_code != 0) {
     // A part that failed after the page was in place (a wrapper's exit 137 once Python had
     // ended) left it there while the line said "not written", with nothing after the colon

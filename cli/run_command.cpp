@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "allocators/backend_table.hpp"
 #include "cli/backend_library_check.hpp"
@@ -286,7 +287,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   if (const fs::path folder = fs::path(a.out).parent_path(); !folder.empty())
     made_for_out.make("-o", folder.string());
   std::ostream no_progress(nullptr);  // -q: a stream without a buffer writes nothing
-  FileIdentity journal;
+  std::optional<RunJournal> journal;  // held until removed: no other run takes it meanwhile
   RunResults results =
       run_suite(a.options, global.verbosity < 0 ? no_progress : std::cerr, &journal);
   // The estimate is from below: results past the readers' cap are not written either (the cells
@@ -298,7 +299,7 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   // only: removed by hand while this run went on, the name may be another run's journal now,
   // and removing it lost that run's finished cells (the twenty-second adversarial pass,
   // c5-live-journal-removed-second-run-loses-cells).
-  remove_if_same_file(a.options.journal_path, journal);
+  if (journal) remove_if_same_file(a.options.journal_path, journal->identity());
   int failed = 0;
   for (const auto& c : results.cells)
     failed += (c.status == "crashed" || c.status == "timeout" || c.status == "error");

@@ -758,7 +758,7 @@ void refuse_journal_of_another_machine(const std::string& journal,
 }  // namespace
 
 RunResults run_suite(const RunOptions& options, std::ostream& progress,
-                     FileIdentity* journal_file) {
+                     std::optional<RunJournal>* journal_out) {
   nlohmann::json context = run_context();
   // A stop asked for while git said the commit (the run's context) ended git, not the run.
   if (int signal = InterruptRequests::received())
@@ -925,7 +925,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
   }
 
   Scheduler(options, matrix, std::move(inputs), progress).run(done, journal ? &*journal : nullptr);
-  if (journal && journal_file) *journal_file = journal->identity();
+  if (journal && journal_out) journal_out->emplace(std::move(*journal));
 
   RunResults results;
   results.context = context;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "harness/execution/cell.hpp"
+#include "harness/execution/run_journal.hpp"
 #include "harness/execution/shard.hpp"
 #include "harness/results/results.hpp"
 #include "platform/durable_append.hpp"
@@ -109,10 +110,13 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
 // cell worth reading (harness/execution/run_summary.hpp), as they end. Throws ResultsError for a
 // journal that is there without --resume, missing or of another run with it; Interrupted
 // (platform/interrupt.hpp) after a signal, once the running cells are ended.
-// `journal`, when given: the journal's file, for the caller to remove once the results are
-// written (remove_if_same_file: a journal another run made under the same name after this one's
-// was removed by hand is that run's).
+// `journal`, when given: the journal itself, still held, for the caller to remove once the
+// results are written (remove_if_same_file with its identity(): a journal another run made under
+// the same name after this one's was removed by hand is that run's) and only then let go. Let go
+// here, it stood complete and unheld while the results were written, and a second run into the
+// same output then called it "the journal of an interrupted run" (the forty-sixth adversarial
+// pass, c9-advise-live-journal-message).
 RunResults run_suite(const RunOptions& options, std::ostream& progress,
-                     FileIdentity* journal = nullptr);
+                     std::optional<RunJournal>* journal = nullptr);
 
 }  // namespace memrel

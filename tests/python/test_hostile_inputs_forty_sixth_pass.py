@@ -123,3 +123,72 @@ def test_a_report_without_descriptors_leaves_no_temporary_folder(tmp_path):
                            cwd=tmp_path, timeout=120)
         assert r.returncode in (0, 4), r.stderr
         assert [n for n in os.listdir(tmp_path) if ".tmp-" in n] == [], (limit, r.stderr)
+
+
+@needs_memrel
+def test_resume_says_a_symbolic_link_where_the_journal_goes(tmp_path):
+    """c2-resume-dangling-journal: `run --resume` with a dangling link at r.json.journal said "no
+    journal to resume", where a fresh run says it is a symbolic link."""
+    os.symlink("nowhere", tmp_path / "r.json.journal")
+    refused(memrel(tmp_path, "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o", "r.json",
+                   "--resume"), "r.json.journal", "is a symbolic link")
+    assert os.readlink(tmp_path / "r.json.journal") == "nowhere"
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["bench", "ab"])
+def test_a_filter_memrel_bench_cannot_compile_is_said_so(tmp_path, command):
+    """c9-bench-filter-invalid-regex: `--filter '(a'` was "matches no benchmark"."""
+    out = ["-o", "b"] if command == "bench" else ["--out", "ab"]
+    refused(memrel(tmp_path, command, "-b", "null", "--filter", "(a", *out),
+            "--filter '(a'", "not a regular expression")
+    assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_no_output_is_named_as_a_journal(tmp_path):
+    """c5-results-named-as-journal: `run -o r.json.journal` wrote results where a run of r.json
+    keeps its journal; that run was then refused as "interrupted"."""
+    refused(memrel(tmp_path, "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o",
+                   "r.json.journal"), "ends in .journal")
+    log = os.path.join(ROOT, "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
+    refused(memrel(tmp_path, "trace", "import", log, "-o", "t.journal"), "ends in .journal")
+    assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+def test_a_block_ending_past_2_64_is_refused(tmp_path):
+    """c7-snapshot-block-past-2-64: 4096 bytes at 0xffffffffffffff00 were imported, from a
+    snapshot and from an RMM log."""
+    import pickle
+    top = 0xffffffffffffff00
+    events = [{"action": "alloc", "addr": top, "size": 4096, "stream": 0},
+              {"action": "free_completed", "addr": top, "size": 4096, "stream": 0}]
+    (tmp_path / "s.pickle").write_bytes(pickle.dumps({"device_traces": [events], "segments": []}))
+    refused(memrel(tmp_path, "trace", "import", "s.pickle", "-o", "s.memtrace"), "ends past 2^64")
+    (tmp_path / "l.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                    f"1,10:00:00.000001,allocate,{top:#x},4096,0x0\n"
+                                    f"1,10:00:00.000002,free,{top:#x},4096,0x0\n")
+    refused(memrel(tmp_path, "trace", "import", "l.csv", "-o", "l.memtrace"), "line 2",
+            "ends past 2^64")
+    assert sorted(os.listdir(tmp_path)) == ["l.csv", "s.pickle"]
+
+
+@needs_memrel
+def test_history_changes_match_naming_nothing_is_refused(tmp_path):
+    """c4-history-changes-match-nothing: a --match no metric contains was "0 change points",
+    exit 0, where a --metric not in the history is exit 2."""
+    host_run = os.path.join(ROOT, "tests", "data", "host-run.json")
+    assert memrel(tmp_path, "history", "--db", "h.sqlite", "add", host_run).returncode == 0
+    refused(memrel(tmp_path, "history", "--db", "h.sqlite", "changes", "--match", "no-such-zzz"),
+            "--match 'no-such-zzz'", "no metric of the history contains it")
+
+
+@needs_memrel
+def test_an_ab_that_fails_before_its_first_round_leaves_no_folder(tmp_path):
+    """c8-ab-emfile-leaves-skeleton: under `ulimit -n 5` ab failed (exit 4) and left --out with
+    empty rounds/, reference/ and candidate/ (removed in the order made, --out came too early)."""
+    r = subprocess.run(["bash", "-c", f"ulimit -n 5; exec {MEMREL} -q ab -b null --quick "
+                        "--out ab"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 4, r.stderr
+    assert os.listdir(tmp_path) == []
