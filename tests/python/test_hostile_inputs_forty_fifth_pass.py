@@ -102,16 +102,18 @@ def test_a_cell_writes_the_fault_hooks_file_only_new(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["c.json", "pids"]
 
 
-def stopped_while_a_cell_hangs(tmp_path, resume):
-    """host-malloc on two workloads, the second cell hanging: SIGTERM once it hangs (the first
-    cell is in the journal by then)."""
+THREE = "temp-then-delete,single-large,paired-large"
+
+
+def stopped_while_a_cell_hangs(tmp_path, hanging, resume):
+    """host-malloc on three workloads, the cell of `hanging` hanging: SIGTERM once it hangs (the
+    cells before it are in the journal by then)."""
     pids = tmp_path / "pids"
     env = dict(os.environ, MEMREL_INJECT_FAULT=f"hang-with-child:{pids}",
-               MEMREL_INJECT_FAULT_CELL="host-malloc/single-large")
-    runner = subprocess.Popen([MEMREL, "-q", "run", "-b", "host-malloc", "-w",
-                               "temp-then-delete,single-large", "-o", "run.json"]
-                              + (["--resume"] if resume else []), cwd=tmp_path, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               MEMREL_INJECT_FAULT_CELL=f"host-malloc/{hanging}")
+    runner = subprocess.Popen([MEMREL, "-q", "run", "-b", "host-malloc", "-w", THREE, "-o",
+                               "run.json"] + (["--resume"] if resume else []), cwd=tmp_path,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not pids.exists() and time.monotonic() < deadline and runner.poll() is None:
         time.sleep(0.02)
@@ -125,12 +127,13 @@ def stopped_while_a_cell_hangs(tmp_path, resume):
 def test_every_resumption_is_listed_also_one_stopped_again(tmp_path):
     """c5-resumed-list-drops-interrupted-resumptions: a run stopped, resumed and stopped again,
     then resumed to the end, listed one resumption (the last) in context.resumed, where the docs
-    say each is listed: a resumption was kept only in memory."""
-    stopped_while_a_cell_hangs(tmp_path, resume=False)
-    stopped_while_a_cell_hangs(tmp_path, resume=True)
-    r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w",
-                        "temp-then-delete,single-large", "-o", "run.json", "--resume"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    say each is listed: a resumption was kept only in memory. One that finishes no cell is none
+    (c8-resume-emfile-counted-as-resumption, the forty-sixth pass)."""
+    stopped_while_a_cell_hangs(tmp_path, "single-large", resume=False)
+    stopped_while_a_cell_hangs(tmp_path, "paired-large", resume=True)  # finishes single-large
+    stopped_while_a_cell_hangs(tmp_path, "paired-large", resume=True)  # finishes nothing
+    r = subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w", THREE, "-o", "run.json",
+                        "--resume"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr
     context = json.loads((tmp_path / "run.json").read_text())["context"]
     assert len(context["resumed"]) == 2, context
