@@ -10,17 +10,9 @@ import time
 import pytest
 
 from test_hostile_inputs import MEMREL, ROOT, needs_memrel, private_copy, refused
+from test_run_lifecycle import alive
 
 WORKLOAD = os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
-
-
-def alive(pid):
-    """A zombie is dead: it only waits for its parent to reap it."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def run_with_fault(tmp_path, fault, memrel=MEMREL):
