@@ -193,10 +193,16 @@ void check_ab_outputs(const AbArgs& a, const std::vector<std::string>& backend_n
   for (const auto& [path, option] : {std::pair<std::string, const char*>{a.markdown, "--markdown"},
                                      {a.junit, "--junit"},
                                      {a.summary, "--summary"},
-                                     {a.json, "--json"}})
+                                     {a.json, "--json"}}) {
     if (!path.empty() && same_output_path(path, a.out))
       throw OutputError(std::string(option) + " " + path +
                         ": the same path as --out, the folder ab writes its rounds in");
+    // Nor on --out's way: ab made --out inside the file's path and ran every round, then the
+    // file could not be written (the forty-seventh adversarial pass).
+    if (!path.empty() && output_path_under(a.out, path))
+      throw OutputError("--out " + a.out + ": lies under " + option + " " + path +
+                        ", a file ab writes; write them apart");
+  }
 }
 
 // What one side runs: its memrel_bench with the options both sides share.

@@ -232,11 +232,20 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     // sixteenth adversarial pass, c1-advise-json-is-own-out-folder).
     if (same_output_path(a.json, out_dir))
       throw OutputError("--json " + a.json + ": the same path as --out, the folder advise fills");
+    // Nor a folder on --out's way: the sweep ran, then --json could not be written beside its
+    // results (the forty-seventh adversarial pass, c2-advise-json-is-out-parent,
+    // c2-advise-out-under-json).
+    if (output_path_under(out_dir, a.json))
+      throw OutputError("--out " + out_dir + ": lies under --json " + a.json +
+                        ", a file advise writes; write them apart");
     for (const char* name : {"results.json", "results.json.journal", "advise.json", "advise.html",
                              "advise-frontier.png", "advise-frontier.svg"}) {
       if (same_output_path(a.json, (fs::path(out_dir) / name).string()))
         throw OutputError("--json " + a.json + ": the same file as " + name +
                           ", which advise writes in --out " + out_dir);
+      if (output_path_under(a.json, (fs::path(out_dir) / name).string()))
+        throw OutputError("--json " + a.json + ": lies under " + name +
+                          ", a file advise writes in --out " + out_dir + "; write them apart");
     }
     // In --out, which advise makes first, its folder is --out's, probed above.
     const std::string json_folder = fs::path(a.json).parent_path().string();

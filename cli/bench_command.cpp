@@ -232,6 +232,13 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
       if (same_output_path(a.logs, job.json_path))
         throw OutputError("--logs " + a.logs + ": the same path as " + job.json_path +
                           ", which bench writes");
+      // Nor one file on the other's way: with -o F/bench-null.log --logs F the results were
+      // written in F/bench-null.log/, then its log could not be (the forty-seventh adversarial
+      // pass, c2-bench-logs-file-is-out-folder).
+      if (output_path_under(job.json_path, job.log_path) ||
+          output_path_under(a.out, job.log_path) || output_path_under(a.logs, job.json_path))
+        throw OutputError("--logs " + a.logs + ": " + job.log_path + " and " + job.json_path +
+                          ", files bench writes, lie one on the other's way; write them apart");
     }
     jobs.push_back(job);
   }

@@ -76,6 +76,13 @@ void check_comparison_outputs(const ComparisonOutputs& outputs,
       if (same_output_path(*files[i].first, *files[j].first))
         throw OutputError(std::string(files[j].second) + " " + *files[j].first +
                           ": the same file as " + files[i].second);
+      // One under the other: the first written, the second then failed with one output written.
+      for (const auto& [inner, outer] :
+           {std::pair{files[i], files[j]}, std::pair{files[j], files[i]}})
+        if (output_path_under(*inner.first, *outer.first))
+          throw OutputError(std::string(inner.second) + " " + *inner.first + ": lies under " +
+                            outer.second + " " + *outer.first +
+                            ", a file this command writes; write them apart");
     }
   }
 }

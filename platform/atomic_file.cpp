@@ -225,6 +225,19 @@ bool same_output_path(const std::string& a, const std::string& b) {
   return !e1 && !e2 && pa == pb;
 }
 
+bool output_path_under(const std::string& inner, const std::string& outer) {
+  std::error_code e1, e2;
+  const fs::path pi = fs::weakly_canonical(fs::absolute(inner, e1), e1);
+  const fs::path po = fs::weakly_canonical(fs::absolute(outer, e2), e2);
+  if (e1 || e2 || pi == po) return false;
+  auto i = pi.begin();
+  for (auto o = po.begin(); o != po.end(); ++o, ++i) {
+    if (o->empty()) continue;  // a trailing separator's empty name
+    if (i == pi.end() || *i != *o) return false;
+  }
+  return true;
+}
+
 // Every name of the path fits the file system with the longest suffix memrel adds to an output's
 // name (`.journal`, `.tmp.PID`, SQLite's `-journal`): a 300-byte `-o` name ran every cell, or
 // compared every figure, and then failed with "File name too long", exit 4 (the eighth
@@ -330,6 +343,16 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
     throw OutputError(prefix(option, path) +
                       "ends in .journal, the name a run gives its journal (-o X keeps X.journal); "
                       "name the output otherwise");
+  // Nor a folder made for it under that name (`--markdown R/r.json.journal/m.md` made the folder
+  // where `run -o R/r.json` keeps its journal: the forty-seventh adversarial pass,
+  // c2-markdown-folder-at-run-journal).
+  for (fs::path p = fs::path(path).parent_path(); !p.empty() && p != p.parent_path();
+       p = p.parent_path()) {
+    if (access(p.c_str(), F_OK) == 0) break;
+    if (p.extension() == ".journal")
+      throw OutputError(prefix(option, path) + "would make the folder " + p.string() +
+                        ", named as a run's journal (-o X keeps X.journal); name it otherwise");
+  }
   struct stat out {};
   if (lstat(path.c_str(), &out) != 0) return refuse_replace_barrier(path, option, false);
   if (!S_ISREG(out.st_mode))

@@ -36,6 +36,12 @@ std::string program_identities();
 // exist yet): two outputs of one command must be two files.
 bool same_output_path(const std::string& a, const std::string& b);
 
+// Whether the output path INNER lies below OUTER (OUTER a folder on its way), by the paths as the
+// system resolves them (neither need exist yet): a file output there cannot also be a folder
+// holding another (`compare --json Z --markdown Z/a.md` wrote Z/a.md, then failed "Z: is a
+// folder" with one output written: the forty-seventh adversarial pass, c2-*-under-*).
+bool output_path_under(const std::string& inner, const std::string& outer);
+
 // The one of FOLDERS (each an existing folder, told by identity) that the output PATH would lie
 // directly in, or "" when none: a folder a command reads every *.json of takes no new one
 // (compare's input folders, the workloads and backends folders).

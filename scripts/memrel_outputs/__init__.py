@@ -246,13 +246,30 @@ def _refuse_in_read_folders(path, adds_workloads):
                                         "every memrel run; write it elsewhere")
 
 
+def _refuse_journal_folder_on_the_way(path):
+    """No folder made for an output is named as a run's journal (check_output_file: the
+    forty-seventh adversarial pass, c2-markdown-folder-at-run-journal)."""
+    folder = os.path.dirname(path)
+    while folder and folder != os.path.dirname(folder) and not os.path.lexists(folder):
+        if folder.endswith(".journal"):
+            raise OutputRuleError(path, f"would make the folder {folder}, named as a run's "
+                                        "journal (-o X keeps X.journal); name it otherwise")
+        folder = os.path.dirname(folder)
+
+
 def check_file(path, inputs=(), adds_workloads=False):
     """Raises OutputRuleError unless path is absent or a regular file that is none of inputs (nor
     a file of a folder memrel reads whole, see _refuse_in_read_folders)."""
     if not path:
         raise OutputRuleError(repr(path), "an empty path; name the file to write")
+    # A trailing "/" names a folder, as the C++ writers say it (check_output_file): `trace import
+    # -o t.memtrace/` read the whole source before the write failed (the forty-seventh
+    # adversarial pass, c2-trace-import-out-trailing-slash, c2-changes-markdown-trailing-slash).
+    if path.endswith("/"):
+        raise OutputRuleError(path, "names a folder (it ends in /); a file is wanted")
     _check_spelling(path)
     _check_name_lengths(path)
+    _refuse_journal_folder_on_the_way(path)
     # Whether or not a file is there yet: a new output in memrel's own Python folder went through
     # (`trace import -o scripts/json.py` then shadowed the standard `json`: the eleventh
     # adversarial pass, c1-mkcopy-*-new-*).

@@ -179,9 +179,11 @@ def _read_rows(path, rows, builder):
             pointer, stream = _hex(pointer_text), _hex(stream_text)
         except ValueError:
             fail(number, f'Pointer "{pointer_text[:40]}" or Stream "{stream_text[:40]}" is not '
-                         "hexadecimal below 2^64 (ASCII, no sign)")
+                         "hexadecimal of at most 16 digits (ASCII, no sign)")
         if _SIZE.fullmatch(size_text) is None:  # " 1024" and "1024\u00a0" too (c7-csv-size-ws-*)
-            fail(number, f'Size "{size_text[:40]}" is not a whole number in ASCII digits')
+            # Said as the rule is: 0004096 of more than 20 digits is a whole number (the
+            # forty-seventh adversarial pass, c7-rmm-leading-zeros-wording).
+            fail(number, f'Size "{size_text[:40]}" is not a whole number of at most 20 ASCII digits')
         size = int(size_text)
         if not 0 < size <= MAX_REQUEST_BYTES:
             fail(number, f"Size {size} is out of range (1 to {MAX_REQUEST_BYTES})")
