@@ -62,6 +62,13 @@ class Loader {
     Trace trace;
     trace.path = path_;
     std::uint64_t events = read_header(text, trace);
+    // A count the file cannot hold is said so before the product: events * 16 wrapped past 2^64
+    // and the line read "trailing bytes: 215672 bytes, ... needs 215672" (the forty-seventh
+    // adversarial pass, c7-memtrace-events-overflow-wording).
+    if (events > file_bytes / sizeof(TraceRecord))
+      fail("records", "truncated: " + std::to_string(file_bytes) + " bytes, counts.events = " +
+                          std::to_string(events) + " needs more than the file holds (" +
+                          std::to_string(sizeof(TraceRecord)) + " bytes each)");
     const std::uint64_t expected = kPrefixBytes + header_bytes + events * sizeof(TraceRecord);
     if (events > (file_bytes / sizeof(TraceRecord)) || file_bytes != expected)
       fail("records", (file_bytes < expected ? "truncated: " : "trailing bytes: ") +

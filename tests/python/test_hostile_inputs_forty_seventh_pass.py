@@ -97,3 +97,21 @@ def test_an_rmm_number_refused_for_its_length_is_said_so(tmp_path):
         return memrel(tmp_path, "trace", "import", "l.csv", "-o", "t.memtrace")
     refused(log("0x0000000000000000001000", 4096), "hexadecimal of at most 16 digits")
     refused(log("0x1000", "00000000000000000000004096"), "at most 20 ASCII digits")
+
+
+@needs_memrel
+def test_a_trace_count_past_its_records_is_said_truncated(tmp_path):
+    """c7-memtrace-events-overflow-wording: counts.events = n + 2^60 made 16 x events wrap past
+    2^64: "trailing bytes: 215672 bytes, ... needs 215672"."""
+    import json
+    import struct
+    data = open(TRACE, "rb").read()
+    size = struct.unpack("<I", data[8:12])[0]
+    header = json.loads(data[16:16 + size])
+    header["counts"]["events"] += 2 ** 60
+    text = json.dumps(header).encode()
+    text += b" " * ((-(16 + len(text))) % 8)
+    (tmp_path / "t.memtrace").write_bytes(data[:8] + struct.pack("<I", len(text)) + data[12:16]
+                                          + text + data[16 + size:])
+    refused(memrel(tmp_path, "validate", "t.memtrace"), "truncated",
+            "needs more than the file holds")
