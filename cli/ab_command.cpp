@@ -30,6 +30,7 @@
 #include "cli/threshold_options.hpp"
 #include "gate/compare.hpp"
 #include "gate/format.hpp"
+#include "gate/read/input_file.hpp"
 #include "gate/read/interleaved_rounds.hpp"
 #include "gate/rules/alpha_spending.hpp"
 #include "gate/rules/tolerances.hpp"
@@ -211,6 +212,7 @@ BenchCommand command_of(const Side& side, const AbArgs& a, const GlobalOptions& 
   command.bench = side.bench;
   command.backends_dir = global.backends_dir;
   command.quick = a.quick;
+  command.results_problem = benchmark_results_problem;
   // As bench passes them (cli/bench_command.cpp): --bench-arg may not set either.
   if (!a.filter.empty()) command.bench_args.push_back("--benchmark_filter=" + a.filter);
   if (a.min_time > 0) {

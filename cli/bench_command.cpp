@@ -26,6 +26,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
+#include "gate/read/input_file.hpp"
 #include "harness/execution/bench_launcher.hpp"
 #include "platform/address_space_limit.hpp"
 #include "platform/atomic_file.hpp"
@@ -141,6 +142,7 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     throw std::invalid_argument(problem);
   command.backends_dir = global.backends_dir;
   command.quick = a.quick;
+  command.results_problem = benchmark_results_problem;
   command.timeout_s = a.timeout_s;
   if (!a.filter.empty()) command.bench_args.push_back("--benchmark_filter=" + a.filter);
   // CLI::Range lets nan through (every comparison with it is false): refuse it here, where it

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "platform/input_rules.hpp"
+
 namespace memrel {
 namespace {
 
@@ -87,6 +89,22 @@ InputFile input_file_from_json(const nlohmann::json& j, const std::string& path)
     throw ResultsError(path + ": " + e.what());
   }
   return f;
+}
+
+std::string benchmark_results_problem(const std::string& content, const std::string& path) {
+  try {
+    const InputFile f = input_file_from_json(parse_input_json(content, path), path);
+    if (f.kind != InputKind::kBenchmark)
+      return path + ": " + input_kind_name(f.kind) + ", not Google Benchmark JSON";
+    if (f.benchmarks.series.empty()) return path + ": holds no benchmark";
+    return "";
+  } catch (const ResultsError& e) {
+    return e.what();
+  } catch (const InputError& e) {
+    return e.what();
+  } catch (const nlohmann::json::exception& e) {
+    return path + ": " + e.what();
+  }
 }
 
 }  // namespace memrel

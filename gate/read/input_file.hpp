@@ -36,4 +36,9 @@ InputFile read_input_file(const std::string& path);
 // have no file, call this.)
 InputFile input_file_from_json(const nlohmann::json& j, const std::string& path);
 
+// Why CONTENT, a memrel_bench's results file about to be kept as `path`, is not one the gate
+// reads as a Google Benchmark file of at least one benchmark; "" when it is. `memrel bench` and
+// `memrel ab` check each file with it before keeping it (BenchCommand::results_problem).
+std::string benchmark_results_problem(const std::string& content, const std::string& path);
+
 }  // namespace memrel

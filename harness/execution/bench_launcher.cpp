@@ -141,8 +141,12 @@ std::optional<int> exited(const Running& r) {
 // filter matched nothing (the second adversarial pass: an empty bench-null.json reported "ok").
 // kCutOffByItsExit: a file cut off by a memrel_bench that exited other than 0 (an allocator
 // that gave up with exit(1) mid-benchmark), not kept.
+// kNotResults: whole JSON that is not Google Benchmark's results as the gate reads them
+// (command.results_problem says why), not kept.
 constexpr long long kCutOffByItsExit = -2;
-long long finish_file(const BenchJob& job, int exit_code) {
+constexpr long long kNotResults = -3;
+long long finish_file(const BenchCommand& command, const BenchJob& job, int exit_code,
+                      std::string& why_not_results) {
   const std::string tmp = bench_temporary_path(job);
   struct stat st {};
   if (stat(tmp.c_str(), &st) != 0) return -1;
@@ -163,6 +167,13 @@ long long finish_file(const BenchJob& job, int exit_code) {
     throw MachineStateError(job.json_path + ": memrel_bench's output is cut off at byte " +
                             std::to_string(content.size()) +
                             ", not whole JSON (a full disk or a file size limit?); not kept");
+  // Whole JSON that compare, history and the report would then refuse is not a result: a
+  // memrel_bench (or a wrapper given as --bench) that wrote `{}` and exited 0 was "ok" and its
+  // file kept (the forty-eighth adversarial pass, c8-bench-keeps-non-benchmark-json).
+  if (command.results_problem) {
+    why_not_results = command.results_problem(content, job.json_path);
+    if (!why_not_results.empty()) return kNotResults;
+  }
   write_file_atomically(job.json_path, content);
   return st.st_size;
 }
@@ -246,8 +257,9 @@ bool says_unavailable(const std::string& line) {
 }
 
 // The outcome of a process that has ended; the JSON file put in place when it is whole.
-BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status, bool timed_out,
-                              std::uint64_t timeout_s) {
+BenchOutcome outcome_of_ended(const BenchCommand& command, const BenchJob& job, const Running& r,
+                              int status, bool timed_out) {
+  const std::uint64_t timeout_s = command.timeout_s;
   BenchOutcome o;
   o.seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
   o.last_line = last_line(read_whole_fd(r.output.get()));
@@ -273,16 +285,20 @@ BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status,
     o.exit_code = WTERMSIG(status);
   } else {
     o.exit_code = WEXITSTATUS(status);
-    const long long size = finish_file(job, o.exit_code);
+    std::string why_not_results;
+    const long long size = finish_file(command, job, o.exit_code, why_not_results);
     o.file_written = size > 0;
     if (size == kCutOffByItsExit)
       o.last_line = "exited " + std::to_string(o.exit_code) +
                     " before its results file was whole (not kept)" +
                     (o.last_line.empty() ? std::string() : "; its last line: " + o.last_line);
-    o.status = o.exit_code != 0 ? BenchStatus::kFailed
-               : size < 0       ? BenchStatus::kUnavailable
-               : size == 0      ? BenchStatus::kNoneMatched
-                                : BenchStatus::kOk;
+    if (size == kNotResults)
+      o.last_line = "exited " + std::to_string(o.exit_code) + " with a results file that is not " +
+                    "Google Benchmark's JSON (not kept): " + why_not_results;
+    o.status = o.exit_code != 0 || size == kNotResults ? BenchStatus::kFailed
+               : size < 0                              ? BenchStatus::kUnavailable
+               : size == 0                             ? BenchStatus::kNoneMatched
+                                                       : BenchStatus::kOk;
     // "Unavailable" is what memrel_bench says it is (benchmarks/main.cpp, unavailable()), not
     // any exit 0 without a file: a broken memrel_bench that wrote nothing was "unavailable
     // here: " with no reason, exit 0, for host-malloc (the twentieth adversarial pass,
@@ -304,10 +320,10 @@ BenchOutcome outcome_of_ended(const BenchJob& job, const Running& r, int status,
 // (keep_pending_log, drop_pending_log): a bench refused at the end because the filter matched
 // nothing anywhere wrote its logs over the last run's (the twelfth adversarial pass,
 // c10-bench-logs-failure-deletes-previous-log).
-BenchOutcome outcome_of(const BenchJob& job, const Running& r, int status, bool timed_out,
-                        std::uint64_t timeout_s) {
+BenchOutcome outcome_of(const BenchCommand& command, const BenchJob& job, const Running& r,
+                        int status, bool timed_out) {
   try {
-    BenchOutcome o = outcome_of_ended(job, r, status, timed_out, timeout_s);
+    BenchOutcome o = outcome_of_ended(command, job, r, status, timed_out);
     write_log_temporary(job, r.output.get());
     o.log_pending = !job.log_path.empty() && (o.status == BenchStatus::kUnavailable ||
                                               o.status == BenchStatus::kNoneMatched);
@@ -390,7 +406,7 @@ std::vector<BenchOutcome> schedule(
       const Running ended = std::move(r);
       running[slot].reset();
       const BenchJob& job = jobs[ended.index];
-      BenchOutcome o = outcome_of(job, ended, *status, timed_out, command.timeout_s);
+      BenchOutcome o = outcome_of(command, job, ended, *status, timed_out);
       if (!gpus.empty()) o.gpu = gpus[slot].index;
       const std::size_t index = ended.index;
       if (o.status == BenchStatus::kFailed && o.exit_code == kBenchUsageExit) {

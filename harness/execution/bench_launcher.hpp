@@ -34,6 +34,11 @@ struct BenchCommand {
   // The command's inputs (memrel_bench, the backend files and the libraries they name): never
   // removed as a leftover temporary file, whatever their names.
   std::vector<std::string> inputs;
+  // Why a results file (its content, and the path it would be kept as) is not Google Benchmark
+  // JSON the gate reads, or "": a file it refuses is not kept, and the backend has failed. Set
+  // by the command from the gate's reading rule, which lies above this layer; unset, any whole
+  // JSON is kept.
+  std::function<std::string(const std::string& content, const std::string& path)> results_problem;
 };
 
 // One memrel_bench process: one backend's benchmarks into one Google Benchmark JSON file.

@@ -33,8 +33,9 @@ const std::string kHostExampleFile =
     std::string(MEMREL_SOURCE_DIR) + "/benchmarks/backends/pluggable-host-example.json";
 
 // Records its arguments (one call a line, separated by \x1f) in $CALLS, prints a line on stdout
-// and one on stderr, writes --benchmark_out, and then: for the backend "null" exits 3 (a failed
-// benchmark, its file written); for "host-malloc-retain" writes nothing and exits 0 (unavailable).
+// and one on stderr, writes --benchmark_out (one benchmark: a file the gate refuses is not kept),
+// and then: for the backend "null" exits 3 (a failed benchmark, its file written); for
+// "host-malloc-retain" writes nothing and exits 0 (unavailable).
 constexpr const char* kRecordingStub = R"(#!/usr/bin/env bash
 printf '%s\x1f' "$@" >>"$CALLS"; printf '\n' >>"$CALLS"
 backend="" out=""
@@ -48,7 +49,7 @@ done
 echo "stub stdout $backend"
 echo "stub stderr $backend" >&2
 if [[ $backend == host-malloc-retain ]]; then echo "memrel_bench: backend $backend unavailable: stub" >&2; exit 0; fi
-echo '{"benchmarks": []}' >"$out"
+echo '{"context": {}, "benchmarks": [{"name": "pair/stub", "run_name": "pair/stub", "run_type": "iteration", "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"}]}' >"$out"
 if [[ $backend == null ]]; then echo "memrel_bench: 1 benchmark run(s) of backend null failed" >&2; exit 3; fi
 exit 0
 )";
@@ -229,7 +230,7 @@ for _ in $(seq 200); do
 done
 rmdir "$meet/busy-$CUDA_VISIBLE_DEVICES"
 (( $(ls "$meet" | grep -c '^arrived-') >= target )) || { echo "alone" >&2; exit 7; }
-echo '{"benchmarks": []}' >"$out"
+echo '{"context": {}, "benchmarks": [{"name": "pair/stub", "run_name": "pair/stub", "run_type": "iteration", "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"}]}' >"$out"
 )";
 
 TEST_F(BenchCommand, WithGpusOneBackendRunsPerGpuAtATimeSeeingOnlyIt) {

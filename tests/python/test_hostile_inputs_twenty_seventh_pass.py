@@ -1176,7 +1176,8 @@ def test_a_stopped_advise_leaves_no_half_chart_or_page(tmp_path):
 def test_ab_with_a_reference_that_wrote_no_benchmark_compares_nothing_and_says_so(tmp_path):
     """c8-ab-empty-reference-passes (the thirty-second pass): a --reference-bench that answers
     as memrel_bench but writes an empty benchmark list every round: "0 compared, 1 new: PASS",
-    exit 0. Nothing to compare against is exit 4, as for a reference that cannot run."""
+    exit 0. Nothing to compare against is exit 4, as for a reference that cannot run. (Since the
+    forty-eighth pass a file of no benchmark is the reference failing, said so, not kept.)"""
     bench = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
     wrapper = tmp_path / "empty.sh"
     wrapper.write_text(
@@ -1190,7 +1191,7 @@ def test_ab_with_a_reference_that_wrote_no_benchmark_compares_nothing_and_says_s
                         "--reference-bench", str(wrapper), "--rounds", "5", "--looks", "1",
                         "--out", "ab", "--json", "v.json"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    refused(r, "nothing to compare", exit_code=4)
+    refused(r, "the reference null failed in round 1", "holds no benchmark", exit_code=4)
     assert not (tmp_path / "v.json").exists()
 
 
