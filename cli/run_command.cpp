@@ -14,6 +14,7 @@
 
 #include "allocators/backend_table.hpp"
 #include "cli/backend_library_check.hpp"
+#include "cli/duplicate_names.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/host_capacity.hpp"
 #include "cli/read_folders.hpp"
@@ -96,33 +97,6 @@ void check_output(const std::string& out) {
                                 ")");
   close(fd);
   unlink(probe.c_str());
-}
-
-// A name twice in the matrix makes results that compare, report and history refuse (two cells
-// of one key): refused before the first cell, naming both sources (docs/inputs.md, "Duplicates").
-// A trace's name is its header's, so a trace can take a workload's name.
-void refuse_duplicates(const std::vector<std::string>& names,
-                       const std::vector<std::string>& sources, const std::string& what) {
-  auto source = [&](std::size_t i) { return i < sources.size() ? sources[i] : names[i]; };
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (names[i] != names[j]) continue;
-      if (source(i) == source(j))
-        throw std::invalid_argument(what + " " + source(i) + " is named twice");
-      throw std::invalid_argument(what + " name '" + names[i] + "' is both " + source(j) + " and " +
-                                  source(i) +
-                                  ": results would hold two cells of one "
-                                  "name; rename one (a trace: trace import --name)");
-    }
-  }
-  // Two names the report would give one page ('a/b' and 'a_b-c14cddc0', crafted as the first's
-  // page name): the report refuses such results, so the run does not make them.
-  if (auto pair = names_sharing_a_page(names)) {
-    const auto [j, i] = *pair;
-    throw std::invalid_argument(what + " names '" + names[j] + "' (" + source(j) + ") and '" +
-                                names[i] + "' (" + source(i) + ") would share one report page (" +
-                                report_page_name(names[i]) + ", letters' case aside); rename one");
-  }
 }
 
 // The binary that provides `memrel cell`: this one; "memrel" (found on PATH) if the kernel does

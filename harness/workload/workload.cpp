@@ -21,8 +21,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kSchema = "memrel.workload/1";
-// Keeps a typo such as "repeat": 1e9 from expanding into a file no cell could finish.
-constexpr std::uint64_t kMaxExpandedSteps = 1'000'000;
 // Validation resolves fractions against this capacity, so that id errors are found before a
 // device is touched; the cell resolves again against the real capacity.
 constexpr std::uint64_t kNominalCapacityBytes = std::uint64_t{64} << 30;

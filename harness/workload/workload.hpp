@@ -94,6 +94,10 @@ struct ConcreteStep {
 std::vector<ConcreteStep> resolve_steps(const Workload& workload, std::uint64_t capacity_bytes,
                                         std::uint64_t max_group_members = UINT64_MAX);
 
+// The most steps a workload expands to (repeats, alloc_many groups): keeps a typo such as
+// "repeat": 1e9 from expanding into a file no cell could finish.
+constexpr std::uint64_t kMaxExpandedSteps = 1'000'000;
+
 // Throws what resolve_steps(workload, capacity_bytes) would throw, without building the steps:
 // what a run checks before its first cell, where it knows the capacity (--host-capacity).
 void check_resolvable(const Workload& workload, std::uint64_t capacity_bytes);
