@@ -255,6 +255,18 @@ nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
     throw InputError(
         path, "",
         "a memrel trace (it begins with MEMTRACE), not a " + what + ": a trace is a workload (-w)");
+  // Nor a journal (a header line naming "memrel.journal/1", harness/execution/run_journal.hpp,
+  // then a line per finished cell): "malformed JSON at byte 1669: [json.exception...]" (the
+  // forty-ninth adversarial pass, c10-journal-as-results).
+  if (const std::size_t end = text.find('\n');
+      text.rfind('{', 0) == 0 && end != std::string::npos) {
+    const nlohmann::json header = nlohmann::json::parse(text.substr(0, end), nullptr, false);
+    if (header.is_object() && header.contains("schema") && header["schema"] == "memrel.journal/1")
+      throw InputError(path, "",
+                       "a memrel journal (memrel.journal/1: the cells an interrupted run "
+                       "finished), not a " +
+                           what + ": finish that run with --resume");
+  }
   return parse_input_json(text, path);
 }
 

@@ -30,6 +30,27 @@ bool is_utc_time(const std::string& text) {
   }
 }
 
+// Whether a journal's first line is memrel's: a header naming the journal's schema, or, cut before
+// its end (`whole` false), the start of one (nlohmann writes its keys in order, "context" first)
+// or text naming the schema; an empty file is the start of one too. Only such a file is replaced
+// as a journal holding no cell, or read by --resume: a user's one-line file of that name was
+// removed (the forty-eighth adversarial pass, c2-journal-foreign-file-deleted), and a trace or a
+// pretty-printed results file there was "the journal of an interrupted run: continue it with
+// --resume", which then said "malformed JSON" (the forty-ninth, c10-journal-trace-called-
+// interrupted-run).
+bool first_line_is_ours(const std::string& first_line, bool whole) {
+  static const std::string start = "{\"context\":";
+  if (!whole)
+    return start.rfind(first_line, 0) == 0 || first_line.rfind(start, 0) == 0 ||
+           first_line.find(std::string("\"") + kJournalSchema + "\"") != std::string::npos;
+  const nlohmann::json header = nlohmann::json::parse(first_line, nullptr, false);
+  return header.is_object() && header.contains("schema") && header["schema"] == kJournalSchema;
+}
+
+std::string not_ours(const std::string& path) {
+  return path + ": is not a journal memrel wrote: move it away (it is where the journal goes)";
+}
+
 }  // namespace
 
 std::string journal_path_for(const std::string& results_path) { return results_path + ".journal"; }
@@ -60,7 +81,10 @@ JournalContent read_journal(const std::string& path) {
   } catch (const InputError& e) {
     throw ResultsError(e.what());
   }
-  if (text.find('\n') == std::string::npos) throw ResultsError(no_cell);
+  const std::size_t first_end = text.find('\n');
+  if (!first_line_is_ours(text.substr(0, first_end), first_end != std::string::npos))
+    throw ResultsError(not_ours(path));
+  if (first_end == std::string::npos) throw ResultsError(no_cell);
   JournalContent content;
   std::size_t start = 0, line = 0;
   while (start < text.size()) {
@@ -179,23 +203,11 @@ std::string journal_place_taken(const std::string& path, const std::string& jour
   // Held: a run still going (one that made its journal the plain way, a moment before writing
   // its first line).
   const bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  if (!held && !first_line_is_ours(first_line, whole_lines > 0)) {
+    close(fd);
+    return not_ours(path);
+  }
   if (whole_lines < 2 && !held) {
-    // Ours only: a journal's header, or the start of one (nlohmann writes its keys in order,
-    // "context" first; or one naming the journal's schema), or nothing. A user's file of that name
-    // was removed as "holding no cell" (the forty-eighth adversarial pass,
-    // c2-journal-foreign-file-deleted).
-    bool ours = first_line.empty();
-    if (whole_lines == 0) {
-      ours = ours || first_line.rfind("{\"context\":", 0) == 0 ||
-             first_line.find(std::string("\"") + kJournalSchema + "\"") != std::string::npos;
-    } else {
-      const nlohmann::json header = nlohmann::json::parse(first_line, nullptr, false);
-      ours = header.is_object() && header.contains("schema") && header["schema"] == kJournalSchema;
-    }
-    if (!ours) {
-      close(fd);
-      return path + ": is not a journal memrel wrote: move it away (it is where the journal goes)";
-    }
     // Killed as it began (SIGKILL between the file and its first line), or stopped before its
     // first cell finished (a run that failed at its first cell, under `ulimit -n 6`, left its
     // header, and the same run again was refused as "an interrupted run": the forty-sixth

@@ -134,11 +134,15 @@ TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
   EXPECT_EQ(error_of(""), path +
                               ": holds no cell (a run killed as it began leaves this): run again "
                               "without --resume, which replaces it");
-  EXPECT_EQ(error_of("{\"schema\""), path +
-                                         ": holds no cell (a run killed as it began leaves this): "
-                                         "run again without --resume, which replaces it");
-  EXPECT_EQ(error_of("{\"schema\": \"memrel.results/1\"}\n"),
-            path + ": line 1: not a memrel journal (expected \"schema\": \"memrel.journal/1\")");
+  EXPECT_EQ(error_of("{\"cont"), path +
+                                     ": holds no cell (a run killed as it began leaves this): "
+                                     "run again without --resume, which replaces it");
+  // Not memrel's (its header begins with "context"): said so, as where a run would start it.
+  const std::string not_ours =
+      path + ": is not a journal memrel wrote: move it away (it is where the journal goes)";
+  EXPECT_EQ(error_of("{\"schema\""), not_ours);
+  EXPECT_EQ(error_of("{\"schema\": \"memrel.results/1\"}\n"), not_ours);
+  EXPECT_EQ(error_of("{\n  \"schema\": \"memrel.journal/1\"\n}\n"), not_ours);
   EXPECT_EQ(error_of(header + "{oops\n"), path + ": line 2: malformed JSON at byte 2");
   EXPECT_EQ(error_of(header + record + record), path + ": line 3: cell 0 recorded twice");
   EXPECT_EQ(error_of(header + "{\"index\": -1, \"cell\": {}}\n"),
