@@ -27,6 +27,7 @@
 #include "platform/adopted_processes.hpp"
 #include "platform/build_identity.hpp"
 #include "platform/did_you_mean.hpp"
+#include "platform/error_text.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
@@ -403,6 +404,12 @@ int run_parsed_command_line(int argc, char** argv) {
     // option nobody gave, exit 2 (arguable in the thirty-third adversarial pass,
     // c8-copied-binary-list-blames-option), where its Python parts say the installation is
     // incomplete, exit 4.
+    // Out of descriptors, it is the limit, not the installation nor the option.
+    if (e.error() == EMFILE) {
+      std::cerr << "memrel: " << one_line_text(e.folder())
+                << " cannot be read: " << error_text(e.error()) << "\n";
+      return exit_code::kInternalError;
+    }
     if (app.get_option("--workloads-dir")->count() == 0) {
       std::cerr << "memrel: " << one_line_text(e.folder()) << " cannot be read ("
                 << install_layout().description() << "): memrel's installation is incomplete\n";

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "platform/error_text.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/temporary_folder.hpp"
 
@@ -126,7 +127,7 @@ pid_t start_child(const ChildSpec& spec) {
   // to 0..3 below, even with one of them closed in the parent.
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+    throw std::runtime_error("cannot make a pipe: " + error_text(errno));
   for (int& end : report) {
     const int high = fcntl(end, F_DUPFD_CLOEXEC, 10);
     if (high >= 0) {
@@ -159,7 +160,17 @@ pid_t start_child(const ChildSpec& spec) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    // A descriptor the child cannot set up ends it as an exec that fails does, its errno said:
+    // under `ulimit -n 8` a failed copy left the parent's stdout in place, and git's and
+    // memrel_bench's output landed on memrel's own (the forty-ninth adversarial pass,
+    // c9-run-emfile-git-on-stdout, c9-bench-emfile-child-stdout).
+    auto fail = [&report]() {
+      const int why = errno;
+      if (write(report[1], &why, sizeof why) < 0) _exit(127);
+      _exit(127);
+    };
     int null = open("/dev/null", O_RDWR);
+    if (null < 0) fail();
     int fd3 = spec.fd3;
     // Already fd 3 (a parent under `ulimit -n 12` has only low numbers free): kept where it is,
     // only its close-on-exec cleared. A copy to 10 and above failed there, and the child lost its
@@ -171,15 +182,15 @@ pid_t start_child(const ChildSpec& spec) {
     }
     // Out of the way of 0..3 first, so that the dup2s below cannot overwrite one another: the
     // lowest free descriptor from 4 on.
-    if (fd3 >= 0 && fd3 <= 2) fd3 = fcntl(fd3, F_DUPFD, 4);
+    if (fd3 >= 0 && fd3 <= 2 && (fd3 = fcntl(fd3, F_DUPFD, 4)) < 0) fail();
     int out = spec.stdout_fd >= 0 ? spec.stdout_fd : null;
     int err = spec.stderr_fd >= 0 ? spec.stderr_fd : null;
-    if (out >= 0 && out <= 3) out = fcntl(out, F_DUPFD, 4);
-    if (err >= 0 && err <= 3) err = fcntl(err, F_DUPFD, 4);
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    if (out >= 0) dup2(out, STDOUT_FILENO);
-    if (err >= 0) dup2(err, STDERR_FILENO);
-    if (fd3 >= 0) dup2(fd3, 3);  // dup2 clears close-on-exec on the copy
+    if (out <= 3 && (out = fcntl(out, F_DUPFD, 4)) < 0) fail();
+    if (err <= 3 && (err = fcntl(err, F_DUPFD, 4)) < 0) fail();
+    if (dup2(null, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+        dup2(err, STDERR_FILENO) < 0)
+      fail();
+    if (fd3 >= 0 && dup2(fd3, 3) < 0) fail();  // dup2 clears close-on-exec on the copy
     if (!program.empty()) execve(program.c_str(), argv.data(), envp.data());
     const int why = program.empty() ? ENOENT : errno;
     if (write(report[1], &why, sizeof why) < 0) _exit(127);
@@ -196,7 +207,7 @@ pid_t start_child(const ChildSpec& spec) {
   if (n == static_cast<ssize_t>(sizeof err)) {
     wait_child(pid);
     throw ChildStartError("cannot start " + (spec.args.empty() ? std::string("?") : spec.args[0]) +
-                          ": " + std::strerror(err) +
+                          ": " + error_text(err) +
                           (spec.search_path && program.empty() ? " (not on PATH)" : ""));
   }
   return pid;
@@ -292,8 +303,10 @@ int anonymous_file() {
   std::string tmpl = base + "/memrel-XXXXXX";
   fd = mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0)
-    throw std::runtime_error("cannot create a temporary file in " + base +
-                             " (TMPDIR: " + std::strerror(errno) + ")");
+    throw std::runtime_error(
+        "cannot create a temporary file in " + base + " (" +
+        (errno == EMFILE ? error_text(errno) : "TMPDIR: " + std::string(std::strerror(errno))) +
+        ")");
   unlink(tmpl.c_str());
   return fd;
 }

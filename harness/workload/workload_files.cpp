@@ -38,7 +38,7 @@ std::vector<std::string> all_workload_files(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (is_workload_file(entry)) files.push_back(entry.path().string());
   }
-  if (ec) throw WorkloadsFolderUnreadable(dir, ec.message());
+  if (ec) throw WorkloadsFolderUnreadable(dir, ec.message(), ec.value());
   std::sort(files.begin(), files.end());
   return files;
 }

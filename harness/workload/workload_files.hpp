@@ -16,13 +16,16 @@ bool is_workload_file_name(const std::string& path);
 // option was not given (the command line tells the two apart: cli/subcommands.cpp).
 class WorkloadsFolderUnreadable : public std::invalid_argument {
  public:
-  WorkloadsFolderUnreadable(const std::string& folder, const std::string& why)
+  WorkloadsFolderUnreadable(const std::string& folder, const std::string& why, int error = 0)
       : std::invalid_argument("--workloads-dir: cannot read '" + folder + "': " + why),
-        folder_(folder) {}
+        folder_(folder),
+        error_(error) {}
   const std::string& folder() const { return folder_; }
+  int error() const { return error_; }  // the errno, where one said why
 
  private:
   std::string folder_;
+  int error_;
 };
 
 // Every workload file of dir (is_workload_file_name), sorted.
