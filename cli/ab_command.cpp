@@ -339,9 +339,21 @@ std::optional<int> run_round(const AbArgs& a, const std::map<const Side*, BenchC
       // the reference failing leaves nothing to compare against: not a verdict (1).
       return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;
     }
-    if (r.status == BenchStatus::kNoneMatched)  // the same in every round: a bad option
-      throw std::invalid_argument(filter_option_text(a.filter) + " matches no benchmark of " +
-                                  job.name + ": nothing to compare");
+    if (r.status == BenchStatus::kNoneMatched) {
+      // A bad option when the reference matches nothing in its first round (it runs first
+      // there); once it has matched, a side that runs no benchmark of the filter has failed: a
+      // candidate's memrel_bench that wrote an empty file was "--filter matches no benchmark",
+      // exit 2 (the forty-ninth adversarial pass, c8-ab-candidate-without-benchmarks-blamed-on-
+      // filter).
+      if (round == 1 && side == &a.reference)
+        throw std::invalid_argument(filter_option_text(a.filter) + " matches no benchmark of " +
+                                    job.name + ": nothing to compare");
+      std::cerr << "memrel ab: the " << side->role << " " << job.name << " ran no benchmark"
+                << (a.filter.empty() ? std::string() : " of " + filter_option_text(a.filter))
+                << " in round " << round << ", where the reference's ran some (" << job.log_path
+                << ")\n";
+      return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;
+    }
     if (r.status == BenchStatus::kUnavailable) {  // memrel_bench says why
       if (round > 1 || side != &a.reference) {
         // The reference ran here, so the candidate's side is what cannot run.

@@ -114,17 +114,37 @@ void ChildStderrRelay::copy_lines() {
 }
 
 void ChildStderrRelay::take(const char* data, std::size_t size) {
+  // Only the new bytes are searched for a line's end, and a line longer than kLinePiece goes on
+  // in pieces: 1.5 GB of one line was searched again at every read, and held whole (the
+  // forty-ninth adversarial pass, c8-python-part-stderr-held-whole: 15 s and 398 MB for 200 MB).
+  std::size_t searched = partial_.size();
   partial_.append(data, size);
   std::size_t start = 0;
-  for (std::size_t end; (end = partial_.find('\n', start)) != std::string::npos; start = end + 1)
+  for (std::size_t end; (end = partial_.find('\n', searched)) != std::string::npos;
+       start = searched = end + 1)
     line(partial_.substr(start, end + 1 - start));
   partial_.erase(0, start);
+  if (partial_.size() >= kLinePiece) {
+    line(partial_);
+    partial_.clear();
+  }
+}
+
+void ChildStderrRelay::keep_within_bound(std::string& text) {
+  if (text.size() <= 2 * kHeldBytes) return;
+  // Its last kHeldBytes, from a line's start where there is one: the end of a report says what
+  // ended it.
+  std::size_t from = text.size() - kHeldBytes;
+  const std::size_t next_line = text.find('\n', from);
+  if (next_line != std::string::npos && next_line + 1 < text.size()) from = next_line + 1;
+  text = std::string(kLeftOut) + text.substr(from);
 }
 
 void ChildStderrRelay::line(const std::string& text) {
   if (!released_) {
     if (!started_()) {
       before_start_ += text;
+      keep_within_bound(before_start_);
       return;
     }
     release();
@@ -150,9 +170,10 @@ void ChildStderrRelay::copy_or_hold(const std::string& line) {
   const std::string text =
       one_line_text(std::string_view(line).substr(0, line.size() - whole)) + (whole ? "\n" : "");
   if (!holding_) holding_ = begins_with_any(text, foreign_starts_);
-  if (holding_)
+  if (holding_) {
     held_ += text;
-  else
+    keep_within_bound(held_);
+  } else
     write_all_to_stderr(text);
 }
 

@@ -56,6 +56,12 @@ class ChildStderrRelay {
   void line(const std::string& text);
   void copy_or_hold(const std::string& text);
   void release();  // the lines held before the start, copied or held as any line
+  // What is held stays within 2 * kHeldBytes: past that, only its last kHeldBytes are kept,
+  // after kLeftOut. A line longer than kLinePiece is passed on in pieces of about that size.
+  static void keep_within_bound(std::string& text);
+  static constexpr std::size_t kHeldBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kLinePiece = std::size_t{64} << 10;
+  static constexpr const char* kLeftOut = "[... earlier output left out ...]\n";
 
   std::vector<std::string> foreign_starts_;
   OwnedFd read_end_;

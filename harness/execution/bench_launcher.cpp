@@ -19,10 +19,14 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "harness/results/results.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/executable_path.hpp"
+#include "platform/file_kind.hpp"
+#include "platform/input_rules.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/owned_fd.hpp"
@@ -77,17 +81,25 @@ void write_log_temporary(const BenchJob& job, int output) {
   if (job.log_path.empty()) return;
   // This process's name, cleared (or refused, an input's) before the job started.
   const std::string tmp = log_temporary_path(job);
-  const std::string content = read_whole_fd(output);
   OwnedFd fd(open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-  std::size_t done = 0;
   int err = fd.get() < 0 ? errno : 0;
-  while (err == 0 && done < content.size()) {
-    const ssize_t n = write(fd.get(), content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      err = n < 0 ? errno : EIO;
-    else
-      done += static_cast<std::size_t>(n);
+  // Copied a piece at a time: a memrel_bench that printed gigabytes was held whole in memory
+  // (the forty-ninth adversarial pass, c8-bench-output-held-whole-in-memory).
+  std::vector<char> piece(1 << 20);
+  for (off_t offset = 0; err == 0;) {
+    const ssize_t got = pread(output, piece.data(), piece.size(), offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) err = errno;
+    if (got <= 0) break;
+    offset += got;
+    for (ssize_t done = 0; err == 0 && done < got;) {
+      const ssize_t n = write(fd.get(), piece.data() + done, static_cast<std::size_t>(got - done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        err = n < 0 ? errno : EIO;
+      else
+        done += n;
+    }
   }
   if (err == 0 && fsync(fd.get()) != 0) err = errno;
   if (err != 0) {
@@ -122,6 +134,27 @@ std::string last_line(std::string text) {
   return nl == std::string::npos ? text : text.substr(nl + 1);
 }
 
+// The last line of what a process printed into `fd` (a file), read from its last 64 KiB only:
+// the whole output of a memrel_bench that printed gigabytes took memrel's memory with it, and
+// under `ulimit -v` the backend's failure became memrel's own (the forty-ninth adversarial pass,
+// c8-bench-output-held-whole-in-memory).
+std::string last_line_of(int fd) {
+  constexpr off_t kTail = 64 * 1024;
+  struct stat st {};
+  const off_t from = fstat(fd, &st) == 0 && st.st_size > kTail ? st.st_size - kTail : 0;
+  std::string tail(static_cast<std::size_t>(kTail), '\0');
+  std::size_t have = 0;
+  while (have < tail.size()) {
+    const ssize_t n =
+        pread(fd, tail.data() + have, tail.size() - have, from + static_cast<off_t>(have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    have += static_cast<std::size_t>(n);
+  }
+  tail.resize(have);
+  return last_line(tail);
+}
+
 // The wait status once the child has exited; empty while it runs. What it started and left in its
 // group ends with it, as a cell's does.
 std::optional<int> exited(const Running& r) {
@@ -133,6 +166,16 @@ std::optional<int> exited(const Running& r) {
   }
   if (done < 0 && errno != EINTR) return 0;  // not ours any more: nothing to wait for
   return std::nullopt;
+}
+
+// Whether JSON text fails only for ending too soon: a prefix of a document, as a write cut off
+// by a full disk or a file size limit leaves it.
+bool ends_too_soon(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text).is_discarded();  // parsed: not cut off
+  } catch (const nlohmann::json::parse_error& e) {
+    return e.byte >= text.size();
+  }
 }
 
 // Once the process has exited by itself: its temporary file put in place whole, when it wrote
@@ -149,9 +192,23 @@ long long finish_file(const BenchCommand& command, const BenchJob& job, int exit
                       std::string& why_not_results) {
   const std::string tmp = bench_temporary_path(job);
   struct stat st {};
-  if (stat(tmp.c_str(), &st) != 0) return -1;
+  if (lstat(tmp.c_str(), &st) != 0) return -1;
+  // What Google Benchmark writes is a regular file. A FIFO, a folder or a link left there by the
+  // process is its failure, not "no benchmark matched" (a FIFO's size 0) or a full disk (the
+  // forty-ninth adversarial pass, c8-bench-fifo-output-blamed-on-filter).
+  if (!S_ISREG(st.st_mode)) {
+    why_not_results = "it left " + std::string(file_kind_name(st.st_mode)) + " there";
+    return kNotResults;
+  }
   if (st.st_size == 0) return 0;
-  int fd = open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  // Past what compare, history and the report read, it is not read here either (memrel's own
+  // memory): a 200 MiB file of NUL bytes was read whole to be refused.
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxResultsFileBytes) {
+    why_not_results = std::to_string(st.st_size) + " bytes, more than the " +
+                      describe_cap(kMaxResultsFileBytes) + " a results file may be";
+    return kNotResults;
+  }
+  int fd = open(tmp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(tmp + ": cannot read back (" + std::strerror(errno) + ")");
   std::string content = read_whole_fd(fd);
   close(fd);
@@ -163,6 +220,13 @@ long long finish_file(const BenchCommand& command, const BenchJob& job, int exit
   // allocator's exit(1) was "a full disk?", exit 4, and the backends after it never ran (the
   // twenty-second adversarial pass, c8-bench-allocator-exit1-blamed-on-disk).
   if (exit_code != 0 && !nlohmann::json::accept(content)) return kCutOffByItsExit;
+  // Cut off is JSON that ends too soon; text that goes wrong before its end (`notjson`, NUL
+  // bytes) was never JSON: the process wrote something else, its failure, not the disk's (the
+  // forty-ninth adversarial pass, c8-bench-non-json-output-said-full-disk).
+  if (!nlohmann::json::accept(content) && !ends_too_soon(content)) {
+    why_not_results = "not JSON";
+    return kNotResults;
+  }
   if (!nlohmann::json::accept(content))
     throw MachineStateError(job.json_path + ": memrel_bench's output is cut off at byte " +
                             std::to_string(content.size()) +
@@ -262,7 +326,7 @@ BenchOutcome outcome_of_ended(const BenchCommand& command, const BenchJob& job, 
   const std::uint64_t timeout_s = command.timeout_s;
   BenchOutcome o;
   o.seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
-  o.last_line = last_line(read_whole_fd(r.output.get()));
+  o.last_line = last_line_of(r.output.get());
   if (timed_out) {
     o.status = BenchStatus::kTimeout;
     o.last_line = "killed after the timeout of " + std::to_string(timeout_s) + " s";
