@@ -230,7 +230,15 @@ int run_list(const std::string& db_path, const std::string& part) {
 // twin of scripts/memrel_outputs/user_folders.py.
 std::string user_cache_folder() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/') return xdg;
+  // Nor the working folder under an absolute spelling (/proc/self/cwd, $PWD): as "." it took the
+  // Otava interpreter from where the user stands (the forty-ninth adversarial pass,
+  // c3-xdg-cache-proc-self-cwd-runs-cwd-interpreter).
+  struct stat given {
+  }, here{};
+  const bool is_working_folder = xdg != nullptr && stat(xdg, &given) == 0 &&
+                                 stat(".", &here) == 0 && given.st_dev == here.st_dev &&
+                                 given.st_ino == here.st_ino;
+  if (xdg != nullptr && xdg[0] == '/' && !is_working_folder) return xdg;
   const char* home = std::getenv("HOME");
   return home != nullptr && home[0] == '/' ? std::string(home) + "/.cache" : "";
 }

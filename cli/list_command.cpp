@@ -9,6 +9,7 @@
 
 #include "allocators/backend_table.hpp"
 #include "cli/backend_listing.hpp"
+#include "cli/duplicate_names.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/trace_import.hpp"
 #include "harness/workload/workload.hpp"
@@ -53,6 +54,23 @@ nlohmann::json listing(const GlobalOptions& global) {
                                   {"path", path_for_json(path)},
                                   {"valid", false},
                                   {"error", path_for_json(error)}});
+    }
+  }
+  // Two files of one name (or of one report page) are each good, and the folder is not: run
+  // without -w refuses it. The later one is marked, naming both, as a backend file with a
+  // built-in's name is (the forty-ninth adversarial pass, c6-list-duplicate-workloads-silent).
+  std::vector<std::string> names, sources;
+  for (auto& w : out["workloads"]) {
+    if (!w["valid"].get<bool>()) continue;
+    names.push_back(w["name"].get<std::string>());
+    sources.push_back(w["path"].get<std::string>());
+    try {
+      refuse_duplicates(names, sources, "the workload");
+    } catch (const std::invalid_argument& e) {
+      w["valid"] = false;
+      w["error"] = path_for_json(std::string(e.what()) + " (run without -w refuses this folder)");
+      names.pop_back();
+      sources.pop_back();
     }
   }
   return out;

@@ -163,13 +163,19 @@ def main(argv=None):
                                       f"{other[1]} events here and of {one[1]} in "
                                       f"{args.results[first]}: two traces of one name, one "
                                       "report page; rename one")
-        for kind, names in (("workloads", prepare.workloads(cells)),
-                            ("backends", prepare.backends(cells))):
+        for kind, names, name_of in (("workloads", prepare.workloads(cells), lambda c: c.workload),
+                                     ("backends", prepare.backends(cells), lambda c: c.backend)):
             pair = prepare.colliding_names(names)
             if pair:  # names are made unique; only one crafted to equal another's form is left
-                raise load.InputError(args.results[0], f"{kind} {pair[0]!r} and {pair[1]!r} would "
-                                      f"share one report page ({prepare.slug(pair[1])}, letters' "
-                                      "case aside): rename one")
+                # Each name with the file it came from: the line named the first file alone,
+                # as if it held both (the forty-ninth adversarial pass, c6-report-twin-wrong-file).
+                source = {}
+                for c in cells:
+                    source.setdefault(name_of(c), args.results[c.run])
+                first, second = (source.get(name, args.results[0]) for name in pair)
+                raise load.InputError(second, f"{kind} {pair[0]!r} ({first}) and {pair[1]!r} "
+                                      f"({second}) would share one report page "
+                                      f"({prepare.slug(pair[1])}, letters' case aside): rename one")
         try:
             prepare.select_timelines(cells, args.timeline)
         except ValueError as e:
@@ -203,6 +209,16 @@ def main(argv=None):
                 raise load.InputError("--out", f"{args.out}: cannot be written ({e.strerror})") from None
             if e.errno not in memrel_outputs.MACHINE_STATE_ERRNOS:
                 raise
+            if e.errno == errno.EMFILE:
+                # Out of descriptors anywhere (a module's import as often as a file of the
+                # report): the limit, named, not "cannot write" a file that was never the cause
+                # (the forty-ninth adversarial pass, c9-report-emfile-words).
+                import resource
+
+                limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+                print(f"memrel report: {e.strerror} (the open-files limit, ulimit -n, is {limit}: "
+                      "raise it); nothing written", file=sys.stderr)
+                return EXIT_INTERNAL
             # A full disk or a file size limit: the machine's state, said with the place, as every
             # other writer says it; it was "internal error: OSError: [Errno 28]" without one (the
             # thirteenth adversarial pass, c8-disk-full-report-out).
