@@ -43,7 +43,8 @@ def parser():
     p.add_argument("results", nargs="*", metavar="RESULTS.json",
                    help="results of memrel run (optional with --history)")
     p.add_argument("--out", required=True, metavar="DIR",
-                   help="report folder to write (replaced whole if it holds an earlier report)")
+                   help="report folder to write (replaced whole if it holds an earlier report and "
+                        "nothing else)")
     p.add_argument("--bench", action="append", default=[], metavar="BENCH.json",
                    help="Google Benchmark JSON from memrel_bench, for the latency plot (repeatable)")
     p.add_argument("--baseline-verdict", metavar="FILE.json",

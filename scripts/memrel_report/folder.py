@@ -59,6 +59,37 @@ def _working_folder():
         return None
 
 
+MARK_TEXT = "written by memrel report; the next report replaces this folder whole\n"
+
+
+def _entries(folder):
+    """Every file and folder below FOLDER, as paths relative to it, links not followed."""
+    found = set()
+    for top, folders, files in os.walk(folder):
+        for name in folders + files:
+            found.add(os.path.relpath(os.path.join(top, name), folder))
+    return found
+
+
+def _foreign(out_dir):
+    """The first entry of an earlier report's folder that the report did not write (its mark
+    lists what it wrote), or None: a run's results and journal, a history database put in a
+    report folder were removed with it when the next report replaced it (the fiftieth
+    adversarial pass, c5-report-out-deletes-run-journal). A mark without the list (an older
+    memrel's) vouches for the whole folder, as it did."""
+    try:
+        with open(os.path.join(out_dir, MARKER), encoding="utf-8", errors="surrogateescape") as f:
+            listed = f.read().split("\n")
+    except OSError:
+        return None
+    written = {line for line in listed[1:] if line}
+    if not written:
+        return None
+    for path in sorted(_entries(out_dir) - written - {MARKER, REPLACED}):
+        return path
+    return None
+
+
 def check(out_dir, inputs=()):
     """Raises InputError unless out_dir can be (re)placed by a report: the output rule
     (memrel_outputs: a real folder, none of inputs anywhere below it), then the marker."""
@@ -79,6 +110,11 @@ def check(out_dir, inputs=()):
         if os.listdir(out_dir) and not _is_mark(os.path.join(out_dir, MARKER)):
             raise InputError(out_dir, f"exists and is not a memrel report folder (no {MARKER}); "
                                       "refusing to replace it: choose another --out")
+        foreign = _foreign(out_dir)
+        if foreign is not None:
+            raise InputError(out_dir, f"holds {foreign}, which no report wrote; the report "
+                                      "replaces its folder whole: move it away or choose another "
+                                      "--out")
     # Its missing parents are made when it is written (write_atomically); the probe goes where
     # the first of them will be made.
     try:
@@ -182,8 +218,11 @@ def _fill_and_swap(out_dir, tmp, old, tmp_where, fill):
         memrel_outputs.last_word.leaves(tmp_where)
         fill(tmp)
         os.remove(os.path.join(tmp, PARTIAL))
-        with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
-            f.write("written by memrel report; the next report replaces this folder whole\n")
+        with open(os.path.join(tmp, MARKER), "w", encoding="utf-8",
+                  errors="surrogateescape") as f:
+            f.write(MARK_TEXT)
+            # What the report wrote, one path a line: only those are replaced (see _foreign).
+            f.writelines(path + "\n" for path in sorted(_entries(tmp)))
         _sync_tree(tmp)
         _swap(out_dir, tmp, old)
         _sync_folder(os.path.dirname(os.path.abspath(out_dir)))
@@ -248,6 +287,9 @@ def _move_into_place(out_dir, tmp, old):
             not _is_mark(os.path.join(out_dir, MARKER)):
         raise InputError(out_dir, f"appeared while the report was made and is not a memrel report "
                                   f"folder (no {MARKER}); refusing to replace it (nothing written)")
+    if os.path.isdir(out_dir) and _foreign(out_dir) is not None:
+        raise InputError(out_dir, f"came to hold {_foreign(out_dir)} while the report was made, "
+                                  "which no report wrote; refusing to replace it (nothing written)")
     if os.path.isdir(out_dir):
         # Said inside the folder before it moves aside: a DIR.old-PID without it is the
         # user's (`mv rep rep.old-2024` kept yesterday's report and its notes, and the next
