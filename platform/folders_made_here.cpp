@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "platform/replace_barrier.hpp"
+
 namespace memrel {
 
 namespace fs = std::filesystem;
@@ -36,6 +38,17 @@ void FoldersMadeHere::make(const std::string& option, const std::string& dir) {
   for (fs::path p = fs::absolute(dir, ec); !ec && !p.empty() && absent(p); p = p.parent_path()) {
     missing.push_back(p);
     if (p == p.parent_path()) break;
+  }
+  // The first folder is made in an existing one that keeps what is made in it (chattr +a, +i):
+  // it could not be removed again when the command fails or is stopped, so it is refused before
+  // any work, as every writer's probe refuses such a folder (the fiftieth adversarial pass,
+  // c2-bench-ab-appendonly-grandparent-folder-left, c2-bench-logs-appendonly-grandparent).
+  if (!missing.empty()) {
+    const fs::path parent = missing.back().parent_path();
+    if (std::string barrier = replace_barrier(parent.string()); !barrier.empty())
+      throw std::invalid_argument(option + " " + dir + ": " + parent.string() + " " + barrier +
+                                  ": a folder made in it could not be removed again; write the "
+                                  "output elsewhere");
   }
   fs::create_directories(dir, ec);
   // Recorded even when making failed half-way: what was made goes again with the rest. Ahead of
