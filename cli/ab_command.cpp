@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -102,10 +103,16 @@ void check_side(Side& side) {
   } else if (access(side.bench.c_str(), X_OK) != 0) {
     throw std::invalid_argument(option + " " + side.bench + ": not an executable file");
   }
+  std::set<std::string> names;
   for (const std::string& setting : side.environment) {
     std::size_t eq = setting.find('=');
     if (eq == 0 || eq == std::string::npos)
       throw std::invalid_argument("--" + side.role + "-env '" + setting + "': not NAME=VALUE");
+    // One value a name: the process got the last, the results recorded both (the fiftieth
+    // adversarial pass, c6-ab-env-name-twice).
+    if (!names.insert(setting.substr(0, eq)).second)
+      throw std::invalid_argument("--" + side.role + "-env " + setting.substr(0, eq) +
+                                  ": given twice; give each name once");
     if (std::string problem = bench_environment_problem(setting); !problem.empty())
       throw std::invalid_argument("--" + side.role + "-env " + problem);
   }

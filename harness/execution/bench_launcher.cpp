@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -359,10 +360,20 @@ BenchOutcome outcome_of_ended(const BenchCommand& command, const BenchJob& job, 
     if (size == kNotResults)
       o.last_line = "exited " + std::to_string(o.exit_code) + " with a results file that is not " +
                     "Google Benchmark's JSON (not kept): " + why_not_results;
-    o.status = o.exit_code != 0 || size == kNotResults ? BenchStatus::kFailed
-               : size < 0                              ? BenchStatus::kUnavailable
-               : size == 0                             ? BenchStatus::kNoneMatched
-                                                       : BenchStatus::kOk;
+    // Nothing run is "no benchmark matched" only where a filter was given: without one, a
+    // memrel_bench that wrote an empty file blamed a filter nobody gave, exit 2 (the fiftieth
+    // adversarial pass, c8-bench-empty-output-blamed-on-filter).
+    const bool filtered = std::any_of(
+        command.bench_args.begin(), command.bench_args.end(),
+        [](const std::string& arg) { return arg.rfind("--benchmark_filter=", 0) == 0; });
+    if (size == 0 && o.exit_code == 0 && !filtered)
+      o.last_line = "exited 0 and ran no benchmark, though no filter was given" +
+                    (o.last_line.empty() ? std::string() : "; its last line: " + o.last_line);
+    o.status = o.exit_code != 0 || size == kNotResults || (size == 0 && !filtered)
+                   ? BenchStatus::kFailed
+               : size < 0  ? BenchStatus::kUnavailable
+               : size == 0 ? BenchStatus::kNoneMatched
+                           : BenchStatus::kOk;
     // "Unavailable" is what memrel_bench says it is (benchmarks/main.cpp, unavailable()), not
     // any exit 0 without a file: a broken memrel_bench that wrote nothing was "unavailable
     // here: " with no reason, exit 0, for host-malloc (the twentieth adversarial pass,
@@ -456,8 +467,20 @@ std::vector<BenchOutcome> schedule(
       // state, said as such; the process ends with the others, as for any refusal here.
       if (timed_out && process_is_stopped(r.pid)) {
         const pid_t stopped = r.pid;
-        const std::string backend = jobs[r.index].backend;
+        const BenchJob& job = jobs[r.index];
+        const std::string backend = job.backend;
         kill_child_group(stopped);
+        // Its temporary results go and its log stays, as for any process that ended: out of the
+        // slot, it was no longer one of those removed as this leaves, and its half-written
+        // bench-NAME.json.tmp-PID stayed (the fiftieth adversarial pass,
+        // c8-bench-stopped-leaves-tmp).
+        std::remove(bench_temporary_path(job).c_str());
+        try {
+          write_log_temporary(job, r.output.get());
+          finish_log(job);
+        } catch (const std::exception&) {
+          if (!job.log_path.empty()) std::remove(log_temporary_path(job).c_str());
+        }
         running[slot].reset();
         throw MachineStateError(command.bench + " --backend " + backend + " (process " +
                                 std::to_string(stopped) + ")" + kStoppedFromOutside +
