@@ -230,7 +230,24 @@ class CheckingSax {
 
 }  // namespace
 
+// A journal: a header line naming "memrel.journal/1" (harness/execution/run_journal.hpp), then
+// a line per finished cell. Given where a JSON document goes, it was "malformed JSON at byte
+// 1669: [json.exception...]" (the forty-ninth adversarial pass, c10-journal-as-results; the
+// fiftieth, c10-validate-run-journal-as-malformed-json, for workloads).
+static bool is_a_journal(const std::string& text) {
+  const std::size_t end = text.find('\n');
+  if (text.rfind('{', 0) != 0 || end == std::string::npos) return false;
+  const nlohmann::json header = nlohmann::json::parse(text.substr(0, end), nullptr, false);
+  return header.is_object() && header.contains("schema") && header["schema"] == "memrel.journal/1";
+}
+
+static std::string journal_words(const std::string& what) {
+  return "a memrel journal (memrel.journal/1: the cells an interrupted run finished), not a " +
+         what + ": finish that run with --resume";
+}
+
 nlohmann::json parse_input_json(const std::string& text, const std::string& file) {
+  if (is_a_journal(text)) throw InputError(file, "", journal_words("JSON document"));
   // nlohmann's reader ends its input at a NUL byte: whatever followed one, garbage or a second
   // record on a journal's line, was not read and the file passed (the forty-sixth adversarial
   // pass, c7-json-nul-then-garbage-accepted). JSON text holds none (in a string it is \u0000).
@@ -255,18 +272,7 @@ nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
     throw InputError(
         path, "",
         "a memrel trace (it begins with MEMTRACE), not a " + what + ": a trace is a workload (-w)");
-  // Nor a journal (a header line naming "memrel.journal/1", harness/execution/run_journal.hpp,
-  // then a line per finished cell): "malformed JSON at byte 1669: [json.exception...]" (the
-  // forty-ninth adversarial pass, c10-journal-as-results).
-  if (const std::size_t end = text.find('\n');
-      text.rfind('{', 0) == 0 && end != std::string::npos) {
-    const nlohmann::json header = nlohmann::json::parse(text.substr(0, end), nullptr, false);
-    if (header.is_object() && header.contains("schema") && header["schema"] == "memrel.journal/1")
-      throw InputError(path, "",
-                       "a memrel journal (memrel.journal/1: the cells an interrupted run "
-                       "finished), not a " +
-                           what + ": finish that run with --resume");
-  }
+  if (is_a_journal(text)) throw InputError(path, "", journal_words(what));
   return parse_input_json(text, path);
 }
 

@@ -124,6 +124,21 @@ def _refuse_negative_zero(text):
 whole_number.__name__ = "whole number"
 
 
+def utf8_text(text):
+    """An option's text as UTF-8: a byte that is none (argv's surrogate escapes) reached SQLite
+    and ended in a traceback (the fiftieth adversarial pass,
+    c9-history-changes-match-non-utf8-traceback)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise argparse.ArgumentTypeError(f"{text.encode('utf-8', 'surrogateescape')!r}: not UTF-8 "
+                                         f"text (byte {e.start + 1})") from None
+    return text
+
+
+utf8_text.__name__ = "UTF-8 text"
+
+
 def finite_number(text):
     import math
     import re

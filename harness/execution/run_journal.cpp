@@ -169,6 +169,14 @@ std::string journal_mismatch(const nlohmann::json& journal_run, const nlohmann::
       return "\"" + key + "\" differs (journal " + journal_run[key].dump() + ", now " +
              value.dump() + ")";
   }
+  // Named as the others are: resuming a `--shard 1/2` journal without --shard said only this
+  // (the fiftieth adversarial pass, c5-resume-without-shard-unnamed-field).
+  for (const auto& [key, value] : journal_run.items())
+    if (!run.contains(key)) {
+      std::string shown = value.dump();
+      if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
+      return "\"" + key + "\" is in the journal (" + shown + ") and not in this run";
+    }
   return "the journal has fields this run lacks";
 }
 

@@ -9,13 +9,17 @@
 namespace memrel {
 namespace {
 
-// A positive decimal number and nothing else (no sign, no spaces), or 0 when it is not one.
+// A positive decimal number and nothing else (no sign, no spaces, no leading zero, as every
+// whole number memrel reads), or 0 when it is not one; past 2^53, 2^53 + 1 (said as too large,
+// not as "not a whole number": the fiftieth adversarial pass, c4-shard-huge-n-wrong-words).
 std::size_t positive_number(const std::string& text) {
   std::size_t value = 0;
-  if (text.empty() ||
+  if (text.empty() || (text.size() > 1 && text[0] == '0') ||
       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc::result_out_of_range || value > kMaxExactInteger)
+    return static_cast<std::size_t>(kMaxExactInteger) + 1;
   if (error != std::errc() || end != text.data() + text.size()) return 0;
   return value;
 }
@@ -29,6 +33,9 @@ Shard parse_shard(const std::string& text) {
     throw std::invalid_argument(where + "expected K/N, e.g. 2/8 (shard 2 of 8)");
   const std::size_t index = positive_number(text.substr(0, slash));
   const std::size_t count = positive_number(text.substr(slash + 1));
+  for (const std::string& part : {text.substr(0, slash), text.substr(slash + 1)})
+    if (part.size() > 1 && part[0] == '0')
+      throw std::invalid_argument(where + "K and N are written without a leading zero");
   if (count == 0) throw std::invalid_argument(where + "N must be a whole number of at least 1");
   // Within the range of every integer of a results file, where the count is recorded (the
   // twenty-seventh adversarial pass, c4-shard-count-over-2p53).

@@ -41,9 +41,10 @@ def parse_args(argv):
         description="Change points per metric and machine over the results history "
                     "(Apache Otava's E-Divisive: docs/history.md).")
     p.add_argument("--db", required=True, help="the history database (SQLite)")
-    p.add_argument("--metric", action="append", default=[],
+    p.add_argument("--metric", action="append", default=[], type=memrel_help.utf8_text,
                    help="a metric to analyse (repeatable); default: every metric")
-    p.add_argument("--match", default="", help="only metrics whose name contains this")
+    p.add_argument("--match", default="", type=memrel_help.utf8_text,
+                   help="only metrics whose name contains this")
     p.add_argument("--max-pvalue", type=memrel_help.finite_number, default=0.001,
                    help="Otava's significance threshold (default 0.001, Otava's own)")
     p.add_argument("--min-magnitude", type=memrel_help.finite_number, default=0.0,

@@ -201,6 +201,9 @@ TEST(RunJournal, AMismatchSaysWhatDiffers) {
   other = kRun;
   other["gpus"] = 2;
   EXPECT_EQ(journal_mismatch(kRun, other), "\"gpus\" is not in the journal");
+  // A field of the journal's that this run lacks is named too (the fiftieth adversarial pass,
+  // c5-resume-without-shard-unnamed-field: a --shard journal resumed without --shard).
+  EXPECT_EQ(journal_mismatch(other, kRun), "\"gpus\" is in the journal (2) and not in this run");
 }
 
 }  // namespace
