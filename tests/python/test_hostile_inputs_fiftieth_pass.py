@@ -8,10 +8,10 @@ import subprocess
 import pytest
 
 from test_hostile_inputs import MEMREL, ROOT, needs_memrel, refused
+from test_hostile_inputs_forty_ninth_pass import _fake_bench
 
 HOST_RUN = os.path.join(ROOT, "tests", "data", "host-run.json")
 WORKLOAD = os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
-REAL_BENCH = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
 JOURNAL = json.dumps({"context": {"started": "2026-12-06T00:00:00Z"}, "run": {},
                       "schema": "memrel.journal/1"}) + "\n" + '{"index": 0, "cell": {}}\n'
 
@@ -58,16 +58,6 @@ def test_nothing_is_made_in_an_append_only_folder(tmp_path, command):
         assert sorted(os.listdir(tmp_path)) == ["A"]
     finally:
         subprocess.run(["chattr", "-a", str(tmp_path / "A")])
-
-
-def _fake_bench(tmp_path, then):
-    fake = tmp_path / "fake_bench"
-    fake.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in --help|--version|'
-                    f'--benchmark_list_tests*) exec {REAL_BENCH} "$@";; esac; done\n'
-                    'for a in "$@"; do case "$a" in --benchmark_out=*) out="${a#--benchmark_out=}";; '
-                    'esac; done\n' + then + "\n")
-    fake.chmod(0o755)
-    return fake
 
 
 @needs_memrel
