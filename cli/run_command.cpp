@@ -82,14 +82,8 @@ void check_output(const std::string& out) {
   }
   // Probed where its first missing folder would be made; the folders themselves are made only
   // once every input is checked, just before the journal: a run refused for a bad backend left
-  // -o's new folders behind (the tenth adversarial pass, c9-run-refused-leaves-folders).
-  fs::path at = fs::path(out).parent_path();
-  while (!at.empty() && !fs::exists(fs::symlink_status(at)) && at != at.parent_path())
-    at = at.parent_path();
-  if (at.empty()) at = ".";
-  if (!fs::is_directory(at))
-    throw std::invalid_argument(out + ": cannot create its folder (" + at.string() +
-                                " is not a folder)");
+  // -o's new folders behind (the tenth adversarial pass, c9-run-refused-leaves-folders). Under a
+  // file or a link to nothing, check_output_writable says so, as every writer does.
   // The one probe of every writer: not made in a folder that would keep it (chattr +a): run's
   // own left `.memrel-probe-XXXXXX` there for good (the fiftieth adversarial pass,
   // c2-run-appendonly-grandparent-probe-left).

@@ -21,6 +21,7 @@
 #include "platform/install_layout.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/mount_points.hpp"
+#include "platform/not_a_folder.hpp"
 #include "platform/path_spelling.hpp"
 #include "platform/replace_barrier.hpp"
 #include "platform/stop_signals_held.hpp"
@@ -399,6 +400,8 @@ void check_output_writable(const std::string& path, const std::string& option) {
   // the probe goes where the first of them will be made, as for a folder output.
   if (struct stat st{}; lstat(folder.c_str(), &st) != 0 && errno == ENOENT)
     return check_output_folder_writable(folder.string(), option, path);
+  if (std::string why = not_a_folder(folder.string()); !why.empty())
+    throw OutputError(prefix(option, path) + "cannot write in its folder (" + why + ")");
   refuse_replace_barrier(path, option, false);  // before the probe, which it would keep
   std::string probe = (folder / ".memrel-probe-XXXXXX").string();
   int fd = mkostemp(probe.data(), O_CLOEXEC);
@@ -416,6 +419,10 @@ void check_output_folder_writable(const std::string& folder, const std::string& 
   if (ec) at = folder;
   for (struct stat st{}; lstat(at.c_str(), &st) != 0 && at != at.parent_path();)
     at = at.parent_path();
+  if (std::string why = not_a_folder(where_folders_are_made(folder)); !why.empty())
+    throw OutputError(
+        prefix(option, shown.empty() ? folder : shown) +
+        (shown.empty() ? "cannot create the folder (" : "cannot create its folder (") + why + ")");
   // A folder that keeps what is made in it would keep the probe, and the folders made there
   // should the write fail: refused as a folder that takes no rename is.
   if (std::string barrier = replace_barrier(at.string()); !barrier.empty())

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "platform/not_a_folder.hpp"
 #include "platform/replace_barrier.hpp"
 
 namespace memrel {
@@ -50,6 +51,10 @@ void FoldersMadeHere::make(const std::string& option, const std::string& dir) {
                                   ": a folder made in it could not be removed again; write the "
                                   "output elsewhere");
   }
+  // Made under a file or a link to nothing, create_directories said "File exists" of a folder
+  // that is not there (c2-dangling-link-ancestor-wrong-words): said as every writer says it.
+  if (std::string why = not_a_folder(where_folders_are_made(dir)); !why.empty())
+    throw std::invalid_argument(option + " " + dir + ": cannot create the folder (" + why + ")");
   fs::create_directories(dir, ec);
   // Recorded even when making failed half-way: what was made goes again with the rest. Ahead of
   // the folders made before, which may hold these (ab makes OUT/rounds, then OUT/reference): in

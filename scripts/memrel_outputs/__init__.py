@@ -19,6 +19,7 @@ import stat
 import sys
 
 from .folders_made import FoldersMade
+from .not_a_folder import not_a_folder, where_folders_are_made
 from .path_spelling import spelling_problem
 from .replace_barrier import replace_barrier
 
@@ -383,6 +384,9 @@ def check_writable(path):
     removing it at once (a read-only file system says so only then): checked before any work, as
     the C++ tools' check_output_writable. A missing folder is made when the output is written
     (FoldersMade): the probe goes where the first of them will be made."""
+    why = not_a_folder(where_folders_are_made(os.path.dirname(path)))
+    if why:  # said as every writer says it (platform/not_a_folder.hpp)
+        raise OutputRuleError(path, f"cannot create its folder ({why})")
     folder = nearest_existing_folder(os.path.dirname(os.path.abspath(path)))
     # A folder that keeps what is made in it would keep the probe, and the folders made there
     # should the write fail (check_output_folder_writable's rule).

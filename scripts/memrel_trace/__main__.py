@@ -106,7 +106,7 @@ def import_trace(args):
         memrel_outputs.check_file(args.out, [args.file], adds_workloads=True)
         memrel_outputs.check_writable(args.out)  # before the work, as every writer
     except memrel_outputs.OutputRuleError as e:
-        raise TraceInputError(e.path, "", f"-o {e.message}") from None
+        raise TraceInputError(f"-o {e.path}", "", e.message) from None
     name = args.name or as_text(os.path.splitext(os.path.basename(args.file))[0])
     if bad := forbidden_name_character(name):  # refused by every reader (name_characters.py)
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
@@ -147,7 +147,7 @@ def import_trace(args):
     try:
         trace_file.write(args.out, header, records)
     except memrel_outputs.OutputRuleError as e:
-        raise TraceInputError(e.path, "", f"-o {e.message}") from None
+        raise TraceInputError(f"-o {e.path}", "", e.message) from None
     except trace_file.TooLargeForTheLoader as e:
         raise TraceInputError(args.file, "", f"cannot be imported: {e}; nothing written") from None
     except OSError as e:

@@ -23,3 +23,49 @@ def test_a_memrel_bench_that_hangs_is_not_blamed_on_an_ordinary_filter(tmp_path)
                        capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert r.returncode == 3, r.stderr
     assert "backtracks" not in r.stderr and "timeout" in r.stderr, r.stderr
+
+
+@needs_memrel
+def test_trace_import_names_its_refused_output_as_every_writer_does(tmp_path):
+    """c2-trace-import-garbled-refusal: "wd/x.json: -o a .json file in wd is read as a
+    workload..." glued the option into the sentence; every C++ writer says "-o PATH: ..."."""
+    (tmp_path / "wd").mkdir()
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "trace-sources",
+                       "rmm-pool-convnet.csv")
+    r = subprocess.run([MEMREL, "--workloads-dir", "wd", "trace", "import", src, "-o", "wd/x.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "-o wd/x.json: a .json file in wd" in r.stderr, r.stderr
+    assert not (tmp_path / "wd" / "x.json").exists()
+
+
+WORKLOADS = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "workloads")
+
+
+@needs_memrel
+def test_every_writer_names_a_dangling_link_where_its_folder_would_be_made(tmp_path):
+    """c2-dangling-link-ancestor-wrong-words: an output under d -> nowhere/x was refused in five
+    wordings, bench's and ab's the false "cannot create the folder (File exists)"."""
+    (tmp_path / "d").symlink_to(tmp_path / "nowhere" / "x")
+    for r_json in ("a.json", "b.json"):
+        subprocess.run([MEMREL, "-q", "run", "-b", "null", "-w", "temp-then-delete", "-o", r_json],
+                       check=True, capture_output=True, cwd=tmp_path, timeout=120)
+    trace = os.path.join(WORKLOADS, "trace-rmm-log-convnet-on-rmm-pool.memtrace")
+    commands = [["run", "-b", "null", "-w", "temp-then-delete", "-o", "d/sub/x.json"],
+                ["run", "-b", "null", "-w", "temp-then-delete", "-o", "d/x.json"],
+                ["bench", "-b", "null", "--quick", "--filter", "^pair/", "-o", "d/sub"],
+                ["ab", "-b", "null", "--quick", "--looks", "1", "--out", "d/sub"],
+                ["compare", "a.json", "b.json", "--markdown", "d/sub/c.md"],
+                ["trace", "import", os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks",
+                                                 "trace-sources", "rmm-pool-convnet.csv"),
+                 "-o", "d/sub/t.memtrace"],
+                ["advise", trace, "-b", "null", "--out", "d/sub"],
+                ["history", "--db", "d/sub/h.sqlite", "add", "a.json"]]
+    for command in commands:
+        r = subprocess.run([MEMREL, *command], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120)
+        assert r.returncode == 2, (command, r.stderr)
+        assert f"d is a symbolic link to {tmp_path}/nowhere/x, which does not exist" in r.stderr, \
+            (command, r.stderr)
+        assert "File exists" not in r.stderr
+    assert not (tmp_path / "nowhere").exists()
