@@ -12,6 +12,14 @@ std::vector<std::string> grid_configurations(const nlohmann::json& grid, const s
                                              const std::string& backends_dir) {
   auto bad = [&](const std::string& what) { throw UnusableInput(path + ": " + what); };
   if (!grid.is_object()) bad("expected an object with schema and configurations");
+  // Another kind of memrel's files (results, a backend file) named by its schema before its keys
+  // are said to be unknown (the fifty-first adversarial pass, c10-trace-as-backend-file).
+  if (const auto schema = grid.find("schema");
+      schema != grid.end() && schema->is_string() &&
+      schema->get<std::string>().rfind("memrel.", 0) == 0 &&
+      schema->get<std::string>().rfind("memrel.advise-grid/", 0) != 0)
+    bad("schema " + schema->dump() +
+        ": another of memrel's files, not a grid file (whose schema is \"" + kGridSchema + "\")");
   for (const auto& [key, value] : grid.items()) {
     if (key != "schema" && key != "description" && key != "configurations")
       bad("unknown key '" + key + "' (keys: schema, description, configurations)");

@@ -262,17 +262,23 @@ nlohmann::json parse_input_json(const std::string& text, const std::string& file
   return nlohmann::json::parse(text);
 }
 
+std::string other_memrel_kind(const std::string& text, const std::string& what) {
+  // A file of memrel's own other kind, named so: a trace where a JSON document goes was
+  // "malformed JSON at byte 1 ... last read: 'M'" (the thirty-first adversarial pass,
+  // c10-other-kind-said-malformed-or-old), and as a backend file "malformed JSON at byte 11: a
+  // NUL byte" (the fifty-first, c10-trace-as-backend-file).
+  if (text.rfind("MEMTRACE", 0) == 0)
+    return "a memrel trace (it begins with MEMTRACE), not a " + what +
+           ": a trace is a workload (-w)";
+  if (is_a_journal(text)) return journal_words(what);
+  return "";
+}
+
 nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
                                const std::string& what) {
   std::string text = read_input_text(path, max_bytes, what);
-  // A file of memrel's own other kind, named so: a trace where a JSON document goes was
-  // "malformed JSON at byte 1 ... last read: 'M'" (the thirty-first adversarial pass,
-  // c10-other-kind-said-malformed-or-old).
-  if (text.rfind("MEMTRACE", 0) == 0)
-    throw InputError(
-        path, "",
-        "a memrel trace (it begins with MEMTRACE), not a " + what + ": a trace is a workload (-w)");
-  if (is_a_journal(text)) throw InputError(path, "", journal_words(what));
+  if (std::string kind = other_memrel_kind(text, what); !kind.empty())
+    throw InputError(path, "", kind);
   return parse_input_json(text, path);
 }
 

@@ -57,7 +57,12 @@ std::string read_input_text(const std::string& path, std::uint64_t max_bytes,
 inline constexpr int kMaxJsonDepth = 512;
 nlohmann::json parse_input_json(const std::string& text, const std::string& file);
 
-// read_input_text, then parse_input_json.
+// Where `what` (a "backend file", a "grid file") was wanted, a file of memrel's own other kind,
+// told by its first bytes: the words that name it ("a memrel trace (it begins with MEMTRACE),
+// not a backend file: a trace is a workload (-w)"); "" for any other text.
+std::string other_memrel_kind(const std::string& text, const std::string& what);
+
+// read_input_text, then other_memrel_kind refused, then parse_input_json.
 nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
                                const std::string& what);
 

@@ -93,6 +93,8 @@ class Parser {
   }
 
   BackendFile parse(const std::string& source_text) const {
+    if (std::string kind = other_memrel_kind(source_text, "backend file"); !kind.empty())
+      fail("", kind);
     json doc;
     try {
       doc = parse_input_json(source_text, file_);  // malformed, ambiguous (a key twice), 1e400

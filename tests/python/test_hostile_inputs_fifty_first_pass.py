@@ -69,3 +69,24 @@ def test_every_writer_names_a_dangling_link_where_its_folder_would_be_made(tmp_p
             (command, r.stderr)
         assert "File exists" not in r.stderr
     assert not (tmp_path / "nowhere").exists()
+
+
+@needs_memrel
+def test_a_trace_or_results_file_where_a_backend_or_grid_file_goes_is_named_by_its_kind(tmp_path):
+    """c10-trace-as-backend-file: `-b ./t.memtrace` was "json: malformed JSON at byte 11: a NUL
+    byte", and a results file as `advise --grid` "unknown key 'cells'"."""
+    trace = os.path.join(WORKLOADS, "trace-rmm-log-convnet-on-rmm-pool.memtrace")
+    for command in (["run", "-b", trace, "-w", "temp-then-delete", "-o", "r.json"],
+                    ["bench", "-b", trace, "--quick", "-o", "b"]):
+        r = subprocess.run([MEMREL, *command], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120)
+        assert r.returncode == 2, r.stderr
+        assert "a memrel trace (it begins with MEMTRACE), not a backend file" in r.stderr, r.stderr
+    subprocess.run([MEMREL, "-q", "run", "-b", "null", "-w", "temp-then-delete", "-o", "r.json"],
+                   check=True, capture_output=True, cwd=tmp_path, timeout=120)
+    r = subprocess.run([MEMREL, "advise", trace, "-b", "null", "--grid", "r.json", "--out", "ad"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert 'schema "memrel.results/1": another of memrel\'s files, not a grid file' in r.stderr, \
+        r.stderr
+    assert not (tmp_path / "ad").exists()
