@@ -381,7 +381,12 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     // not news. The part's own exit code says how far it got.
     if (own_code) return WEXITSTATUS(status);
     if (WIFSIGNALED(status) && WTERMSIG(status) == passed_on)
-      std::cerr << who << ": " << one_line_text(python) << " ended by " << signal_name(passed_on)
+      // The user's stop, not the interpreter's failure: "<python> ended by SIGTERM" blamed it
+      // (the fifty-first adversarial pass, c8-sigterm-at-part-start-blames-python).
+      std::cerr << who << ": stopped by " << signal_name(passed_on) << "; "
+                << (entry_ran ? "it came before memrel's code said how it ended (an output is "
+                                "whole or absent)"
+                              : "it came before memrel's code started: nothing written")
                 << "\n";
     else if (ended)
       // The request came as the interpreter was ending, after memrel's code had (its last

@@ -90,3 +90,28 @@ def test_a_trace_or_results_file_where_a_backend_or_grid_file_goes_is_named_by_i
     assert 'schema "memrel.results/1": another of memrel\'s files, not a grid file' in r.stderr, \
         r.stderr
     assert not (tmp_path / "ad").exists()
+
+
+@needs_memrel
+def test_a_sigterm_while_the_python_part_starts_is_said_as_a_stop_not_blamed_on_python(tmp_path):
+    """c8-sigterm-at-part-start-blames-python: a SIGTERM to memrel alone while its Python part
+    was starting said "<python> ended by SIGTERM", as if the interpreter had failed."""
+    import shutil
+    import signal
+    import time
+
+    (tmp_path / "r.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                    "1,08:00:00.000001,allocate,0x10,100,0x0\n")
+    slow = tmp_path / "slowpy"
+    slow.write_text('#!/bin/bash\nfor a; do case "$a" in *memrel_entry.py) sleep 3;; esac; done\n'
+                    f'exec {shutil.which("python3")} "$@"\n')
+    slow.chmod(0o755)
+    p = subprocess.Popen([MEMREL, "trace", "import", "r.csv", "-o", "o.memtrace"], cwd=tmp_path,
+                         env=dict(os.environ, MEMREL_PYTHON=str(slow)), stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(1.2)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    assert "stopped by SIGTERM" in err and "ended by SIGTERM" not in err, err
+    assert not (tmp_path / "o.memtrace").exists()
