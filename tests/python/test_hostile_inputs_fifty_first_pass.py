@@ -115,3 +115,17 @@ def test_a_sigterm_while_the_python_part_starts_is_said_as_a_stop_not_blamed_on_
     assert p.returncode == 143, err
     assert "stopped by SIGTERM" in err and "ended by SIGTERM" not in err, err
     assert not (tmp_path / "o.memtrace").exists()
+
+
+@needs_memrel
+def test_a_planted_slowdown_that_is_not_a_number_is_shown_escaped_not_as_question_marks(tmp_path):
+    """c4-slowdown-env-nonascii-shown-as-qmarks: MEMREL_EXAMPLE_SLOWDOWN_NS=<Arabic one> was
+    shown as '??', a newline as '?'."""
+    for value, shown in (("\u0661", "'\\u0661'"), ("a\nb", "'a\\nb'"), ("é", "'\\u00e9'")):
+        r = subprocess.run([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w",
+                            "temp-then-delete", "-o", "s.json"], capture_output=True, text=True,
+                           cwd=tmp_path, env=dict(os.environ, MEMREL_EXAMPLE_SLOWDOWN_NS=value),
+                           timeout=120)
+        assert r.returncode == 2, r.stderr
+        assert f"MEMREL_EXAMPLE_SLOWDOWN_NS: {shown} is not whole nanoseconds" in r.stderr, r.stderr
+    assert not (tmp_path / "s.json").exists()

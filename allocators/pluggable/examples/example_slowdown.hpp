@@ -31,6 +31,50 @@ __attribute__((noinline)) inline void spin_iterations(std::uint64_t n) {
 // thousand steps take seconds; more only spins it to its timeout.
 inline constexpr long long kMostPlantedNs = 1000000;
 
+// A setting's value as it can be shown on one line, escaped where it is not printable ASCII
+// (\n, \x01, \u0661 for UTF-8, \xd9 for a byte that is not): '?' in place of the user's text
+// hid what was wrong with it (the fifty-first adversarial pass,
+// c4-slowdown-env-nonascii-shown-as-qmarks). The first 40 characters, then "...".
+inline std::string escaped_setting(const char* v) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string shown;
+  int characters = 0;
+  for (const auto* c = reinterpret_cast<const unsigned char*>(v); *c != 0; ++characters) {
+    if (characters == 40) return shown + "...";
+    if (*c >= 0x20 && *c < 0x7f) {
+      if (*c == '\\') shown += '\\';  // a backslash of the value's own is told from an escape
+      shown += static_cast<char>(*c++);
+      continue;
+    }
+    if (*c == '\n' || *c == '\t') {
+      shown += *c++ == '\n' ? "\\n" : "\\t";
+      continue;
+    }
+    // A UTF-8 sequence of 2 to 4 bytes, as its code point; any other byte as itself, in hex.
+    const int length = (*c & 0xe0) == 0xc0   ? 2
+                       : (*c & 0xf0) == 0xe0 ? 3
+                       : (*c & 0xf8) == 0xf0 ? 4
+                                             : 0;
+    std::uint32_t code = length == 2 ? (*c & 0x1f) : length == 3 ? (*c & 0x0f) : (*c & 0x07);
+    int taken = 1;
+    for (; length != 0 && taken < length && (c[taken] & 0xc0) == 0x80; ++taken)
+      code = (code << 6) | (c[taken] & 0x3f);
+    const std::uint32_t least = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
+    if (length == 0 || taken < length || code < least || code > 0x10ffff ||
+        (code >= 0xd800 && code <= 0xdfff)) {
+      shown += std::string("\\x") + kHex[*c >> 4] + kHex[*c & 0xf];
+      ++c;
+      continue;
+    }
+    std::string digits;
+    for (int shift = code > 0xffff ? 28 : 12; shift >= 0; shift -= 4)
+      digits += kHex[(code >> shift) & 0xf];
+    shown += (code > 0xffff ? "\\U" : "\\u") + digits;
+    c += length;
+  }
+  return shown;
+}
+
 // The whole number in the variable NAME: absent or empty, 0; else decimal digits alone, at most
 // `most`. Anything else ends the process as the library loads, as bad input (exit 2, one line
 // naming the variable, its unit and `what` it is), which memrel's check of a backend file's library
@@ -51,9 +95,7 @@ inline long long whole_number_setting(const char* name, long long most, const ch
     n = std::min(n * 10 + (*c - '0'), most + 1);
   }
   if (fits && n <= most) return n;
-  std::string shown;
-  for (const char* c = v; *c != '\0' && shown.size() < 40; ++c)
-    shown += (*c >= 0x20 && *c < 0x7f) ? *c : '?';
+  const std::string shown = escaped_setting(v);
   std::fprintf(stderr, "memrel: %s: '%s' is not whole %s from 0 to %lld (%s)\n", name,
                shown.c_str(), unit, most, what);
   std::_Exit(2);
