@@ -129,3 +129,18 @@ def test_a_planted_slowdown_that_is_not_a_number_is_shown_escaped_not_as_questio
         assert r.returncode == 2, r.stderr
         assert f"MEMREL_EXAMPLE_SLOWDOWN_NS: {shown} is not whole nanoseconds" in r.stderr, r.stderr
     assert not (tmp_path / "s.json").exists()
+
+
+@needs_memrel
+def test_a_whole_number_spelled_with_an_exponent_or_a_point_is_not_said_out_of_range(tmp_path):
+    """c4-ab-rounds-1e1-said-out-of-range: `ab --rounds 1e1` (10) and `--rounds 5.0` were
+    "Value 1e1 not in range 5 to 1000", untrue: it is the spelling that is refused."""
+    for command in (["ab", "-b", "null", "--quick", "--looks", "1", "--out", "ab", "--rounds", "1e1"],
+                    ["ab", "-b", "null", "--quick", "--out", "ab", "--rounds", "5.0"],
+                    ["bench", "-b", "null", "--quick", "-o", "b", "--timeout", "1e1"]):
+        r = subprocess.run([MEMREL, *command], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120)
+        assert r.returncode == 2, r.stderr
+        assert f"'{command[-1]}' is not a whole number" in r.stderr, r.stderr
+        assert "not in range" not in r.stderr
+    assert os.listdir(tmp_path) == []
