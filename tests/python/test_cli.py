@@ -145,8 +145,11 @@ def test_two_runs_of_the_same_pairs(tmp_path):
     """Also: without --timeline every cell with steps gets its timeline."""
     out = tmp_path / "report"
     run = host_subset(tmp_path, {"del-without-release"})
-    again = tmp_path / "again.json"  # a second run: one file given twice is refused
-    shutil.copyfile(run, again)
+    # A second run of the same pairs: a copy of one file is the same run given twice, refused.
+    doc = json.loads(open(run).read())
+    doc["context"]["started"] = "2026-12-06T00:00:00Z"
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps(doc))
     r = report("--out", out, run, again)
     assert r.returncode == 0, r.stderr
     md = (out / "report.md").read_text()
