@@ -346,6 +346,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   advice.trace_name = trace.name;
   for (const CellResult& cell : results.cells) {
     advice.points.push_back(frontier_point(cell, swept.at(cell.backend).apply_line));
+    advice.points.back().floor = cell.backend == "null";
   }
   mark_frontier(advice.points);
   advice.recommended = recommend(advice.points);
@@ -356,7 +357,8 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     }
   }
   for (std::size_t i = 0; i < advice.points.size() && !advice.baseline; ++i) {
-    if (advice.points[i].status == "ok" && advice.points[i].settings.empty()) {
+    if (advice.points[i].status == "ok" && advice.points[i].settings.empty() &&
+        !advice.points[i].floor) {
       advice.baseline = i;
       advice.baseline_reason = !recorded_problem.empty() ? "defaults; " + recorded_problem
                                : recorded.empty()

@@ -66,9 +66,9 @@ FrontierPoint frontier_point(const CellResult& cell, const std::string& apply_li
 
 void mark_frontier(std::vector<FrontierPoint>& points) {
   for (FrontierPoint& p : points) {
-    p.on_frontier = p.status == "ok";
+    p.on_frontier = p.status == "ok" && !p.floor;
     for (const FrontierPoint& q : points) {
-      if (p.on_frontier && q.status == "ok" && dominates(q, p)) p.on_frontier = false;
+      if (p.on_frontier && q.status == "ok" && !q.floor && dominates(q, p)) p.on_frontier = false;
     }
   }
 }
@@ -140,9 +140,15 @@ std::string frontier_table(const Advice& advice) {
         << mib(p.held_after_release) << "  " << ns(p.ns_per_event) << "  " << p.backend
         << (advice.baseline && *advice.baseline == i ? "  (baseline)" : "") << "\n";
   }
+  for (const FrontierPoint& p : advice.points) {
+    if (p.floor && p.status == "ok")
+      out << "  " << mib(p.peak_reserved) << "  " << mib(p.held_before_release) << " / "
+          << mib(p.held_after_release) << "  " << ns(p.ns_per_event) << "  " << p.backend
+          << "  (memrel's floor: allocates nothing real; never recommended)\n";
+  }
   std::size_t off = 0, failed = 0;
   for (const FrontierPoint& p : advice.points) {
-    off += p.status == "ok" && !p.on_frontier;
+    off += p.status == "ok" && !p.on_frontier && !p.floor;
     failed += p.status != "ok" && p.status != "unavailable";
   }
   out << "  (" << off << " dominated";
@@ -152,7 +158,15 @@ std::string frontier_table(const Advice& advice) {
 }
 
 std::string recommendation_text(const Advice& advice) {
-  if (!advice.recommended) return "no recommendation: no configuration replayed the trace\n";
+  if (!advice.recommended) {
+    // Any other point that replayed it would be on the frontier, and one of them recommended.
+    bool floor_ok = false;
+    for (const FrontierPoint& p : advice.points)
+      floor_ok = floor_ok || (p.floor && p.status == "ok");
+    return floor_ok ? "no recommendation: only memrel's floor (null) replayed the trace; give "
+                      "the allocators to choose from (-b)\n"
+                    : "no recommendation: no configuration replayed the trace\n";
+  }
   const FrontierPoint& r = advice.points[*advice.recommended];
   std::ostringstream out;
   out << "recommendation: " << r.backend << "\n  set: " << r.apply_line

@@ -29,6 +29,9 @@ struct FrontierPoint {
   std::uint64_t held_after_release = 0;   // reserved after the release at the end
   double ns_per_event = 0;                // allocator time per trace event
   bool on_frontier = false;
+  // memrel's own floor (the null backend, which allocates nothing real): drawn for scale, never
+  // on the frontier, a baseline or the recommendation. Recommended, it was "set: " and nothing.
+  bool floor = false;
 };
 
 struct Advice {
@@ -43,7 +46,7 @@ struct Advice {
 FrontierPoint frontier_point(const CellResult& cell, const std::string& apply_line);
 
 // Marks the points no other ok point dominates (at most as large in all four figures and smaller
-// in one). Points with equal figures are all kept.
+// in one). Points with equal figures are all kept. A floor point is neither on it nor dominates.
 void mark_frontier(std::vector<FrontierPoint>& points);
 
 // The frontier point of the lowest peak reserved; among equal peaks the least allocator time.

@@ -54,5 +54,22 @@ TEST(AllocatorFrontier, TheRecommendationSaysWhatToSetAndWhatItSaves) {
   EXPECT_EQ(j["baseline"], "base");
 }
 
+// memrel's floor (null) allocates nothing real: it was on the frontier, dominated the allocators
+// and was recommended with an empty "set:" line. Drawn for scale, never advised.
+TEST(AllocatorFrontier, TheFloorIsNeverOnTheFrontierNorRecommended) {
+  FrontierPoint floor = point("null", 100, 0, 0, 1);
+  floor.floor = true;
+  std::vector<FrontierPoint> points{floor, point("host-malloc", 200, 10, 10, 50)};
+  mark_frontier(points);
+  EXPECT_FALSE(points[0].on_frontier);
+  EXPECT_TRUE(points[1].on_frontier);
+  EXPECT_EQ(recommend(points), std::optional<std::size_t>(1));
+  Advice only_floor;
+  only_floor.points = {floor};
+  mark_frontier(only_floor.points);
+  EXPECT_FALSE(recommend(only_floor.points));
+  EXPECT_NE(recommendation_text(only_floor).find("only memrel's floor (null)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace memrel
