@@ -30,13 +30,13 @@ std::string cli11_type_name(const CLI::Option* opt) {
 
 }  // namespace
 
-std::string misspelled_number(const CLI::App* app) {
+std::string misspelled_number(const CLI::App* app, bool whole_only) {
   for (const CLI::Option* opt : app->get_options()) {
     if (opt->count() == 0 || opt->get_expected_max() == 0) continue;  // absent, or a flag
     std::string type = cli11_type_name(opt);
     const std::regex* pattern = nullptr;
     if (type == "INT" || type == "UINT") pattern = &whole_number_spelling();
-    if (type == "FLOAT") pattern = &decimal_number_spelling();
+    if (type == "FLOAT" && !whole_only) pattern = &decimal_number_spelling();
     if (pattern == nullptr) continue;
     for (const std::string& value : opt->results()) {
       // std::regex matches by recursion, a frame per character: a 100,000-digit value overflowed
@@ -54,7 +54,7 @@ std::string misspelled_number(const CLI::App* app) {
     }
   }
   for (const CLI::App* sub : app->get_subcommands())
-    if (std::string found = misspelled_number(sub); !found.empty()) return found;
+    if (std::string found = misspelled_number(sub, whole_only); !found.empty()) return found;
   return "";
 }
 

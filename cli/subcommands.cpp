@@ -348,7 +348,7 @@ int run_parsed_command_line(int argc, char** argv) {
     // A number CLI11 could not read as its option's type ("1e1", "5.0" for a whole number) was
     // "Value 1e1 not in range 5 to 1000", untrue of 10 (the fifty-first adversarial pass,
     // c4-ab-rounds-1e1-said-out-of-range): its spelling is what is wrong, said as below.
-    if (std::string number = misspelled_number(&app); !number.empty()) {
+    if (std::string number = misspelled_number(&app, true); !number.empty()) {
       std::cerr << "memrel: " << one_line_text(number) << "\n";
       return exit_code::kUnusableInput;
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "platform/file_kind.hpp"
+#include "platform/journal_header.hpp"
 #include "platform/nul_escaped.hpp"
 
 namespace memrel {
@@ -236,14 +237,14 @@ class CheckingSax {
 // fiftieth, c10-validate-run-journal-as-malformed-json, for workloads).
 static bool is_a_journal(const std::string& text) {
   const std::size_t end = text.find('\n');
-  if (text.rfind('{', 0) != 0 || end == std::string::npos) return false;
-  const nlohmann::json header = nlohmann::json::parse(text.substr(0, end), nullptr, false);
-  return header.is_object() && header.contains("schema") && header["schema"] == "memrel.journal/1";
+  return text.rfind('{', 0) == 0 && end != std::string::npos &&
+         is_a_journal_header(text.substr(0, end));
 }
 
 static std::string journal_words(const std::string& what) {
-  return "a memrel journal (memrel.journal/1: the cells an interrupted run finished), not a " +
-         what + ": finish that run with --resume";
+  return std::string("a memrel journal (") + kJournalSchema +
+         ": the cells an interrupted run finished), not a " + what +
+         ": finish that run with --resume";
 }
 
 nlohmann::json parse_input_json(const std::string& text, const std::string& file) {

@@ -169,14 +169,35 @@ std::optional<int> exited(const Running& r) {
   return std::nullopt;
 }
 
-// Whether JSON text fails only for ending too soon: a prefix of a document, as a write cut off
-// by a full disk or a file size limit leaves it.
-bool ends_too_soon(const std::string& text) {
-  try {
-    return nlohmann::json::parse(text).is_discarded();  // parsed: not cut off
-  } catch (const nlohmann::json::parse_error& e) {
-    return e.byte >= text.size();
-  }
+// What a results file's text is as JSON, read once: whole; cut off (a prefix of a document, as a
+// write cut off by a full disk or a file size limit leaves it); or something else.
+enum class JsonText { kWhole, kCutOff, kNotJson };
+
+JsonText json_text(const std::string& text) {
+  // Every value accepted; the parse error's byte tells a prefix (it ran out at the end) from text
+  // that went wrong before its end.
+  struct Reader : nlohmann::json_sax<nlohmann::json> {
+    std::size_t error_at = 0;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t at, const std::string&,
+                     const nlohmann::detail::exception&) override {
+      error_at = at;
+      return false;
+    }
+  } reader;
+  if (nlohmann::json::sax_parse(text, &reader)) return JsonText::kWhole;
+  return reader.error_at >= text.size() ? JsonText::kCutOff : JsonText::kNotJson;
 }
 
 // Once the process has exited by itself: its temporary file put in place whole, when it wrote
@@ -220,15 +241,16 @@ long long finish_file(const BenchCommand& command, const BenchJob& job, int exit
   // Cut off by a process that failed, it is that process's failure, not the disk's: an
   // allocator's exit(1) was "a full disk?", exit 4, and the backends after it never ran (the
   // twenty-second adversarial pass, c8-bench-allocator-exit1-blamed-on-disk).
-  if (exit_code != 0 && !nlohmann::json::accept(content)) return kCutOffByItsExit;
+  const JsonText shape = json_text(content);
+  if (exit_code != 0 && shape != JsonText::kWhole) return kCutOffByItsExit;
   // Cut off is JSON that ends too soon; text that goes wrong before its end (`notjson`, NUL
   // bytes) was never JSON: the process wrote something else, its failure, not the disk's (the
   // forty-ninth adversarial pass, c8-bench-non-json-output-said-full-disk).
-  if (!nlohmann::json::accept(content) && !ends_too_soon(content)) {
+  if (shape == JsonText::kNotJson) {
     why_not_results = "not JSON";
     return kNotResults;
   }
-  if (!nlohmann::json::accept(content))
+  if (shape == JsonText::kCutOff)
     throw MachineStateError(job.json_path + ": memrel_bench's output is cut off at byte " +
                             std::to_string(content.size()) +
                             ", not whole JSON (a full disk or a file size limit?); not kept");

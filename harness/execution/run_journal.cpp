@@ -43,8 +43,7 @@ bool first_line_is_ours(const std::string& first_line, bool whole) {
   if (!whole)
     return start.rfind(first_line, 0) == 0 || first_line.rfind(start, 0) == 0 ||
            first_line.find(std::string("\"") + kJournalSchema + "\"") != std::string::npos;
-  const nlohmann::json header = nlohmann::json::parse(first_line, nullptr, false);
-  return header.is_object() && header.contains("schema") && header["schema"] == kJournalSchema;
+  return is_a_journal_header(first_line);
 }
 
 std::string not_ours(const std::string& path) {

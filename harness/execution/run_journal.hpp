@@ -17,10 +17,9 @@
 
 #include "harness/results/results.hpp"
 #include "platform/durable_append.hpp"
+#include "platform/journal_header.hpp"  // kJournalSchema
 
 namespace memrel {
-
-constexpr const char* kJournalSchema = "memrel.journal/1";
 
 std::string journal_path_for(const std::string& results_path);
 

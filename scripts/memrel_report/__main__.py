@@ -19,6 +19,7 @@ from . import history as history_module
 import memrel_outputs.standard_output
 import memrel_outputs.stopping
 from memrel_outputs.address_space import user_limit_bytes
+from memrel_outputs.error_text import error_text
 from memrel_outputs.one_line import one_line
 import memrel_help  # the help layout of every memrel subcommand (scripts/memrel_help.py)
 
@@ -223,11 +224,7 @@ def main(argv=None):
                 # Out of descriptors anywhere (a module's import as often as a file of the
                 # report): the limit, named, not "cannot write" a file that was never the cause
                 # (the forty-ninth adversarial pass, c9-report-emfile-words).
-                import resource
-
-                limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-                print(f"memrel report: {e.strerror} (the open-files limit, ulimit -n, is {limit}: "
-                      "raise it); nothing written", file=sys.stderr)
+                print(f"memrel report: {error_text(e.errno)}; nothing written", file=sys.stderr)
                 return EXIT_INTERNAL
             # A full disk or a file size limit: the machine's state, said with the place, as every
             # other writer says it; it was "internal error: OSError: [Errno 28]" without one (the
