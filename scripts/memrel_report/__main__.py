@@ -110,15 +110,14 @@ def main(argv=None):
                     if os.path.exists(path) and os.path.exists(earlier) and os.path.samefile(path, earlier):
                         raise load.InputError(path, f"the same file as {earlier}, given twice")
         runs = [load.load_results(path) for path in args.results]
-        # A copy is the same run too (`history add` knows a byte-identical one by its bytes):
-        # reported twice, as "#1" and "#2" (the fifty-first adversarial pass,
-        # c6-report-byte-identical-copy). Told by its document, so that a copy written again
-        # with other spacing is known as well.
+        # A copy is the same run too, known as `history add` knows it, by its bytes: reported
+        # twice, as "#1" and "#2" (the fifty-first adversarial pass,
+        # c6-report-byte-identical-copy).
         for i, run in enumerate(runs):
             for earlier in runs[:i]:
-                if run.context == earlier.context and run.cells == earlier.cells:
+                if run.text_sha256 == earlier.text_sha256:
                     raise load.InputError(run.path, f"the same run as {earlier.path} (the same "
-                                                    "JSON document), given twice")
+                                                    "bytes), given twice")
         cells = load.collect_cells(runs)
         if not cells and not args.history:
             raise load.InputError(args.results[0], "no cells in any results file: nothing to report")

@@ -173,11 +173,14 @@ def _visible_strings(doc):
     return doc
 
 
-def read_json(path, cap=MAX_JSON_BYTES, check_raw=None):
+def read_json(path, cap=MAX_JSON_BYTES, check_raw=None, on_text=None):
     """The JSON document of the file, by the rules above, or InputError naming the file.
     `check_raw(doc)`: called with the document before its strings are made visible (a name's
-    control character is refused there, not shown escaped)."""
+    control character is refused there, not shown escaped). `on_text(text)`: given the text read,
+    so that no caller reads the file twice."""
     text = read_text(path, cap)
+    if on_text is not None:
+        on_text(text)
     doc = _parse_json(path, text)
     if check_raw is not None:
         check_raw(doc)

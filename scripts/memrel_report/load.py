@@ -11,6 +11,7 @@ Every problem raises InputError (input_rules.py) whose text is one line, "FILE: 
 command line prints as "memrel report: FILE: what" before exiting with 2.
 """
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 
@@ -37,6 +38,8 @@ class Run:
     path: str
     context: dict
     cells: list
+    # The file's text by its SHA-256: how `history add` knows a copy as the same run (its bytes).
+    text_sha256: str = ""
 
 
 @dataclass(frozen=True)
@@ -393,7 +396,8 @@ def _check_peak_ratios(metrics, where):
 
 def load_results(path):
     """Reads one results file; raises InputError unless it is a valid memrel.results/1 document."""
-    doc = read_json(path, check_raw=_names_as_written(path))
+    texts = []
+    doc = read_json(path, check_raw=_names_as_written(path), on_text=texts.append)
     if not isinstance(doc, dict):
         raise InputError(path, f"not a results document (a JSON {type(doc).__name__}, expected an object)")
     if "schema" not in doc:
@@ -426,7 +430,8 @@ def load_results(path):
             first[key] = i
     except _Bad as e:
         raise InputError(path, str(e)) from None
-    return Run(path=as_text(path), context=doc["context"], cells=doc["cells"])
+    return Run(path=as_text(path), context=doc["context"], cells=doc["cells"],
+               text_sha256=hashlib.sha256(texts[0].encode("utf-8", "surrogatepass")).hexdigest())
 
 
 def collect_cells(runs):

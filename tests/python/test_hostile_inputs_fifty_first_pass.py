@@ -149,17 +149,12 @@ def test_a_whole_number_spelled_with_an_exponent_or_a_point_is_not_said_out_of_r
 @needs_memrel
 def test_report_refuses_a_copy_of_a_results_file_as_the_same_run_given_twice(tmp_path):
     """c6-report-byte-identical-copy: `report a.json copy.json` reported one run twice (#1, #2),
-    where `history add` knows the copy as the same run."""
-    import json
-
+    where `history add` knows the copy as the same run (by its bytes)."""
     subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc,null", "-w", "temp-then-delete", "-o",
                     "a.json"], check=True, capture_output=True, cwd=tmp_path, timeout=120)
     (tmp_path / "copy.json").write_bytes((tmp_path / "a.json").read_bytes())
-    (tmp_path / "spaced.json").write_text(json.dumps(json.loads((tmp_path / "a.json").read_text()),
-                                                     indent=7))
-    for copy in ("copy.json", "spaced.json"):
-        r = subprocess.run([MEMREL, "report", "a.json", copy, "--out", "rep"], capture_output=True,
-                           text=True, cwd=tmp_path, timeout=300)
-        assert r.returncode == 2, r.stderr
-        assert f"{copy}: the same run as a.json" in r.stderr, r.stderr
-        assert not (tmp_path / "rep").exists()
+    r = subprocess.run([MEMREL, "report", "a.json", "copy.json", "--out", "rep"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert "copy.json: the same run as a.json (the same bytes)" in r.stderr, r.stderr
+    assert not (tmp_path / "rep").exists()
