@@ -14,6 +14,7 @@
 #include "platform/file_kind.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/iso8601_time.hpp"
+#include "platform/replace_barrier.hpp"
 
 namespace memrel {
 namespace {
@@ -66,6 +67,13 @@ JournalContent read_journal(const std::string& path) {
     throw ResultsError(path +
                        ": is a symbolic link, not a regular file; a journal is continued only "
                        "in place (move the file it names there)");
+  // Continued in place: cut to its last whole record, added to, removed at the end. An attribute
+  // that forbids one of those stopped the resume at the cut, exit 4 "internal error" (the
+  // fifty-second adversarial pass, c2-resume-journal-append-only): refused before anything runs.
+  if (std::string barrier = replace_barrier(path); !barrier.empty())
+    throw ResultsError(path + ": " + barrier +
+                       ": a journal is continued in place (cut to its last whole record, added "
+                       "to, removed at the end); clear the attribute (chattr -a -i) first");
   // Empty, or cut before its first line ended: the start of a run killed as it began, which holds
   // no cell. "--resume: empty file" and a fresh run's "continue it with --resume" sent the user
   // round in a circle (the twentieth adversarial pass, c5-empty-journal-file-blocks-both).

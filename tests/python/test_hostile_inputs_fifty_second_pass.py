@@ -1,0 +1,58 @@
+"""What the fifty-second adversarial pass of issue 23 found and was fixed (docs/inputs.md,
+"Fifty-second pass"). Each test fails on the code before its fix."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from test_hostile_inputs import MEMREL, needs_memrel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKLOADS = os.path.join(HERE, "..", "..", "benchmarks", "workloads")
+TRACE = os.path.join(WORKLOADS, "trace-rmm-log-convnet-on-rmm-pool.memtrace")
+
+
+@pytest.fixture
+def attributes_cleared():
+    """The paths given chattr attributes, cleared again whatever the test did."""
+    paths = []
+    yield paths
+    for path in paths:
+        subprocess.run(["chattr", "-i", "-a", str(path)], capture_output=True)
+
+
+def _chattr(flag, path, cleared):
+    """chattr FLAG PATH, or skip: the attributes need root and a file system that keeps them."""
+    if shutil.which("chattr") is None:
+        pytest.skip("no chattr here")
+    r = subprocess.run(["chattr", flag, str(path)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"chattr {flag} is refused here ({r.stderr.strip()})")
+    cleared.append(path)
+
+
+@needs_memrel
+@pytest.mark.parametrize("flag, words", [("+a", "is append-only (chattr +a)"),
+                                         ("+i", "is immutable (chattr +i)")])
+@pytest.mark.parametrize("command", ["run", "advise"])
+def test_a_journal_that_cannot_be_continued_in_place_is_refused_before_the_resume(
+        tmp_path, attributes_cleared, flag, words, command):
+    """c2-resume-journal-append-only, c2-advise-resume-journal-append-only: `--resume` of a
+    journal marked chattr +a or +i was exit 4, "internal error: ...: cannot cut to its last whole
+    record (Operation not permitted)"."""
+    if command == "run":
+        journal = tmp_path / "a.json.journal"
+        args = ["run", "-b", "null", "-w", "temp-then-delete", "-o", "a.json", "--resume"]
+    else:
+        (tmp_path / "adv").mkdir()
+        journal = tmp_path / "adv" / "results.json.journal"
+        args = ["advise", TRACE, "-b", "null", "--out", "adv", "--resume"]
+    journal.write_text('{"context":{}}\n')
+    _chattr(flag, journal, attributes_cleared)
+    r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert f"{journal.relative_to(tmp_path)}: {words}: a journal is continued in place" in r.stderr, \
+        r.stderr
+    assert journal.read_text() == '{"context":{}}\n'
