@@ -14,14 +14,17 @@ import re
 import stat
 
 import memrel_outputs
-from memrel_outputs.one_line import visible
+from memrel_outputs.one_line import one_line, visible
 
 
 class InputError(Exception):
     """An unusable input file. str() is one line: 'FILE: what'."""
 
     def __init__(self, path, what):
-        what = " ".join(str(what).split())  # one line, whatever the cause said
+        # One line, whatever the cause said: a newline in a name escaped (\n), as every writer
+        # says it; joined into a space it named another path (the fifty-second adversarial pass,
+        # c9-report-newline-as-space).
+        what = one_line(str(what).strip())
         super().__init__(f"{path}: {what}")
         self.path = path
         self.what = what

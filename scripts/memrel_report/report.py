@@ -2,6 +2,7 @@
 validated by load.py, into a folder that folder.py puts in place whole."""
 
 import datetime
+import errno
 import importlib
 import multiprocessing
 import os
@@ -39,7 +40,7 @@ def _render(job, out_dir):
 def render(jobs, out_dir, processes):
     """Renders every job, in worker processes when there are several (matplotlib draws in one
     thread: a report of many cells takes seconds per core). Returns the plots.Plot of each job."""
-    processes = max(1, min(processes, len(jobs)))
+    processes = max(1, min(processes, len(jobs), _workers_the_descriptors_allow()))
     if processes == 1:
         return [_render(job, out_dir) for job in jobs]
     # fork: the workers inherit matplotlib already imported (its font cache loaded), and
@@ -70,28 +71,22 @@ def render(jobs, out_dir, processes):
             thread_failures.uninstall()
             return [_render(job, out_dir) for job in jobs]
         plots = _results(pool, futures, thread_failures)
+    except OSError as e:
+        # Out of descriptors for a worker's pipes (`ulimit -n` 14 to 22 on two cores): the pool
+        # is given up and every chart drawn here, as when no pool can be made at all. It failed,
+        # exit 4, where a lower limit drew the report (the fifty-second adversarial pass,
+        # c8-report-nofile-14-to-22-fails-13-works).
+        if pool is not None:
+            _abandon(pool)
+        thread_failures.uninstall()
+        if e.errno not in (errno.EMFILE, errno.ENFILE):
+            raise
+        return [_render(job, out_dir) for job in jobs]
     except BaseException:
         if pool is None:
             thread_failures.uninstall()
             raise
-        # Stopped (or Ctrl-C), or failed: end the workers now rather than wait for their plots;
-        # what they drew goes with the temporary folder. Not `with pool`, whose exit waits for
-        # the pool first: a worker started before a second could not be (`ulimit -n 16`, no
-        # descriptor for its pipe) waited for work for ever, and the report with it, its error
-        # said (the eighteenth adversarial pass, c8-ulimit-nofile-report-hangs).
-        # SIGKILL, not SIGTERM: a worker still starting turned SIGTERM into a Python exception
-        # there, and multiprocessing printed its traceback.
-        # Waited for, dead: a worker killed while it wrote a chart went on writing for a moment,
-        # into the temporary folder being removed, which then stayed (the twenty-second
-        # adversarial pass, c9-sig*-report-delay-sweep).
-        _quiet_about_abandoned_futures()
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        for process in processes:
-            process.kill()
-        for process in processes:
-            process.join(5)
-        pool.shutdown(wait=False, cancel_futures=True)
-        _forget_the_pools_thread(pool)
+        _abandon(pool)
         raise
     pool.shutdown(wait=True)
     thread_failures.uninstall()
@@ -165,6 +160,55 @@ def _forget_the_pools_thread(pool):
     thread.join(5)
     if not thread.is_alive():
         getattr(concurrent.futures.process, "_threads_wakeups", {}).pop(thread, None)
+
+
+# Descriptors this process keeps free to draw a chart (a font, the file written, matplotlib's
+# caches), and what each worker of the pool holds here (its pipes, its sentinel, its share of the
+# queues' and the wakeup's): counted under `ulimit -n` on two cores, with room to spare.
+_DRAWING_DESCRIPTORS = 8
+_DESCRIPTORS_PER_WORKER = 4
+_POOL_DESCRIPTORS = 8
+
+
+def _workers_the_descriptors_allow():
+    """How many workers the open-files limit leaves room for, beside what is open now and what
+    drawing in this process needs: a pool started under `ulimit -n` 14 to 22 ran out for its
+    second worker, or for a chart, and the report failed, exit 4, where a lower limit (no pool
+    at all) drew it (the fifty-second adversarial pass, c8-report-nofile-14-to-22-fails-13-works).
+    """
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if limit == resource.RLIM_INFINITY:
+        return 1 << 16
+    try:
+        open_now = len(os.listdir("/proc/self/fd"))
+    except OSError:  # no /proc: the pool's own failure is said as it comes
+        return 1 << 16
+    spare = limit - open_now - _DRAWING_DESCRIPTORS - _POOL_DESCRIPTORS
+    return max(1, spare // _DESCRIPTORS_PER_WORKER)
+
+
+def _abandon(pool):
+    """Ends the pool's workers now rather than waiting for their plots; what they drew goes with
+    the temporary folder, or is drawn again."""
+    # Not `with pool`, whose exit waits for the pool first: a worker started before a second
+    # could not be (`ulimit -n 16`, no descriptor for its pipe) waited for work for ever, and the
+    # report with it, its error said (the eighteenth adversarial pass,
+    # c8-ulimit-nofile-report-hangs).
+    # SIGKILL, not SIGTERM: a worker still starting turned SIGTERM into a Python exception
+    # there, and multiprocessing printed its traceback.
+    # Waited for, dead: a worker killed while it wrote a chart went on writing for a moment,
+    # into the temporary folder being removed, which then stayed (the twenty-second
+    # adversarial pass, c9-sig*-report-delay-sweep).
+    _quiet_about_abandoned_futures()
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.join(5)
+    pool.shutdown(wait=False, cancel_futures=True)
+    _forget_the_pools_thread(pool)
 
 
 def default_jobs():

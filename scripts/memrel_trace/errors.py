@@ -1,6 +1,8 @@
 """Unusable input: one line naming the file and the entry, exit code 2, nothing written. And the
 one failure of reading it that is the machine's, not the file's: exit 4."""
 
+from memrel_outputs.one_line import one_line
+
 EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 2, 4
 
 
@@ -8,7 +10,10 @@ class TraceInputError(Exception):
     """str() is one line: 'FILE: where: what' (where may be empty)."""
 
     def __init__(self, path, where, what):
-        what = " ".join(str(what).split())  # one line, whatever the cause said
+        # One line, whatever the cause said: a newline in a name escaped (\n), as every writer
+        # says it; joined into a space it named another path (the fifty-second adversarial pass,
+        # c9-report-newline-as-space).
+        what = one_line(str(what).strip())
         super().__init__(f"{path}: {where}: {what}" if where else f"{path}: {what}")
 
 

@@ -56,3 +56,40 @@ def test_a_journal_that_cannot_be_continued_in_place_is_refused_before_the_resum
     assert f"{journal.relative_to(tmp_path)}: {words}: a journal is continued in place" in r.stderr, \
         r.stderr
     assert journal.read_text() == '{"context":{}}\n'
+
+
+@needs_memrel
+def test_report_escapes_a_newline_in_a_path_or_name_it_refuses(tmp_path):
+    """c9-report-newline-as-space: `report --out 'ff/nl/a<newline>b'` said "ff/nl/a b", and
+    `--timeline` "no cell 'nl/a b'": another path and name than the ones given."""
+    subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w", "temp-then-delete", "-o",
+                    "r.json"], check=True, capture_output=True, cwd=tmp_path, timeout=120)
+    (tmp_path / "ff").write_text("")
+    r = subprocess.run([MEMREL, "-q", "report", "r.json", "--out", "ff/nl/a\nb"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 2 and "ff/nl/a\\nb" in r.stderr, r.stderr
+    r = subprocess.run([MEMREL, "-q", "report", "r.json", "--timeline", "nl/a\nb", "--out", "rq"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 2 and "'nl/a\\nb'" in r.stderr, r.stderr
+    assert not (tmp_path / "rq").exists()
+
+
+@needs_memrel
+def test_a_report_under_a_low_open_files_limit_draws_with_the_workers_it_has_room_for(tmp_path):
+    """c8-report-nofile-14-to-22-fails-13-works: under `ulimit -n` 12 or 13 the report drew in
+    its own process and was written; from 14 to 22 it started a pool that ran out of descriptors,
+    exit 4. Raising the limit broke it."""
+    import resource
+
+    from conftest import host_subset
+
+    run = host_subset(tmp_path, {"temp-then-delete", "del-without-release"})
+    for limit in (15, 19):
+        def limited(limit=limit):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+        r = subprocess.run([MEMREL, "-q", "report", run, "--out", f"rep{limit}"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                           preexec_fn=limited)
+        assert r.returncode == 0, (limit, r.stderr)
+        assert (tmp_path / f"rep{limit}" / "index.html").is_file()
