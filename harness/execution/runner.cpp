@@ -29,6 +29,7 @@
 #include "platform/address_space_limit.hpp"
 #include "platform/child_process.hpp"
 #include "platform/cpu_time_limit.hpp"
+#include "platform/file_size_limit.hpp"
 #include "platform/files_unchanged.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/interrupt.hpp"
@@ -45,6 +46,17 @@
 
 namespace memrel {
 namespace {
+
+// What keeps a cell's result from being written, as far as memrel can tell: a write cut by the
+// file size limit is the limit's doing, which "is TMPDIR full or unwritable?" hid (the
+// fifty-second adversarial pass, c8-ulimit-f-cell-result-blames-tmpdir).
+std::string why_a_result_cannot_be_written(const std::string& cell_said) {
+  if (const std::optional<std::uint64_t> limit = file_size_limit_bytes();
+      limit && cell_said.find("File too large") != std::string::npos)
+    return "the file size limit (ulimit -f) is " + std::to_string(*limit) +
+           " bytes, less than the result: raise it.";
+  return "is TMPDIR full or unwritable?";
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -579,8 +591,8 @@ class Scheduler {
         throw CellResultNotWritten(
             m.backend.name + " x " + m.name + ": the cell ran but could not write its result (" +
             (stderr_tail.empty() ? std::string("nor its stderr") : stderr_tail) +
-            "); not the allocator's failure: is TMPDIR full or unwritable? The run "
-            "stopped" +
+            "); not the allocator's failure: " + why_a_result_cannot_be_written(stderr_tail) +
+            " The run stopped" +
             (options_.journal_path.empty()
                  ? std::string()
                  : "; its finished cells are kept in " + options_.journal_path +

@@ -93,3 +93,15 @@ def test_a_report_under_a_low_open_files_limit_draws_with_the_workers_it_has_roo
                            preexec_fn=limited)
         assert r.returncode == 0, (limit, r.stderr)
         assert (tmp_path / f"rep{limit}" / "index.html").is_file()
+
+
+@needs_memrel
+def test_a_cell_result_cut_by_the_file_size_limit_names_the_limit(tmp_path):
+    """c8-ulimit-f-cell-result-blames-tmpdir: under `ulimit -f 129` (past the 64 KiB TMPDIR
+    check) a cell's result hit the limit and the run said "is TMPDIR full or unwritable?"."""
+    r = subprocess.run(["bash", "-c", f"ulimit -f 129; exec {MEMREL} run -b host-malloc -w "
+                                      "temp-then-delete-x100 -o r.json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 4, r.stderr
+    assert "the file size limit (ulimit -f) is 132096 bytes" in r.stderr, r.stderr
+    assert "TMPDIR" not in r.stderr
