@@ -412,6 +412,12 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     // c8-fakepy-exit0-*).
     // What it wrote is not memrel's to show: one line (the fourteenth adversarial pass,
     // c8-fakepy-traceback-relayed).
+    // Unless memrel_entry.py itself said why it ran nothing (a wrapper closed the descriptor
+    // memrel hears the part's end on): then its line is the one line.
+    if (const std::string own = memrels_lines(held); !own.empty()) {
+      std::cerr << one_line_text(own.substr(0, own.find('\n'))) << "\n";
+      return exit_code::kInternalError;
+    }
     std::cerr << who << ": " << one_line_text(python) << " exited " << WEXITSTATUS(status)
               << " without running memrel's code (scripts/memrel_entry.py); is it a Python "
                  "interpreter?\n";

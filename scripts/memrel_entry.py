@@ -56,10 +56,21 @@ sys.path[:] = [_here] + _own + [p for p in _user if os.path.isabs(p) and p != _h
 # how memrel's code ended (_say_end).
 try:
     _entry_fd = int(os.environ.pop("MEMREL_ENTRY_FD", ""))
-    os.write(_entry_fd, b"memrel_entry.py ran\n")
-    os.set_inheritable(_entry_fd, False)
-except (ValueError, OSError):
+except ValueError:
     _entry_fd = None
+if _entry_fd is not None:
+    # memrel gave a descriptor that is gone (a MEMREL_PYTHON wrapper that closed it): the part
+    # ran and wrote its output, and memrel, told nothing, said it "exited 0 without running
+    # memrel's code", exit 4, the output left (the fifty-second adversarial pass,
+    # c8-python-wrapper-closes-fd3-output-left-exit4). Nothing is run that memrel cannot hear end.
+    try:
+        os.write(_entry_fd, b"memrel_entry.py ran\n")
+        os.set_inheritable(_entry_fd, False)
+    except OSError as e:
+        sys.stderr.write("memrel python: descriptor %d, on which memrel hears how this part ends, "
+                         "is not open here (%s): does MEMREL_PYTHON close it? nothing run\n"
+                         % (_entry_fd, os.strerror(e.errno)))
+        os._exit(4)
 
 
 def _say_end(code):

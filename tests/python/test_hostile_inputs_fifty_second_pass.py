@@ -105,3 +105,25 @@ def test_a_cell_result_cut_by_the_file_size_limit_names_the_limit(tmp_path):
     assert r.returncode == 4, r.stderr
     assert "the file size limit (ulimit -f) is 132096 bytes" in r.stderr, r.stderr
     assert "TMPDIR" not in r.stderr
+
+
+@needs_memrel
+def test_a_python_wrapper_that_closes_memrels_descriptor_runs_nothing(tmp_path):
+    """c8-python-wrapper-closes-fd3-output-left-exit4: a MEMREL_PYTHON wrapper that ran Python
+    with the descriptor memrel hears the part's end on closed: the trace was written, and memrel
+    said the part "exited 0 without running memrel's code", exit 4, the trace left in place."""
+    import sys
+
+    (tmp_path / "r.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                    "1,08:00:00.000001,allocate,0x10,100,0x0\n")
+    wrapper = tmp_path / "w"
+    wrapper.write_text(f'#!/bin/sh\ncase "$*" in *memrel_entry*) exec {sys.executable} "$@" 3>&- ;;'
+                       f' esac\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    r = subprocess.run([MEMREL, "trace", "import", "r.csv", "-o", "x.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, MEMREL_PYTHON=str(wrapper)))
+    assert r.returncode == 4, r.stderr
+    assert "does MEMREL_PYTHON close it? nothing run" in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    assert not (tmp_path / "x.memtrace").exists()
