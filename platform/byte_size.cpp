@@ -37,11 +37,15 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
   }
   // Less than half a byte (".1", "0.4B") rounds to 0, which is not a positive size (found by
   // tests/fuzz/fuzz_compare_options: ".1" was 0 bytes).
-  if (used != number.size() || !(value * static_cast<double>(scale) >= 0.5) ||
-      value * static_cast<double>(scale) > static_cast<double>(max_bytes)) {
+  if (used != number.size() || !(value * static_cast<double>(scale) >= 0.5)) {
     throw std::invalid_argument(option + ": '" + text +
                                 "' is not a positive size (e.g. 4096, 512MiB, 1GiB)");
   }
+  // Too large is said as such: "not a positive size" of 8192TiB was untrue (the fifty-second
+  // adversarial pass, c4-host-capacity-too-large-said-not-positive).
+  if (value * static_cast<double>(scale) > static_cast<double>(max_bytes))
+    throw std::invalid_argument(option + ": '" + text + "' is more than the " +
+                                std::to_string(max_bytes) + " bytes this size may be");
   // A size is whole bytes: "1.5" or "0.1KiB" (102.4) were rounded without a word (the twelfth
   // adversarial pass, c4-setting-fractional-bytes). A binary unit times a decimal that makes
   // whole bytes (1.5KiB, 0.25GiB) is exact in a double, so the test is exact too.

@@ -127,3 +127,15 @@ def test_a_python_wrapper_that_closes_memrels_descriptor_runs_nothing(tmp_path):
     assert "does MEMREL_PYTHON close it? nothing run" in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1, r.stderr
     assert not (tmp_path / "x.memtrace").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("size", ["8192TiB", "9007199254740993", "18446744073709551616"])
+def test_a_size_too_large_is_said_too_large_not_not_positive(tmp_path, size):
+    """c4-host-capacity-too-large-said-not-positive: `--host-capacity 8192TiB` was "is not a
+    positive size"."""
+    r = subprocess.run([MEMREL, "run", "-b", "host-malloc", "-w", "single-large", "-o", "r.json",
+                        "--host-capacity", size], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert f"'{size}' is more than the" in r.stderr and "positive" not in r.stderr, r.stderr
