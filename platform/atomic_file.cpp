@@ -400,8 +400,8 @@ void check_output_writable(const std::string& path, const std::string& option) {
   // the probe goes where the first of them will be made, as for a folder output.
   if (struct stat st{}; lstat(folder.c_str(), &st) != 0 && errno == ENOENT)
     return check_output_folder_writable(folder.string(), option, path);
-  if (std::string why = not_a_folder(folder.string()); !why.empty())
-    throw OutputError(prefix(option, path) + "cannot write in its folder (" + why + ")");
+  if (std::string why = not_a_folder(where_folders_are_made(folder.string())); !why.empty())
+    throw OutputError(prefix(option, path) + "cannot create its folder (" + why + ")");
   refuse_replace_barrier(path, option, false);  // before the probe, which it would keep
   std::string probe = (folder / ".memrel-probe-XXXXXX").string();
   int fd = mkostemp(probe.data(), O_CLOEXEC);

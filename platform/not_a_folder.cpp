@@ -14,7 +14,8 @@ std::string not_a_folder(const std::string& path) {
   if (lstat(path.c_str(), &st) != 0) return "";
   if (!S_ISLNK(st.st_mode)) return S_ISDIR(st.st_mode) ? "" : path + " is not a folder";
   if (stat(path.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? "" : path + " is not a folder";
-  if (errno != ENOENT) return "";  // a loop of links, a folder not searchable: the write says
+  if (errno == ELOOP) return path + " is a loop of symbolic links";
+  if (errno != ENOENT) return "";  // a folder not searchable: the write says
   std::vector<char> target(4096);
   ssize_t n = readlink(path.c_str(), target.data(), target.size() - 1);
   if (n < 0) return path + " is a symbolic link to nothing";

@@ -9,7 +9,8 @@
 namespace memrel {
 
 // Why no folder can be made in PATH, in words: "d is not a folder", "d is a symbolic link to
-// nowhere/x, which does not exist". "" when PATH is a folder (through links), or is not there.
+// nowhere/x, which does not exist", "d is a loop of symbolic links". "" when PATH is a folder
+// (through links), or is not there.
 std::string not_a_folder(const std::string& path);
 
 // PATH, or its nearest ancestor that is there (a link counts, followed or not), as spelled: where

@@ -19,7 +19,9 @@ def not_a_folder(path):
     try:
         return "" if stat.S_ISDIR(os.stat(path).st_mode) else f"{path} is not a folder"
     except OSError as e:
-        if e.errno != errno.ENOENT:  # a loop of links, a folder not searchable: the write says
+        if e.errno == errno.ELOOP:
+            return f"{path} is a loop of symbolic links"
+        if e.errno != errno.ENOENT:  # a folder not searchable: the write says
             return ""
     try:
         return f"{path} is a symbolic link to {os.readlink(path)}, which does not exist"

@@ -118,8 +118,11 @@ TEST(CompareCommand, WritesJunitAndSummaryBesideTheTable) {
                                     "/junit/junit.xsd' '" + junit + "'");
   EXPECT_EQ(valid.exit_code, 0) << valid.output;
   // Refused before the comparison (docs/inputs.md, "Outputs"): no table printed first.
-  EXPECT_EQ(bad.output.rfind("memrel: --junit " + dir.file("afile/x.xml") + ": cannot write in", 0),
-            0u)
+  EXPECT_EQ(
+      bad.output.rfind("memrel: --junit " + dir.file("afile/x.xml") +
+                           ": cannot create its folder (" + dir.file("afile") + " is not a folder)",
+                       0),
+      0u)
       << bad.output;
 }
 
