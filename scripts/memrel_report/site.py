@@ -76,7 +76,10 @@ def verdict_table(items):
 
 def verdict_text(items):
     """The verdicts as a short plain-text table for a terminal: a row per question, the best of
-    each space."""
+    each space. No line at all without verdicts (a history alone): a lone "question" header was
+    printed (the fifty-second adversarial pass, c9-report-history-only-bare-question-line)."""
+    if not items:
+        return []
     width = max([len("question")] + [len(v.question) for v in items])
     spaces = [s for s in verdicts.SPACES if any(s in v.spaces() for v in items)]
     lines = [f"{'question':<{width}}" + "".join(f"  {'best ' + s + ' backend':<40}" for s in spaces)]

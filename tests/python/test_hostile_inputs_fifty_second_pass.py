@@ -139,3 +139,16 @@ def test_a_size_too_large_is_said_too_large_not_not_positive(tmp_path, size):
                        timeout=120)
     assert r.returncode == 2, r.stderr
     assert f"'{size}' is more than the" in r.stderr and "positive" not in r.stderr, r.stderr
+
+
+@needs_memrel
+def test_a_report_of_a_history_alone_prints_no_empty_verdict_table(tmp_path):
+    """c9-report-history-only-bare-question-line: `report --history h.sqlite` without results
+    printed a lone "question" line, the header of a table with no verdicts."""
+    run = os.path.join(HERE, "..", "data", "host-run.json")
+    subprocess.run([MEMREL, "history", "--db", "h.sqlite", "add", run], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    r = subprocess.run([MEMREL, "report", "--history", "h.sqlite", "--out", "rep"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "question" not in (r.stdout + r.stderr).split(), (r.stdout, r.stderr)
