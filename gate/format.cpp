@@ -82,6 +82,12 @@ const char* markup_entity(char ch) {
 }
 
 namespace {
+std::string ascii_lower(std::string text) {
+  for (char& ch : text)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return text;
+}
+
 bool ascii_word_character(char ch) {
   return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
 }
@@ -116,6 +122,23 @@ std::string markdown_cell(const std::string& raw) {
         out += '\\';
         out += ch;
         break;
+      // GitHub links bare addresses (its autolink extension): the ':' of "://", the '.' of
+      // "www." and every '@' are backslashed, which renders each as itself and breaks the link
+      // (the fifty-second adversarial pass, c9-bare-url-autolinks-in-markdown).
+      case '@':
+        out += "\\@";
+        break;
+      case ':':
+        if (s.compare(k + 1, 2, "//") == 0) out += '\\';
+        out += ch;
+        break;
+      case '.': {
+        const bool www = k >= 3 && ascii_lower(s.substr(k - 3, 3)) == "www" &&
+                         (k < 4 || !ascii_word_character(s[k - 4]));
+        if (www) out += '\\';
+        out += ch;
+        break;
+      }
       case '_': {  // emphasis only where it is not between two letters or digits (CommonMark)
         const bool inside_word = k > 0 && k + 1 < s.size() && ascii_word_character(s[k - 1]) &&
                                  ascii_word_character(s[k + 1]);

@@ -13,6 +13,7 @@
 - `_` where it could open or close emphasis, that is unless it stands between two letters or
   digits (CommonMark's flanking rule), so that `peak_reserved` reads as it is.
 - `<`, `>` and `&` as entities: raw HTML and character references show as typed.
+- The `:` of `://`, the `.` of `www.` and every `@`, backslashed: GitHub links bare addresses.
 
 markdown_line does the same for a text that starts a line (a paragraph, a bullet, a heading), and
 also escapes what would make that line a heading, a list item, a quote or a rule.
@@ -33,6 +34,20 @@ def _word(c):
     return c.isascii() and c.isalnum()
 
 
+def _starts_an_autolink(s, k):
+    """Whether s[k] is where GitHub's Markdown would see a bare link (its autolink extension):
+    the ':' of "://", the '.' of "www.", any '@' (an e-mail address). Backslashed, each renders
+    as itself and breaks the link: a workload named https://evil.example/x was a live link in
+    report.md and compare's table (the fifty-second adversarial pass,
+    c9-bare-url-autolinks-in-markdown)."""
+    c = s[k]
+    if c == "@":
+        return True
+    if c == ":":
+        return s.startswith("//", k + 1)
+    return c == "." and s[max(0, k - 3):k].lower() == "www" and (k < 4 or not _word(s[k - 4]))
+
+
 def markdown_inline(text):
     s = one_line(text)
     out = []
@@ -43,6 +58,8 @@ def markdown_inline(text):
             out.append("\\" + c)
         elif c == "_" and not (0 < k < len(s) - 1 and _word(s[k - 1]) and _word(s[k + 1])):
             out.append("\\_")
+        elif _starts_an_autolink(s, k):
+            out.append("\\" + c)
         else:
             out.append(c)
     return "".join(out)

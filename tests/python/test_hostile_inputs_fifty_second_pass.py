@@ -152,3 +152,25 @@ def test_a_report_of_a_history_alone_prints_no_empty_verdict_table(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "question" not in (r.stdout + r.stderr).split(), (r.stdout, r.stderr)
+
+
+@needs_memrel
+def test_a_name_that_is_a_web_address_is_no_link_in_markdown(tmp_path):
+    """c9-bare-url-autolinks-in-markdown: a workload named https://evil.example/x was written
+    as it is into compare's Markdown table and report.md, where GitHub links a bare address."""
+    import json
+
+    (tmp_path / "w.json").write_text(json.dumps({
+        "schema": "memrel.workload/1", "name": "https://evil.example/x", "description": "d",
+        "steps": [{"alloc": "x", "bytes": 4096}, {"free": "x"}]}))
+    for out in ("a.json", "b.json"):
+        subprocess.run([MEMREL, "-q", "run", "-b", "host-malloc", "-w", "w.json", "-o", out],
+                       check=True, capture_output=True, cwd=tmp_path, timeout=120)
+    r = subprocess.run([MEMREL, "compare", "a.json", "b.json", "--markdown", "c.md"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    md = (tmp_path / "c.md").read_text()
+    assert "https\\://evil.example/x" in md and "https://evil" not in md, md
+    subprocess.run([MEMREL, "-q", "report", "a.json", "--out", "rep"], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=300)
+    assert "https://evil" not in (tmp_path / "rep" / "report.md").read_text()
