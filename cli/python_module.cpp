@@ -25,6 +25,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/child_stderr_relay.hpp"
+#include "platform/cpu_time_limit.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/one_line_text.hpp"
@@ -359,6 +360,24 @@ std::string out_of_memory_line(const std::string& python, int status, const std:
          ", most likely out of memory: raise the limit";
 }
 
+// For a part killed by the CPU-time limit (SIGXCPU at the soft limit, SIGKILL at the hard one),
+// the line that names it, as a cell's reason does; else "". It was "python3 ended by SIGKILL"
+// (the fifty-third adversarial pass, c8-cpu-limit-python-part-not-named).
+std::string cpu_time_line(const std::string& python, int status) {
+  if (!WIFSIGNALED(status)) return "";
+  const CpuTimeLimit cpu = cpu_time_limit();
+  const int signal = WTERMSIG(status);
+  const std::optional<std::uint64_t> seconds = signal == SIGXCPU   ? cpu.soft_seconds
+                                               : signal == SIGKILL ? cpu.hard_seconds
+                                                                   : std::nullopt;
+  if (!seconds) return "";
+  if (signal == SIGXCPU)
+    return one_line_text(python) + " ran out of the CPU-time limit of " + std::to_string(*seconds) +
+           " s (ulimit -t; it ended by SIGXCPU): raise the limit";
+  return one_line_text(python) + " was killed (SIGKILL) under a hard CPU-time limit of " +
+         std::to_string(*seconds) + " s (ulimit -t), most likely by it: raise the limit";
+}
+
 // A stop that someone sent the part alone (memrel asked nothing), which memrel's code took as
 // a request, said ("stopped by SIGTERM; nothing written") and ended on with 128 + N: its line is
 // the one line; a second, "exited 143, which is none of memrel's exit codes", said the same
@@ -447,6 +466,10 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
     return exit_code::kInternalError;
   }
   if (std::string line = out_of_memory_line(python, status, held); !line.empty()) {
+    std::cerr << who << ": " << line << "\n";
+    return exit_code::kInternalError;
+  }
+  if (std::string line = cpu_time_line(python, status); !line.empty()) {
     std::cerr << who << ": " << line << "\n";
     return exit_code::kInternalError;
   }

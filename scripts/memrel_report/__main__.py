@@ -70,6 +70,17 @@ def _address_space_limit_note():
     return f" under an address-space limit of {limit >> 20} MiB (ulimit -v: likely out of memory)"
 
 
+def _cpu_time_limit_note():
+    """Beside a chart worker that died: the CPU-time limit, when one is set; the worker's death
+    was said without it (the fifty-third adversarial pass, c8-cpu-limit-python-part-not-named)."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_CPU)[0]
+    if soft == resource.RLIM_INFINITY:
+        return ""
+    return f" under a CPU-time limit of {soft} s (ulimit -t: likely that limit; raise it)"
+
+
 def main(argv=None):
     p = parser()
     args = p.parse_args(argv)  # usage errors exit 2 (argparse)
@@ -249,7 +260,9 @@ def main(argv=None):
         # plotting process that died under `ulimit -v` was "internal error: BrokenProcessPool".
         what = ("ran out of memory" if isinstance(e, MemoryError)
                 else "lost a process drawing the charts (it died)")
-        print(f"memrel report: {what}{_address_space_limit_note()}; nothing written", file=sys.stderr)
+        note = _address_space_limit_note() or ("" if isinstance(e, MemoryError)
+                                               else _cpu_time_limit_note())
+        print(f"memrel report: {what}{note}; nothing written", file=sys.stderr)
         return EXIT_INTERNAL
     except Exception as e:
         if isinstance(e, OSError) and memrel_outputs.standard_output.writing_failed():

@@ -30,3 +30,24 @@ def test_a_reader_that_leaves_early_is_no_failure_for_any_subcommand(tmp_path):
     assert (rc, err) == (0, ""), (rc, err)
     rc, err = _into_a_reader_that_leaves(["trace", "show", "--events", TRACE], tmp_path)
     assert (rc, err) == (0, ""), (rc, err)
+
+
+@needs_memrel
+def test_a_python_part_killed_by_the_cpu_time_limit_names_the_limit(tmp_path):
+    """c8-cpu-limit-python-part-not-named: under `ulimit -t`, `trace import` said only "python3
+    ended by SIGKILL" and `report` "lost a process drawing the charts (it died)"."""
+    import sys
+
+    (tmp_path / "spin").write_text("while True:\n    pass\n")
+    wrapper = tmp_path / "py"  # memrel's code never gets to run: the interpreter spins first
+    wrapper.write_text(f'#!/bin/sh\ncase "$*" in *memrel_entry*) exec {sys.executable} '
+                       f'{tmp_path}/spin ;; esac\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    (tmp_path / "r.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                    "1,08:00:00.000001,allocate,0x10,100,0x0\n")
+    r = subprocess.run(["bash", "-c", f'ulimit -t 1; exec {MEMREL} trace import r.csv -o t.memtrace'],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, MEMREL_PYTHON=str(wrapper)))
+    assert r.returncode == 4, r.stderr
+    assert "CPU-time limit of 1 s (ulimit -t" in r.stderr, r.stderr
+    assert not (tmp_path / "t.memtrace").exists()
