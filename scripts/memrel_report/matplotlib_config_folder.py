@@ -1,6 +1,5 @@
-"""Where matplotlib keeps its config and font cache when the user's folder for it is unusable:
-a folder of the report's own in TMPDIR, removed at exit, instead of the `matplotlib-*` folders
-matplotlib makes itself and that were left behind (docs/inputs.md, "Sixth pass")."""
+"""Where matplotlib keeps its config and font cache: a folder of the report's own in TMPDIR,
+removed at exit, never the user's (docs/inputs.md, "Sixth pass" and "Fifty-fourth pass")."""
 
 import atexit
 import os
@@ -12,48 +11,56 @@ from memrel_outputs.user_folders import xdg_folder
 _made = None  # the folder made by prepare(), once
 
 
-def _usable_folder(path):
-    """Whether matplotlib would take this folder for its config/cache (its own test: made if
-    missing, then a writable folder)."""
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError:
-        return False
-    return os.path.isdir(path) and os.access(path, os.W_OK)
+# A font list larger than this is no font list matplotlib wrote (its own is about 100 KiB).
+_MAX_FONT_CACHE_BYTES = 16 << 20
 
 
-def _font_cache_is_files(path):
-    """Whether the font cache matplotlib would read there (fontlist-*.json) is a regular file, if
-    any: a FIFO of that name held the report for ever (the twenty-fifth adversarial pass,
-    c8-mplconfigdir-fontcache-fifo-hangs-report)."""
+def _valid_font_cache(path):
+    """The bytes of the matplotlib font list at path when it is one (a regular file, read without
+    blocking, JSON holding its "_version"), else None."""
+    import json
+    import stat
+
     try:
-        with os.scandir(path) as entries:
-            return all(e.is_file(follow_symlinks=True) for e in entries
-                       if e.name.startswith("fontlist"))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
-        return False
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_FONT_CACHE_BYTES:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(_MAX_FONT_CACHE_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    return data if isinstance(doc, dict) and "_version" in doc else None
 
 
 def prepare():
-    """A config and cache folder of the report's own in TMPDIR when matplotlib's would be unusable
-    (HOME a file, MPLCONFIGDIR read-only: f-home-file, f-mplcfg-ro). matplotlib would make a
-    `matplotlib-*` folder there itself, with a warning on stderr, and one more in each plotting
-    process that first asked for it; those were left in TMPDIR. This one is made once, by the
-    report's process before its plotting workers are forked (they inherit MPLCONFIGDIR and this
-    module's state), and removed when that process exits."""
+    """matplotlib's config and cache folder: always one of the report's own in TMPDIR, made once
+    by the report's process before its plotting workers are forked (they inherit MPLCONFIGDIR and
+    this module's state), and removed when that process exits. matplotlib writes its font list
+    into that folder: in the user's (MPLCONFIGDIR, XDG_CACHE_HOME/matplotlib) it overwrote a
+    results file or a grid kept there under that name, wrote into memrel's own workloads folder
+    and into the report's --out (the fifty-fourth adversarial pass, c1-mplconfigdir-*,
+    c1-xdg-cache-fontcache-is-input, c1-advise-grid-in-mplconfigdir-overwritten,
+    c2-mplconfigdir-is-report-out). The user's folder is only read: a font list matplotlib wrote
+    there is copied in, so that it is not made again (a second and a half)."""
     global _made
     if _made is not None:
         return
     if os.environ.get("MPLCONFIGDIR"):
         wanted = [os.environ["MPLCONFIGDIR"]]
     else:
-        # A relative XDG_CONFIG_HOME or HOME counts as none (memrel_outputs.user_folders): the
-        # working folder's matplotlibrc would have been read.
-        wanted = [xdg_folder("XDG_CONFIG_HOME", ".config"), xdg_folder("XDG_CACHE_HOME", ".cache")]
+        # A relative XDG_CACHE_HOME or HOME counts as none (memrel_outputs.user_folders).
+        wanted = [xdg_folder("XDG_CACHE_HOME", ".cache")]
         wanted = [p and os.path.join(p, "matplotlib") for p in wanted]
-    if all(p and os.path.isabs(p) and _usable_folder(os.path.realpath(p))
-           and _font_cache_is_files(os.path.realpath(p)) for p in wanted):
-        return
     folder = tempfile.mkdtemp(prefix="memrel-matplotlib-")
     owner = os.getpid()
 
@@ -62,4 +69,14 @@ def prepare():
             shutil.rmtree(folder, ignore_errors=True)
 
     atexit.register(remove)
+    for place in (p for p in wanted if p and os.path.isabs(p)):
+        try:
+            names = [n for n in os.listdir(place) if n.startswith("fontlist-") and n.endswith(".json")]
+        except OSError:
+            continue
+        for name in names[:8]:
+            data = _valid_font_cache(os.path.join(place, name))
+            if data is not None:
+                with open(os.path.join(folder, name), "wb") as f:
+                    f.write(data)
     os.environ["MPLCONFIGDIR"] = _made = folder

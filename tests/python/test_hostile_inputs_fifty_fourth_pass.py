@@ -1,0 +1,36 @@
+"""What the fifty-fourth adversarial pass of issue 23 found and was fixed (docs/inputs.md,
+"Fifty-fourth pass"). Each test fails on the code before its fix."""
+
+import os
+import shutil
+import subprocess
+
+from test_hostile_inputs import MEMREL, needs_memrel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HOST_RUN = os.path.join(HERE, "..", "data", "host-run.json")
+
+
+@needs_memrel
+def test_matplotlibs_font_list_is_never_written_into_the_users_folders(tmp_path):
+    """c1-mplconfigdir-fontcache-is-input, c2-mplconfigdir-is-report-out: with MPLCONFIGDIR=d,
+    `report d/fontlist-vX.json` overwrote the results file with matplotlib's font list, exit 0;
+    with MPLCONFIGDIR=rep, `report --out rep` found the font list in its own folder, exit 2."""
+    import matplotlib.font_manager as fm
+
+    name = f"fontlist-v{fm.FontManager.__version__}.json"
+    (tmp_path / "d").mkdir()
+    results = tmp_path / "d" / name
+    shutil.copy(HOST_RUN, results)
+    before = results.read_bytes()
+    r = subprocess.run([MEMREL, "-q", "report", str(results), "--out", "rep"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300,
+                       env=dict(os.environ, MPLCONFIGDIR=str(tmp_path / "d")))
+    assert r.returncode == 0, r.stderr
+    assert results.read_bytes() == before
+    assert sorted(os.listdir(tmp_path / "d")) == [name]
+    r = subprocess.run([MEMREL, "-q", "report", HOST_RUN, "--out", "rep2"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300,
+                       env=dict(os.environ, MPLCONFIGDIR=str(tmp_path / "rep2")))
+    assert r.returncode == 0, r.stderr
+    assert not [n for n in os.listdir(tmp_path / "rep2") if n.startswith("fontlist")]
