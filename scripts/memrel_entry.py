@@ -180,18 +180,29 @@ class _OnlyWhatPipInstalled:
 
     @staticmethod
     def find_spec(name, path=None, target=None):
-        if path is not None or name in sys.builtin_module_names or name in _user_installed:
+        # Folder by folder, in the path's order: a name pip installed in one folder let a loose
+        # file of that name in an earlier folder be imported (PYTHONPATH=B:A, A's numpy
+        # installed, B's numpy.py ran: the fifty-fourth adversarial pass,
+        # c3-pythonpath-loose-module-passes-as-pip-installed-from-other-folder).
+        if path is not None or name in sys.builtin_module_names:
             return None
+        loose = None
         for folder in _user_folders:
-            if importlib.machinery.PathFinder.find_spec(name, [folder], target) is not None:
-                raise ModuleNotFoundError(f"No module named {name!r} (only packages pip "
-                                          f"installed are taken from {folder})", name=name)
+            spec = importlib.machinery.PathFinder.find_spec(name, [folder], target)
+            if spec is None:
+                continue
+            if name in _installed_in[folder]:
+                return spec
+            loose = loose or folder
+        if loose is not None:
+            raise ModuleNotFoundError(f"No module named {name!r} (only packages pip "
+                                      f"installed are taken from {loose})", name=name)
         return None
 
 
 _own_folders = [_here] + _own
 _user_folders = [p for p in sys.path if p not in _own_folders]
-_user_installed = set().union(*map(_installed_names, _user_folders))
+_installed_in = {folder: _installed_names(folder) for folder in _user_folders}
 sys.meta_path.insert(0, _OnlyWhatPipInstalled)
 sys.meta_path.insert(0, _OwnFoldersFirst)
 sys.meta_path.insert(0, _OtherPlatformsModules)

@@ -34,3 +34,22 @@ def test_matplotlibs_font_list_is_never_written_into_the_users_folders(tmp_path)
                        env=dict(os.environ, MPLCONFIGDIR=str(tmp_path / "rep2")))
     assert r.returncode == 0, r.stderr
     assert not [n for n in os.listdir(tmp_path / "rep2") if n.startswith("fontlist")]
+
+
+@needs_memrel
+def test_a_loose_module_is_not_taken_for_one_pip_installed_in_another_folder(tmp_path):
+    """c3-pythonpath-loose-otava-runs-in-history-changes: with PYTHONPATH=B:A, A holding an
+    otava .dist-info and B a loose otava.py, `history changes` ran B's file: the names pip
+    installed were pooled over every folder, not asked of the folder the module came from."""
+    subprocess.run([MEMREL, "history", "--db", "h.sqlite", "add", HOST_RUN], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    (tmp_path / "A" / "otava-1.0.dist-info").mkdir(parents=True)
+    (tmp_path / "A" / "otava-1.0.dist-info" / "RECORD").write_text("otava/__init__.py,,\n")
+    (tmp_path / "B").mkdir()
+    (tmp_path / "B" / "otava.py").write_text(f"open({str(tmp_path / 'PWNED')!r}, 'w')\n")
+    env = dict(os.environ, HOME="/nonexistent", XDG_CACHE_HOME="",
+               PYTHONPATH=f"{tmp_path / 'B'}:{tmp_path / 'A'}")
+    env.pop("MEMREL_HISTORY_PYTHON", None)
+    subprocess.run([MEMREL, "history", "changes", "--db", "h.sqlite"], capture_output=True,
+                   text=True, cwd=tmp_path, timeout=120, env=env)
+    assert not (tmp_path / "PWNED").exists()
