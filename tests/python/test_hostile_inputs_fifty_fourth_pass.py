@@ -53,3 +53,16 @@ def test_a_loose_module_is_not_taken_for_one_pip_installed_in_another_folder(tmp
     subprocess.run([MEMREL, "history", "changes", "--db", "h.sqlite"], capture_output=True,
                    text=True, cwd=tmp_path, timeout=120, env=env)
     assert not (tmp_path / "PWNED").exists()
+
+
+@needs_memrel
+def test_a_row_of_non_ascii_blanks_in_an_rmm_log_is_refused_not_skipped(tmp_path):
+    """c7-rmm-unicode-blank-row-skipped: a row holding only U+2003 was skipped as a blank line,
+    where every field takes ASCII blanks only."""
+    (tmp_path / "r.csv").write_text("Thread,Time,Action,Pointer,Size,Stream\n\u2003\n"
+                                    "1,08:00:00.000001,allocate,0x10,100,0x0\n", encoding="utf-8")
+    r = subprocess.run([MEMREL, "trace", "import", "r.csv", "-o", "t.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "line 2" in r.stderr, r.stderr
+    assert not (tmp_path / "t.memtrace").exists()
