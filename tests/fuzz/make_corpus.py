@@ -61,6 +61,10 @@ def backend_files():
         bad[key] = value
         _put(d, name + ".json", json.dumps(bad))
     _put(d, "bad-duplicate-key.json", '{"schema": "memrel.backend/1", "space": "host", "space": "device"}')
+    # memrel's other kinds where a backend file goes (the fifty-first pass, c10-trace-as-backend-file)
+    _put(d, "bad-a-trace.memtrace",
+         _read("benchmarks", "workloads", "trace-rmm-log-convnet-on-rmm-pool.memtrace")[:64])
+    _put(d, "bad-a-journal.json", '{"schema": "memrel.journal/1", "run": {}, "context": {}}\n{"index": 0}\n')
 
 
 def _small_results():
@@ -178,7 +182,8 @@ def advise_grids():
             ("bad-key.json", {"schema": schema, "configuration": ["host-malloc"]}),
             ("bad-entry.json", {"schema": schema, "configurations": ["host-malloc", "host-malloc:top_pad=lots"]}),
             ("bad-not-a-string.json", {"schema": schema, "configurations": [7]}),
-            ("bad-empty.json", {"schema": schema, "configurations": []})):
+            ("bad-empty.json", {"schema": schema, "configurations": []}),
+            ("bad-a-results-file.json", {"schema": "memrel.results/1", "context": {}, "cells": []})):
         _put(d, name, json.dumps(grid))
     for i, text in enumerate((
             "torch-native:expandable_segments=True,max_split_size_mb=256",

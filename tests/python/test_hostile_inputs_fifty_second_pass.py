@@ -2,35 +2,16 @@
 "Fifty-second pass"). Each test fails on the code before its fix."""
 
 import os
-import shutil
 import subprocess
 
 import pytest
 
 from test_hostile_inputs import MEMREL, needs_memrel
+from test_hostile_inputs_thirty_seventh_pass import _chattr, attributes_cleared  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = os.path.join(HERE, "..", "..", "benchmarks", "workloads")
 TRACE = os.path.join(WORKLOADS, "trace-rmm-log-convnet-on-rmm-pool.memtrace")
-
-
-@pytest.fixture
-def attributes_cleared():
-    """The paths given chattr attributes, cleared again whatever the test did."""
-    paths = []
-    yield paths
-    for path in paths:
-        subprocess.run(["chattr", "-i", "-a", str(path)], capture_output=True)
-
-
-def _chattr(flag, path, cleared):
-    """chattr FLAG PATH, or skip: the attributes need root and a file system that keeps them."""
-    if shutil.which("chattr") is None:
-        pytest.skip("no chattr here")
-    r = subprocess.run(["chattr", flag, str(path)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"chattr {flag} is refused here ({r.stderr.strip()})")
-    cleared.append(path)
 
 
 @needs_memrel
@@ -50,7 +31,8 @@ def test_a_journal_that_cannot_be_continued_in_place_is_refused_before_the_resum
         journal = tmp_path / "adv" / "results.json.journal"
         args = ["advise", TRACE, "-b", "null", "--out", "adv", "--resume"]
     journal.write_text('{"context":{}}\n')
-    _chattr(flag, journal, attributes_cleared)
+    attributes_cleared.append(journal)
+    _chattr(flag, journal)
     r = subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert r.returncode == 2, r.stderr
     assert f"{journal.relative_to(tmp_path)}: {words}: a journal is continued in place" in r.stderr, \
