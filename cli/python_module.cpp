@@ -161,7 +161,11 @@ std::vector<std::string> python_verbosity_arguments(int verbosity) {
 std::vector<std::string> python_module_argv(const std::string& python, const std::string& scripts,
                                             const std::string& package,
                                             const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {python, "-I", scripts + "/memrel_entry.py", package};
+  // -B: a run writes nothing beside memrel's modules, or a user's (`__pycache__` in an installed
+  // prefix or a source tree that is only read; the fifty-fourth adversarial pass,
+  // c-pycache-beside-modules). The build compiles memrel's own once (cmake/python_bytecode.cmake),
+  // as pip does at install, and -B still reads what it compiled.
+  std::vector<std::string> argv = {python, "-I", "-B", scripts + "/memrel_entry.py", package};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

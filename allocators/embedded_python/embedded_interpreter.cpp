@@ -33,6 +33,9 @@ void start_interpreter(const std::string& python) {
       // No user site at start-up either: `site` would run its .pth files, code in a user folder
       // (the tenth adversarial pass). Its folder is put on the path below, nothing in it run.
       config.user_site_directory = 0;
+      // Nothing written beside the modules a framework backend imports, as python -B
+      // (cli/python_module.cpp).
+      config.write_bytecode = 0;
       // program_name as the interpreter that has the frameworks: Python computes its prefix from
       // it and finds a venv's pyvenv.cfg beside it, so sys.path is that Python's.
       PyStatus s = PyConfig_SetBytesString(&config, &config.program_name, python.c_str());

@@ -69,7 +69,8 @@ std::string first_line_of(const std::string& python, const std::string& code) {
   try {
     int out = anonymous_file();
     ChildSpec spec;
-    spec.args = {python, "-I", "-c", std::string(kIsolatedPath) + code};
+    // -B: the probe writes no `__pycache__` into the frameworks' folders (cli/python_module.cpp).
+    spec.args = {python, "-I", "-B", "-c", std::string(kIsolatedPath) + code};
     spec.stdout_fd = out;
     spec.stderr_fd = out;
     spec.search_path = python.find('/') == std::string::npos;

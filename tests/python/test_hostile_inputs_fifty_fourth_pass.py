@@ -66,3 +66,22 @@ def test_a_row_of_non_ascii_blanks_in_an_rmm_log_is_refused_not_skipped(tmp_path
     assert r.returncode == 2, r.stderr
     assert "line 2" in r.stderr, r.stderr
     assert not (tmp_path / "t.memtrace").exists()
+
+
+@needs_memrel
+def test_no_python_part_writes_byte_code_beside_memrels_modules(tmp_path):
+    """Arguable, fixed after the pass: every Python part (report, trace import, history's change
+    points, advise) left `__pycache__` folders beside memrel's own modules, in a tree that a run
+    should only read. The build compiles them; a run reads, as with an installed memrel."""
+    from test_hostile_inputs_seventeenth_pass import private_copy, run_copy
+
+    copy = private_copy(tmp_path)
+    rmm_log = os.path.join(HERE, "..", "..", "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
+    for args in (["report", HOST_RUN, "--out", tmp_path / "rep"],
+                 ["trace", "import", rmm_log, "-o", tmp_path / "t.memtrace"],
+                 ["history", "--db", tmp_path / "h.sqlite", "add", HOST_RUN],
+                 ["history", "changes", "--db", tmp_path / "h.sqlite"]):
+        run_copy(copy, *args)
+    assert (tmp_path / "rep" / "report.md").exists() and (tmp_path / "t.memtrace").exists()
+    written = [str(p.relative_to(copy)) for p in (copy / "scripts").rglob("__pycache__")]
+    assert written == []
