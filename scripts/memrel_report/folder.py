@@ -16,6 +16,7 @@ import re
 import shutil
 import signal
 import stat
+import tempfile
 
 import memrel_outputs
 import memrel_outputs.last_word
@@ -97,6 +98,14 @@ def check(out_dir, inputs=()):
         memrel_outputs.check_folder(out_dir, inputs)
     except memrel_outputs.OutputRuleError as e:
         raise InputError(e.path, e.message) from None
+    # The report's temporary folders (matplotlib's) go to TMPDIR: one that is --out, or lies in
+    # it, put them where the report then found a file "no report wrote", without naming TMPDIR
+    # (the fifty-fourth adversarial pass, arguable).
+    temporary = tempfile.gettempdir()
+    if memrel_outputs.lies_in(temporary, out_dir):
+        raise InputError("TMPDIR", f"{temporary} is --out {out_dir} or lies in it: the report "
+                                   "keeps its temporary folders there and replaces its --out "
+                                   "whole; choose another TMPDIR or --out")
     # The report replaces its folder whole: the working folder (`--out .`) or one holding it
     # cannot be renamed away from under memrel's own feet (`--out .` failed after all the work,
     # "Device or resource busy", exit 4: the twelfth adversarial pass, c2-report-out-dot-empty-cwd).

@@ -85,3 +85,24 @@ def test_no_python_part_writes_byte_code_beside_memrels_modules(tmp_path):
     assert (tmp_path / "rep" / "report.md").exists() and (tmp_path / "t.memtrace").exists()
     written = [str(p.relative_to(copy)) for p in (copy / "scripts").rglob("__pycache__")]
     assert written == []
+
+
+@needs_memrel
+def test_a_tmpdir_that_is_the_reports_out_is_named(tmp_path):
+    """Arguable, fixed after the pass: with TMPDIR the report's --out, matplotlib's temporary
+    folder landed there and the report was refused for a file "no report wrote", TMPDIR unnamed.
+    The old report is left whole either way."""
+    r = subprocess.run([MEMREL, "-q", "report", HOST_RUN, "--out", "rep"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    before = sorted(p.name for p in (tmp_path / "rep").iterdir())
+    for tmpdir in ("rep", "rep/charts"):
+        if not (tmp_path / tmpdir).is_dir():
+            continue
+        r = subprocess.run([MEMREL, "-q", "report", HOST_RUN, "--out", "rep"], capture_output=True,
+                           text=True, cwd=tmp_path, timeout=300,
+                           env=dict(os.environ, TMPDIR=str(tmp_path / tmpdir)))
+        assert r.returncode == 2, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "TMPDIR" in r.stderr and "--out" in r.stderr, r.stderr
+        assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == before
