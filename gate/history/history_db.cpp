@@ -21,6 +21,7 @@
 #include "platform/name_characters.hpp"
 #include "platform/one_line_text.hpp"
 #include "platform/path_for_json.hpp"
+#include "platform/replace_barrier.hpp"
 #include "platform/run_context.hpp"
 #include "platform/stop_signals_held.hpp"
 
@@ -290,6 +291,33 @@ void check_sqlite_companions(const std::string& path) {
                          "away");
   }
 }
+// A history in WAL mode is read through PATH-wal and PATH-shm, which SQLite makes beside it when
+// they are not there: in a folder that takes no new file, every command said only SQLite's
+// "unable to open database file" (the fifty-fourth adversarial pass, arguable). Said with what
+// stops it and the two ways out. The twin of scripts/memrel_history/changes.py's.
+void check_wal_companions_can_be_made(const std::string& path) {
+  unsigned char header[20] = {};
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  const ssize_t n = read(fd, header, sizeof header);
+  close(fd);
+  // Bytes 18 and 19 of the header: the write and read versions, 2 in WAL mode
+  // (sqlite.org/fileformat).
+  if (n != static_cast<ssize_t>(sizeof header) || header[18] != 2 || header[19] != 2) return;
+  struct stat st {};
+  if (lstat((path + "-wal").c_str(), &st) == 0 && lstat((path + "-shm").c_str(), &st) == 0) return;
+  std::string folder = fs::path(path).parent_path().string();
+  if (folder.empty()) folder = ".";
+  std::string why = replace_barrier(folder);
+  if (why == "is append-only (chattr +a)") why.clear();  // takes new files
+  if (why.empty() && access(folder.c_str(), W_OK | X_OK) != 0)
+    why = std::string("takes no new file (") + std::strerror(errno) + ")";
+  if (why.empty()) return;
+  throw ResultsError(path + ": a history in WAL mode, read through " + path + "-wal and -shm, " +
+                     "which SQLite cannot make: its folder " + folder + " " + why +
+                     "; move the history to a folder that takes new files, or take it out of WAL " +
+                     "mode there (sqlite3 PATH 'PRAGMA journal_mode=DELETE')");
+}
 }  // namespace
 
 HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
@@ -312,6 +340,7 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
                        ": an empty file, not a history database (memrel history add makes "
                        "one where no file is)");
   if (!exists) made_here_ = create_whole(path);
+  check_wal_companions_can_be_made(path);
   open(SQLITE_OPEN_READWRITE);
 }
 

@@ -23,6 +23,7 @@ import memrel_outputs.last_word
 import memrel_outputs.stopping
 from memrel_outputs import unnamed_file
 from memrel_outputs.address_space import user_limit_bytes
+from memrel_outputs.replace_barrier import replace_barrier
 from memrel_trace.name_characters import forbidden_name_character
 from memrel_outputs.one_line import one_line  # a newline in --db or a name: still one line
 from memrel_outputs.markdown_text import markdown_inline  # names in the table: text, never markup
@@ -107,6 +108,39 @@ def _is_sqlite_journal(path, suffix):
             or (suffix == "-journal" and head == bytes(len(head))))
 
 
+def _check_wal_companions_can_be_made(path):
+    """A history in WAL mode is read through PATH-wal and PATH-shm, which SQLite makes beside it:
+    in a folder that takes no new file, the refusal was only SQLite's "unable to open database
+    file" (the fifty-fourth adversarial pass, arguable). The twin of
+    gate/history/history_db.cpp's."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(20)
+    except OSError:
+        return
+    # Bytes 18 and 19 of the header: the write and read versions, 2 in WAL mode.
+    if len(header) != 20 or header[18] != 2 or header[19] != 2:
+        return
+    if os.path.lexists(path + "-wal") and os.path.lexists(path + "-shm"):
+        return
+    folder = os.path.dirname(path) or "."
+    why = replace_barrier(folder)
+    if why == "is append-only (chattr +a)":
+        why = ""  # takes new files
+    if not why and not os.access(folder, os.W_OK | os.X_OK):
+        try:
+            read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only = False
+        # In the C++ twin's words: strerror of access()'s EROFS or EACCES.
+        why = f"takes no new file ({'Read-only file system' if read_only else 'Permission denied'})"
+    if why:
+        raise UsageError(f"{path}: a history in WAL mode, read through {path}-wal and -shm, which "
+                         f"SQLite cannot make: its folder {folder} {why}; move the history to a "
+                         "folder that takes new files, or take it out of WAL mode there (sqlite3 "
+                         "PATH 'PRAGMA journal_mode=DELETE')")
+
+
 def open_history(path):
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no history database here (memrel history add creates one)")
@@ -125,6 +159,7 @@ def open_history(path):
             raise UsageError(f"{path}{suffix}: not an SQLite journal, where SQLite keeps the "
                              f"history {path}'s: SQLite would take it for a stale one and remove "
                              "it; move it away")
+    _check_wal_companions_can_be_made(path)
     try:
         # The path escaped as a URI's: '#', '?' and '%' in a name read another history, made a
         # stray file or failed (the twenty-sixth adversarial pass, c10-history-db-*).

@@ -3,9 +3,13 @@
 
 import os
 import shutil
+import sqlite3
 import subprocess
 
+import pytest
+
 from test_hostile_inputs import MEMREL, needs_memrel
+from test_hostile_inputs_thirty_seventh_pass import _chattr, attributes_cleared  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOST_RUN = os.path.join(HERE, "..", "data", "host-run.json")
@@ -106,3 +110,32 @@ def test_a_tmpdir_that_is_the_reports_out_is_named(tmp_path):
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert "TMPDIR" in r.stderr and "--out" in r.stderr, r.stderr
         assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == before
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["history", "list"], ["history", "changes", "--metric", "x"],
+                                     ["report", "--out", "rep"]])
+def test_a_wal_history_in_a_folder_that_takes_no_new_file_says_so(tmp_path, attributes_cleared,
+                                                                    command):
+    """Arguable, fixed after the pass: a history in WAL mode in a folder that takes no new file
+    (chattr +i) said only SQLite's "unable to open database file": its -wal and -shm cannot be
+    made. Both readers (C++ and Python) now name the mode, the folder and the ways out."""
+    (tmp_path / "d").mkdir()
+    db = tmp_path / "d" / "h.sqlite"
+    subprocess.run([MEMREL, "history", "--db", db, "add", HOST_RUN], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA journal_mode=wal").fetchone()[0] == "wal"
+    c.close()
+    before = db.read_bytes()
+    attributes_cleared.append(tmp_path / "d")
+    _chattr("+i", tmp_path / "d")
+    args = [*command[:1], "--history" if command[0] == "report" else "--db", "d/h.sqlite",
+            *command[1:]]
+    r = subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "d/h.sqlite: a history in WAL mode" in r.stderr, r.stderr
+    assert "its folder d is immutable (chattr +i)" in r.stderr, r.stderr
+    assert db.read_bytes() == before and sorted(os.listdir(tmp_path / "d")) == ["h.sqlite"]
