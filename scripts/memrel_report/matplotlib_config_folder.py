@@ -42,6 +42,78 @@ def _valid_font_cache(path):
     return data if isinstance(doc, dict) and "_version" in doc else None
 
 
+_PREFIX = "memrel-matplotlib-"
+# Written once the folder is locked: a folder holding it is one of ours, and memrel removes it
+# when the part is killed (cli/python_part_leftovers.cpp takes a folder holding this marker).
+_MARKER = ".memrel-report-partial"
+_lock = None  # the descriptor holding the folder's lock while this process (and its workers) live
+
+
+def _claim(folder):
+    """Locks folder for this process's life (flock: released by the kernel however it ends; the
+    forked workers share it) and tells memrel it is left behind should the part be killed. A
+    part killed from outside left it in TMPDIR, one per report, and nothing ever removed it (the
+    fifty-fifth adversarial pass, c8-report-part-killed-leaves-matplotlib-folder)."""
+    global _lock
+    import fcntl
+
+    import memrel_outputs.last_word
+
+    try:
+        _lock = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fcntl.flock(_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        open(os.path.join(folder, _MARKER), "x").close()
+    except OSError:
+        return  # unlocked or unmarked, it is never taken for an abandoned one
+    memrel_outputs.last_word.leaves(folder)
+
+
+def _holds_only_ours(folder):
+    """Only what the report puts there: the marker and matplotlib's font lists. A folder holding
+    anything else is not one of ours (a user's memrel-matplotlib-notes), and is kept."""
+    try:
+        with os.scandir(folder) as entries:
+            names = [(e.name, e.is_file(follow_symlinks=False)) for e in entries]
+    except OSError:
+        return False
+    return any(n == _MARKER for n, _ in names) and all(
+        regular and (n == _MARKER or (n.startswith("fontlist-") and n.endswith(".json")))
+        for n, regular in names)
+
+
+def _remove_abandoned_folders():
+    """What reports killed outright (memrel itself SIGKILLed, or a part past the grace of a
+    stop) left in TMPDIR: their folders, marked and no longer locked, as trace import clears
+    its abandoned memrel-run-* folders (cli/trace_import.cpp)."""
+    import fcntl
+    import stat
+
+    tmp = tempfile.gettempdir()
+    try:
+        with os.scandir(tmp) as entries:
+            names = [e.name for e in entries if e.name.startswith(_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(tmp, name)
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+                continue
+            if not _holds_only_ours(path):
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its report lives
+        finally:
+            os.close(fd)  # releases the lock taken
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def prepare():
     """matplotlib's config and cache folder: always one of the report's own in TMPDIR, made once
     by the report's process before its plotting workers are forked (they inherit MPLCONFIGDIR and
@@ -61,7 +133,8 @@ def prepare():
         # A relative XDG_CACHE_HOME or HOME counts as none (memrel_outputs.user_folders).
         wanted = [xdg_folder("XDG_CACHE_HOME", ".cache")]
         wanted = [p and os.path.join(p, "matplotlib") for p in wanted]
-    folder = tempfile.mkdtemp(prefix="memrel-matplotlib-")
+    _remove_abandoned_folders()
+    folder = tempfile.mkdtemp(prefix=_PREFIX)
     owner = os.getpid()
 
     def remove():
@@ -69,6 +142,7 @@ def prepare():
             shutil.rmtree(folder, ignore_errors=True)
 
     atexit.register(remove)
+    _claim(folder)
     for place in (p for p in wanted if p and os.path.isabs(p)):
         try:
             names = [n for n in os.listdir(place) if n.startswith("fontlist-") and n.endswith(".json")]
