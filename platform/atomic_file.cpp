@@ -318,6 +318,14 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
     throw OutputError(
         prefix(option, path) + "names a folder (it ends in /); " +
         (option.empty() ? std::string("a file is wanted") : option + " takes a file"));
+  // So does one whose last name is `.` or `..`: `run -o a/b/.` made a/b, ran every cell into
+  // `a/b/..journal`, then refused the folder (the fifty-fifth adversarial pass,
+  // c2-run-out-dot-makes-folders-and-journal, c2-merge-out-dot-leaves-folders,
+  // c2-advise-json-dot-after-sweep).
+  if (const std::string last = fs::path(path).filename().string(); last == "." || last == "..")
+    throw OutputError(
+        prefix(option, path) + "names a folder (its last name is " + last + "); " +
+        (option.empty() ? std::string("a file is wanted") : option + " takes a file"));
   if (std::string problem = path_spelling_problem(path); !problem.empty())
     throw OutputError(prefix(option, path) + problem);
   check_output_name_lengths(path, option);

@@ -142,8 +142,21 @@ def _check_wal_companions_can_be_made(path):
 
 
 def open_history(path):
-    if not os.path.isfile(path):
-        raise UsageError(f"{path}: no history database here (memrel history add creates one)")
+    # What is there, named as the C++ reader names it (gate/history/history_db.cpp): a FIFO, a
+    # folder or an empty file was "no history database here", or "an SQLite database, but not a
+    # memrel history" (the fifty-fifth adversarial pass,
+    # c10-history-python-misnames-fifo-folder-empty).
+    try:
+        st = os.stat(path)
+    except OSError:
+        raise UsageError(f"{path}: no history database here (memrel history add creates one)") \
+            from None
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{path}: {memrel_outputs.kind_name(st.st_mode)}, not a regular file: not "
+                         "a history database")
+    if st.st_size == 0:
+        raise UsageError(f"{path}: an empty file, not a history database (memrel history add "
+                         "makes one where no file is)")
     # SQLite opens the files beside the database by their names: a FIFO at PATH-journal hung
     # `history changes` and the report's history pages in open() (the tenth adversarial pass,
     # c2-history-sqlite-journal-fifo-*). Each is absent or a regular file, as the C++ side says.

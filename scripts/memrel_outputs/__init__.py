@@ -268,6 +268,11 @@ def check_file(path, inputs=(), adds_workloads=False):
     # adversarial pass, c2-trace-import-out-trailing-slash, c2-changes-markdown-trailing-slash).
     if path.endswith("/"):
         raise OutputRuleError(path, "names a folder (it ends in /); a file is wanted")
+    # So does one whose last name is "." or ".." (the fifty-fifth adversarial pass,
+    # c2-run-out-dot-makes-folders-and-journal; trace import said "cannot write").
+    last = os.path.basename(path)
+    if last in (".", ".."):
+        raise OutputRuleError(path, f"names a folder (its last name is {last}); a file is wanted")
     _check_spelling(path)
     _check_name_lengths(path)
     _refuse_journal_folder_on_the_way(path)

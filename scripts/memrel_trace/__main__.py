@@ -19,7 +19,7 @@ from memrel_outputs import last_word, standard_output
 from memrel_outputs.file_name_text import as_text  # the C++ tools' path_for_json, in Python
 from memrel_outputs.one_line import one_line
 
-from . import SCHEMA, rmm_log, torch_snapshot, trace_file
+from . import MAGIC, SCHEMA, rmm_log, torch_snapshot, trace_file
 
 MAX_DEVICE = 1023  # CUDA device indices; no machine has more
 from .builder import TraceBuilder
@@ -89,6 +89,13 @@ def import_trace(args):
     f, _ = open_source(args.file)  # a regular file under the cap, before a byte is read
     with f:
         head = f.read(64)
+    # Told by content before the name: a memrel trace named t.pickle was "truncated or malformed
+    # pickle (UnicodeDecodeError ...)" (the fifty-fifth adversarial pass,
+    # c10-import-trace-named-pickle), as the other readers name it (read_input_json).
+    if head.startswith(MAGIC):
+        raise TraceInputError(args.file, "", "a memrel trace already (it begins with MEMTRACE), "
+                                             "not a PyTorch snapshot or an RMM log: nothing to "
+                                             "import; a trace is a workload (-w)")
     if rmm_log.is_rmm_log(head):
         source = rmm_log
     elif torch_snapshot.is_snapshot(args.file, head):

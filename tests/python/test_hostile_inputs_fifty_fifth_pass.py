@@ -84,3 +84,65 @@ def test_a_later_report_removes_abandoned_matplotlib_folders_and_keeps_others(tm
     assert sorted(matplotlib_folders(tmp)) == ["memrel-matplotlib-notes",
                                                "memrel-matplotlib-unmarked"]
     assert (users / "notes.txt").read_text() == "mine"
+
+
+TRACE = os.path.join(HERE, "..", "..", "benchmarks", "workloads",
+                     "trace-rmm-log-convnet-on-rmm-pool.memtrace")
+RMM_LOG = os.path.join(HERE, "..", "..", "benchmarks", "trace-sources", "rmm-pool-convnet.csv")
+
+
+@needs_memrel
+@pytest.mark.parametrize("last", [".", ".."])
+@pytest.mark.parametrize("command", [
+    ["run", "-b", "null", "-w", "temp-then-delete", "-o", "a/b/{last}"],
+    ["merge", "-o", "a/b/{last}", HOST_RUN, os.path.join(HERE, "..", "data", "host-trace-run.json")],
+    ["advise", TRACE, "-b", "null", "--out", "adv", "--json", "a/b/{last}"],
+    ["trace", "import", RMM_LOG, "-o", "a/b/{last}"],
+    ["compare", HOST_RUN, HOST_RUN, "--json", "a/b/{last}"],
+])
+def test_an_output_whose_last_name_is_a_dot_is_refused_before_anything_is_made(tmp_path, command,
+                                                                              last):
+    """c2-run-out-dot-makes-folders-and-journal, c2-merge-out-dot-leaves-folders,
+    c2-advise-json-dot-after-sweep: `run -o a/b/.` made a/b, ran every cell into `a/b/..journal`
+    and then refused the folder; merge left a/b; advise ran its sweep, then refused --json."""
+    args = [a.format(last=last) for a in command]
+    r = subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"names a folder (its last name is {last})" in r.stderr, r.stderr
+    assert os.listdir(tmp_path) == []
+
+
+@needs_memrel
+@pytest.mark.parametrize("make, words", [
+    (lambda p: os.mkfifo(p), "a FIFO, not a regular file: not a history database"),
+    (lambda p: os.mkdir(p), "a folder, not a regular file: not a history database"),
+    (lambda p: open(p, "w").close(), "an empty file, not a history database"),
+])
+@pytest.mark.parametrize("reader", ["report", "changes"])
+def test_the_python_readers_name_what_is_where_a_history_should_be(tmp_path, make, words, reader):
+    """c10-history-python-misnames-fifo-folder-empty: `report --history` and `history changes`
+    said "no history database here" of a FIFO or a folder, and "an SQLite database, but not a
+    memrel history" of an empty file, where `history list` names each."""
+    make(tmp_path / "h.sqlite")
+    args = (["report", "--history", "h.sqlite", "--out", "rep"] if reader == "report" else
+            ["history", "changes", "--db", "h.sqlite"])
+    r = subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert f"h.sqlite: {words}" in r.stderr, r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["h.sqlite"]
+
+
+@needs_memrel
+def test_trace_import_tells_a_memrel_trace_by_its_magic_not_its_name(tmp_path):
+    """c10-import-trace-named-pickle (arguable): a memrel trace named t.pickle was "truncated or
+    malformed pickle (UnicodeDecodeError ...)": the kind taken from the name."""
+    with open(TRACE, "rb") as src:
+        (tmp_path / "t.pickle").write_bytes(src.read())
+    r = subprocess.run([MEMREL, "-q", "trace", "import", "t.pickle", "-o", "o.memtrace"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "t.pickle: a memrel trace already (it begins with MEMTRACE)" in r.stderr, r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["t.pickle"]
