@@ -3,9 +3,12 @@
 // rules: latency by the rank test over the rounds, bytes exactly as ever (docs/ab.md). The way
 // to gate latency on a fleet where every night may get another machine: both sides meet the same
 // machine, the same hour and the same drift.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -460,6 +463,17 @@ int run_ab(AbArgs& a, const GlobalOptions& global) {
   // two-lines); a link there, even a dangling one or a loop, is the user's and is never taken for
   // a folder of this run (the refused ab removed it: the twenty-fifth adversarial pass,
   // c2-ab-out-under-dangling-symlink-deletes-it).
+  a.made->make("--out", a.out);
+  // One ab per --out: two at once wrote over each other's rounds, and one's verdict was of the
+  // other's candidate (the fifty-sixth adversarial pass, c2-two-ab-one-out), where run and advise
+  // refuse a second writer of their journal. The folder is locked for this process's life
+  // (flock: released however it ends); not passed on to the rounds (close-on-exec).
+  static int out_lock = -1;
+  if (out_lock >= 0) close(out_lock);  // an earlier ab of this process (the tests run several)
+  out_lock = open(a.out.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (out_lock >= 0 && flock(out_lock, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+    throw std::invalid_argument("--out " + a.out +
+                                ": in use by an ab that is still going; give another --out");
   for (const std::string& folder : {rounds_dir, a.out + "/reference", a.out + "/candidate"})
     a.made->make("--out", folder);
   // -q: the table on stdout is the answer; the progress below is left out, what went wrong not.

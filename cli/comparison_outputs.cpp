@@ -31,16 +31,18 @@ void check_not_read_back(const std::string& path, const std::vector<std::string>
 
 // Not in a folder the command fills: `ab --json OUT/reference/bench-NAME.json` replaced the
 // benchmarks the comparison is of (the thirteenth adversarial pass, c1-ab-*-onto-own-out-file).
+// Nor anywhere below one: `ab --summary OUT/rounds/reference-null-1.log/x.md` ran every round,
+// then could not make its folder where a round's log was, and the rounds were removed (the
+// fifty-sixth adversarial pass, c2-ab-output-under-own-round-file).
 void check_not_in_filled_folder(const std::string& path, const std::vector<std::string>& folders,
                                 const char* option) {
-  const std::string folder = fs::path(path).parent_path().string();
   for (const std::string& filled : folders) {
     // Or the folder itself, made later (`--json OUT/reference` was refused only once every round
     // had run: the sixteenth adversarial pass, c1-ab-*-own-*-folder).
     if (same_output_path(path, filled))
       throw OutputError(std::string(option) + " " + path + ": is " + filled +
                         ", a folder this command fills with its own files; write it elsewhere");
-    if (same_output_path(folder.empty() ? "." : folder, filled))
+    if (output_path_under(path, filled))
       throw OutputError(std::string(option) + " " + path + ": is in " + filled +
                         ", a folder this command fills with its own files; write it elsewhere");
   }

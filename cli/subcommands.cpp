@@ -36,7 +36,6 @@
 #include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
 #include "platform/run_context.hpp"
-#include "platform/stack_limit.hpp"
 
 namespace memrel::cli {
 
@@ -281,10 +280,6 @@ int run_command_line(int argc, char** argv) {
   // fourth pass). Ignored signals stay ignored across exec: the cells and Python parts too.
   std::signal(SIGXFSZ, SIG_IGN);
   std::set_terminate(on_terminate);
-  if (std::string problem = stack_limit_problem(); !problem.empty()) {
-    std::cerr << "memrel: " << problem << "\n";
-    return exit_code::kInternalError;
-  }
   // Run from a folder removed meanwhile, a relative path was "internal error: filesystem error:
   // cannot make absolute path", and a Python part "not a Python interpreter" (pyenv's shim
   // cannot start there): the twenty-second adversarial pass, c8-deleted-cwd-blames-interpreter.

@@ -422,11 +422,11 @@ void check_output_writable(const std::string& path, const std::string& option) {
 
 void check_output_folder_writable(const std::string& folder, const std::string& option,
                                   const std::string& shown) {
+  // Where the first missing folder would be made, asked of the absolute path: the probe goes
+  // there.
   std::error_code ec;
-  fs::path at = fs::absolute(folder.empty() ? "." : folder, ec);
-  if (ec) at = folder;
-  for (struct stat st{}; lstat(at.c_str(), &st) != 0 && at != at.parent_path();)
-    at = at.parent_path();
+  const fs::path absolute = fs::absolute(folder.empty() ? "." : folder, ec);
+  const fs::path at = where_folders_are_made(ec ? folder : absolute.string());
   if (std::string why = not_a_folder(where_folders_are_made(folder)); !why.empty())
     throw OutputError(
         prefix(option, shown.empty() ? folder : shown) +

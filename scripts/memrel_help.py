@@ -4,6 +4,7 @@ changes) print theirs as the C++ ones do (CLI11): the description, then "Usage: 
 (share/memrel/python), which import it from memrel's Python folder on PYTHONPATH."""
 
 import argparse
+import re
 
 _HEADINGS = {"positional arguments": "Positionals", "options": "Options",
              "optional arguments": "Options"}
@@ -78,8 +79,20 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):
         """One line, exit 2, as the C++ subcommands say a usage error (docs/inputs.md, "Leftovers
-        and one-line errors"): argparse's own is the usage block and the error, four lines."""
+        and one-line errors"): argparse's own is the usage block and the error, four lines.
+        A byte of an argument that is not UTF-8 is said as \\xHH, as everywhere else in memrel:
+        Python holds it as a lone surrogate, which argparse's repr() showed as '\\udcff', and
+        its own words raw (the fifty-sixth adversarial pass,
+        c9-python-usage-error-surrogate-escape)."""
+        from memrel_outputs.one_line import one_line
+
+        message = _REPR_SURROGATE.sub(lambda m: f"{m[1]}\\x{m[2]}", one_line(message))
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+# A lone surrogate as repr() writes it (\udc80 to \udcff), not itself escaped (\\udcff is the
+# text "\udcff" the user typed).
+_REPR_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
 
 
 # Numbers on the command line by one rule for every Python subcommand (docs/inputs.md, "Numbers

@@ -39,7 +39,12 @@ ByteTolerance parse_byte_tolerance(const std::string& text) {
       // The documented range is 0% to 99%: 99.5% (rounding to 99 nowhere) was taken before.
       // Plain decimal digits: stod also reads "0x1" (hex), "inf", " 5" and "+5" (the
       // eighteenth adversarial pass, c4-compare-bytetol: "0x1%" was taken as 1 %).
-      const bool plain = !number.empty() && number.front() >= '0' && number.front() <= '9' &&
+      // A leading point is a spelling of a fraction, as `.5GiB` is of a size and `.1` of
+      // --latency-min-change: `.5%` was refused as "not a percentage from 0% to 99%" (the
+      // fifty-sixth adversarial pass, c4-byte-tolerance-leading-point-percent).
+      const std::size_t first_digit = !number.empty() && number.front() == '.' ? 1 : 0;
+      const bool plain = number.size() > first_digit && number[first_digit] >= '0' &&
+                         number[first_digit] <= '9' &&
                          number.find_first_not_of("0123456789.") == std::string::npos;
       if (!plain || used != number.size() || !(pct >= 0) || pct > 99) {
         throw std::invalid_argument(option + ": '" + part + "' is not a percentage from 0% to 99%");

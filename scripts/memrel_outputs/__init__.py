@@ -392,7 +392,7 @@ def check_writable(path):
     why = not_a_folder(where_folders_are_made(os.path.dirname(path)))
     if why:  # said as every writer says it (platform/not_a_folder.hpp)
         raise OutputRuleError(path, f"cannot create its folder ({why})")
-    folder = nearest_existing_folder(os.path.dirname(os.path.abspath(path)))
+    folder = where_folders_are_made(os.path.dirname(os.path.abspath(path)))
     # A folder that keeps what is made in it would keep the probe, and the folders made there
     # should the write fail (check_output_folder_writable's rule).
     barrier = replace_barrier(folder)
@@ -409,14 +409,6 @@ def check_writable(path):
         os.unlink(os.path.join(folder, f".memrel-probe-{os.getpid()}"))
     except OSError as e:  # a folder that takes files and keeps them: no output's temporary goes
         raise OutputRuleError(path, f"cannot remove a file from its folder ({e.strerror})") from None
-
-
-def nearest_existing_folder(folder):
-    """folder, or its nearest ancestor that exists: where an output's first missing folder would
-    be made (something there that is not a folder fails the probe: "Not a directory")."""
-    while not os.path.lexists(folder) and folder != os.path.dirname(folder):
-        folder = os.path.dirname(folder)
-    return folder
 
 
 def check_folder(path, inputs=(), option="--out"):

@@ -12,6 +12,7 @@ so it is allocated at the start; an `allocate failure` is a mark. The log is one
 (RMM names them FILE.devN), so `--device` has nothing to choose.
 """
 
+import codecs
 import csv
 import io
 import re
@@ -75,24 +76,29 @@ def _line_of_bad_byte(f):
     """The number of the first line of binary file f that is not UTF-8 text. TextIOWrapper
     decodes a block at a time, so its error came with an earlier line: a bad byte on line 500
     was said to be on line 371 (the nineteenth adversarial pass, c7-csv-nonutf8-wrong-line).
-    Read again, a line at a time, in pieces of bounded size."""
+    Decoded again in blocks, the lines counted as _lines reads them: a line ends in \n, \r or
+    \r\n (a log of \r endings was said to be bad on line 1: the fifty-sixth adversarial pass,
+    c7-rmm-cr-lines-nonutf8-wrong-line)."""
     f.seek(0)
-    number, line, piece = 1, b"", f.readline(MAX_LINE_BYTES)
-    while piece:
-        line += piece
-        if piece.endswith(b"\n") or len(line) > 4 * MAX_LINE_BYTES:
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                # A line longer than the pieces may end in the middle of a character.
-                if not (e.reason == "unexpected end of data" and not piece.endswith(b"\n")):
-                    return number
-            if piece.endswith(b"\n"):
-                number, line = number + 1, b""
-            else:
-                line = line[-4:]
-        piece = f.readline(MAX_LINE_BYTES)
-    return number
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    number, ended_in_cr = 1, False
+
+    def breaks(data):
+        return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+    while True:
+        block = f.read(1 << 16)
+        try:
+            decoder.decode(block, final=not block)
+        except UnicodeDecodeError as e:
+            # e.object is the bytes held back from the last block (part of one character: no
+            # line end among them) and this block.
+            before = e.object[:e.start]
+            return number + breaks(before) - (ended_in_cr and before.startswith(b"\n"))
+        if not block:
+            return number
+        number += breaks(block) - (ended_in_cr and block.startswith(b"\n"))
+        ended_in_cr = block.endswith(b"\r")
 
 
 def _lines(path, f):
@@ -147,13 +153,17 @@ def _read_rows(path, rows, builder):
     entries = 0
     number = 1
     while True:
+        # A row is named by its first line: one whose quoted field holds a line end spans
+        # several, and rows.line_num is its last (the fifty-sixth adversarial pass,
+        # c7-rmm-multiline-row-wrong-line).
+        first_line = rows.line_num + 1
         try:
             fields = next(rows, None)
         except csv.Error as e:
-            fail(number + 1, f"not a CSV row ({e})")
+            fail(first_line, f"not a CSV row ({e})")
         if fields is None:
             break
-        number = rows.line_num
+        number = first_line
         # A blank line is ASCII blanks, as every field's blanks are: a row of U+2003 alone was
         # passed over as one (the fifty-fourth adversarial pass, c7-rmm-unicode-blank-row-skipped).
         if not fields or (len(fields) == 1 and not fields[0].strip(" \t\r\n")):

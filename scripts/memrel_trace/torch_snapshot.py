@@ -254,6 +254,11 @@ class _Reader:
                     addr = entry["addr"]
                     if type(addr) is not int or not 0 <= addr <= MAX_ADDRESS:
                         raise TypeError
+                    # An integer before it is compared with the alloc's: two lists that hold
+                    # themselves compared for ever, RecursionError, exit 4 (the fifty-sixth
+                    # adversarial pass, c7-snapshot-deep-size-recursion).
+                    if type(entry["size"]) is not int:
+                        raise TypeError
                     requested = pop_pending(addr, None)
                     if requested is not None:
                         block = requested[0]
@@ -272,6 +277,8 @@ class _Reader:
                 elif action == "free_requested":  # the free, unless a completion follows
                     addr = entry["addr"]
                     if type(addr) is not int or not 0 <= addr <= MAX_ADDRESS:
+                        raise TypeError
+                    if type(entry["size"]) is not int:  # as free_completed's
                         raise TypeError
                     if addr in pending:
                         self.entry_error(trace, i)

@@ -772,8 +772,10 @@ TEST(CompareInput, ParsesByteTolerances) {
   ByteTolerance both = parse_byte_tolerance("4096,0.5%");
   EXPECT_EQ(both.absolute, 4096u);
   EXPECT_DOUBLE_EQ(both.relative, 0.005);
-  for (const char* bad :
-       {"", "lots", "-1", "150%", "99.5%", "100%", "%", "2MiB,", "1MiB,2MiB", ",1%"}) {
+  // A leading point, as `.5GiB` is taken for a size (the fifty-sixth adversarial pass).
+  EXPECT_DOUBLE_EQ(parse_byte_tolerance(".5%").relative, 0.005);
+  for (const char* bad : {"", "lots", "-1", "150%", "99.5%", "100%", "%", "2MiB,", "1MiB,2MiB",
+                          ",1%", ".%", "..5%", ".5.%", "+.5%"}) {
     EXPECT_THROW(parse_byte_tolerance(bad), std::invalid_argument) << bad;
   }
 }
