@@ -9,7 +9,8 @@ namespace memrel::cli {
 // Refused before the first cell. A trace's name is its header's, so a trace can take a
 // workload's name.
 void refuse_duplicates(const std::vector<std::string>& names,
-                       const std::vector<std::string>& sources, const std::string& what) {
+                       const std::vector<std::string>& sources, const std::string& what,
+                       const std::string& how_to_rename) {
   auto source = [&](std::size_t i) { return i < sources.size() ? sources[i] : names[i]; };
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
@@ -19,7 +20,8 @@ void refuse_duplicates(const std::vector<std::string>& names,
       throw std::invalid_argument(what + " name '" + names[i] + "' is both " + source(j) + " and " +
                                   source(i) +
                                   ": results would hold two cells of one "
-                                  "name; rename one (a trace: trace import --name)");
+                                  "name; rename one" +
+                                  (how_to_rename.empty() ? "" : " (" + how_to_rename + ")"));
     }
   }
   // Two names the report would give one page ('a/b' and 'a_b-c14cddc0', crafted as the first's

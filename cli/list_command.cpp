@@ -65,7 +65,7 @@ nlohmann::json listing(const GlobalOptions& global) {
     names.push_back(w["name"].get<std::string>());
     sources.push_back(w["path"].get<std::string>());
     try {
-      refuse_duplicates(names, sources, "the workload");
+      refuse_duplicates(names, sources, "the workload", kRenameWorkload);
     } catch (const std::invalid_argument& e) {
       w["valid"] = false;
       w["error"] = path_for_json(std::string(e.what()) + " (run without -w refuses this folder)");

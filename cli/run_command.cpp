@@ -217,12 +217,14 @@ int run_run(RunArgs& a, const GlobalOptions& global) {
   // folder named `Host-Malloc` was blamed on -b, never given, and not named (the thirty-fifth
   // adversarial pass, c6-backends-dir-case-twin-blames-b).
   refuse_duplicates(backend_names, default_backends ? backend_sources : a.backends,
-                    default_backends ? "the backends run by default (no -b):" : "-b: the backend");
+                    default_backends ? "the backends run by default (no -b):" : "-b: the backend",
+                    kRenameBackend);
   // Taken by default, they are the workloads folder's files, -w never given (the thirty-sixth
   // adversarial pass, c6-workloads-dir-duplicate-blames-w).
   refuse_duplicates(
       workload_names, workload_sources,
-      a.workloads.empty() ? "the workloads run by default (no -w):" : "-w: the workload");
+      a.workloads.empty() ? "the workloads run by default (no -w):" : "-w: the workload",
+      kRenameWorkload);
   a.options.shard = shard;
   // A backend file's library must load and export its symbols, checked in a child process (the
   // parent never loads one) wherever its cells could run.

@@ -93,7 +93,7 @@ RunSubcommand attach_validate(CLI::App& app, const GlobalOptions&) {
       }
     }
     try {
-      refuse_duplicates(names, sources, "the workload");
+      refuse_duplicates(names, sources, "the workload", kRenameWorkload);
     } catch (const std::invalid_argument& e) {
       std::cerr << "memrel: " << one_line_text(e.what()) << " (run -w would refuse them)\n";
       rc = exit_code::kUnusableInput;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/replace_barrier.hpp"
+
 namespace memrel {
 namespace {
 
@@ -31,6 +33,13 @@ std::string folder_room_problem(const std::string& folder, const std::string& la
   if (stat(folder.c_str(), &st) != 0)
     return label + ": " + (errno == ENOENT ? "no such folder" : std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return label + ": not a folder";
+  // A folder that keeps what is made in it (chattr +a, +i): memrel's temporary folders there
+  // could be neither renamed into place nor removed (`run -w log.csv` under an append-only
+  // TMPDIR: "internal error: cannot prepare TMPDIR/memrel-new-X", exit 4, the folder left; the
+  // report left Python's own probe file: the fifty-seventh adversarial pass,
+  // c2-tmpdir-append-only-import, c9-report-append-only-tmpdir-leftover).
+  if (std::string barrier = replace_barrier(folder); !barrier.empty())
+    return label + ": " + barrier + ": nothing made there could be renamed or removed";
   int fd = scratch_file(folder);
   if (fd < 0) return label + ": cannot create a file there (" + std::strerror(errno) + ")";
   // A few pages, as the smallest temporary file memrel makes would take: a full file system

@@ -183,6 +183,13 @@ def remove_stale(out_dir, inputs=()):
         if os.path.isdir(path) and not os.path.islink(path) and \
                 _is_mark(os.path.join(path, mark)) and not _holds_an_input(path, inputs):
             shutil.rmtree(path, ignore_errors=True)
+        elif m.group(1) == "tmp":
+            # Made, and its report killed before it marked it: empty, its process gone (the
+            # fifty-seventh adversarial pass, c9-kill-before-mark-report-tmp-left). rmdir takes
+            # only an empty folder, never a user's that holds anything.
+            with contextlib.suppress(OSError):
+                if not os.path.islink(path):
+                    os.rmdir(path)
 
 
 def write_atomically(out_dir, fill, inputs=()):

@@ -2,9 +2,11 @@
 removed at exit, never the user's (docs/inputs.md, "Sixth pass" and "Fifty-fourth pass")."""
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
+import time
 
 from memrel_outputs.user_folders import xdg_folder
 
@@ -46,6 +48,8 @@ _PREFIX = "memrel-matplotlib-"
 # Written once the folder is locked: a folder holding it is one of ours, and memrel removes it
 # when the part is killed (cli/python_part_leftovers.cpp takes a folder holding this marker).
 _MARKER = ".memrel-report-partial"
+# Far longer than the instant between a folder's making and its marking.
+_MARKING_SECONDS = 60
 _lock = None  # the descriptor holding the folder's lock while this process (and its workers) live
 
 
@@ -101,6 +105,12 @@ def _remove_abandoned_folders():
             if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
                 continue
             if not _holds_only_ours(path):
+                # Made and not yet marked: a report killed in that instant left it empty (the
+                # fifty-seventh adversarial pass, c9-kill-before-mark-matplotlib-folder-left).
+                # An empty one a minute old is no live report's; rmdir takes only an empty one.
+                if time.time() - st.st_mtime > _MARKING_SECONDS:
+                    with contextlib.suppress(OSError):
+                        os.rmdir(path)
                 continue
             fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:

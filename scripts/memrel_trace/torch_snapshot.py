@@ -399,6 +399,11 @@ class _Reader:
             held += total
             address = self.integer(segment, "address", where, high=MAX_ADDRESS)
             first, end = address, address + total
+            # A segment ends within the address space, as a request's block does: a segment at
+            # 2^64-4096 held a live block past 2^64, imported, exit 0 (the fifty-seventh
+            # adversarial pass, c7-snapshot-segment-block-past-2-64). Its blocks lie inside it.
+            if end > MAX_ADDRESS + 1:
+                self.fail(where, f"a segment of {total} bytes at {address:#x} ends past 2^64")
             spans["segment"].append((first, end, where))
             blocks = segment.get("blocks", [])
             if not isinstance(blocks, list):
