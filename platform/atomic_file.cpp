@@ -196,8 +196,14 @@ std::vector<std::string> program_inputs() {
     if (named == nullptr || *named == '\0') continue;
     const std::string program = program_as_run(named);
     struct stat st {};
-    if (!program.empty() && stat(program.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-      inputs.push_back(program);
+    if (program.empty() || stat(program.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    inputs.push_back(program);
+    // And the virtual environment's pyvenv.cfg, which the interpreter reads as it starts, beside
+    // its bin/ or in it: `trace import -o V/pyvenv.cfg` replaced the config of the MEMREL_PYTHON
+    // it ran with (the fifty-eighth adversarial pass, c1-trace-import-over-venv-pyvenv-cfg).
+    const fs::path bin = fs::path(program).parent_path();
+    for (const fs::path& config : {bin / "pyvenv.cfg", bin.parent_path() / "pyvenv.cfg"})
+      if (stat(config.c_str(), &st) == 0 && S_ISREG(st.st_mode)) inputs.push_back(config.string());
   }
   return inputs;
 }

@@ -11,8 +11,10 @@ namespace memrel {
 namespace {
 
 int cpu_number(const std::string& piece, const std::string& text, const std::string& option) {
+  // No leading zero, as every whole number memrel reads (`00` was CPU 0: the fifty-eighth
+  // adversarial pass, c4-leading-zero-trace-scale-cpus).
   const bool digits =
-      !piece.empty() && piece.size() <= 6 &&
+      !piece.empty() && piece.size() <= 6 && (piece.size() == 1 || piece[0] != '0') &&
       std::all_of(piece.begin(), piece.end(), [](char c) { return c >= '0' && c <= '9'; });
   const int cpu = digits ? std::stoi(piece) : -1;
   if (cpu < 0 || cpu >= CPU_SETSIZE)

@@ -27,7 +27,10 @@ std::optional<MachineFingerprint> recorded_fingerprint(const nlohmann::json& con
     const std::string text = j.get<std::string>();
     j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || text.find('\0') != std::string::npos)
-      throw ResultsError(std::string("context.") + key + ": not JSON");
+      // The string is JSON; what it holds is not ("x" was said as "not JSON": the fifty-eighth
+      // adversarial pass, c10-context-fingerprint-started-two-readings).
+      throw ResultsError(std::string("context.") + key +
+                         ": a string that holds no JSON text of a machine fingerprint");
   }
   try {
     return fingerprint_from_json(j);

@@ -72,7 +72,17 @@ def _program():
         data = parent if os.path.basename(here) == "python" else os.path.join(parent, "benchmarks")
         if not os.path.isdir(data):
             data = ""
-    return [here] + ([data] if data else []) + ([sys.executable] if sys.executable else [])
+    # And the virtual environment's pyvenv.cfg that interpreter read as it started, beside its
+    # bin/ or in it: `history changes --markdown` wrote over Otava's venv config, `trace import -o`
+    # over MEMREL_PYTHON's (the fifty-eighth adversarial pass, c1-*-pyvenv-cfg).
+    configs = []
+    if sys.executable:
+        bin_folder = os.path.dirname(sys.executable)
+        configs = [p for p in (os.path.join(bin_folder, "pyvenv.cfg"),
+                               os.path.join(os.path.dirname(bin_folder), "pyvenv.cfg"))
+                   if os.path.isfile(p)]
+    return [here] + ([data] if data else []) + ([sys.executable] if sys.executable else []) + \
+        configs
 
 
 _PROGRAM_FILES = None

@@ -394,12 +394,22 @@ def _check_peak_ratios(metrics, where):
                    "peak_allocated / peak_reserved")
 
 
+def _refuse_both_kinds(path, doc):
+    """A document with "schema" and "benchmarks" is refused as either kind, as the gate refuses it
+    (gate/read/input_file.cpp): the report drew it as a results file, as --bench, and as both at
+    once (the fifty-eighth adversarial pass, c10-both-kinds-report-takes-what-gate-refuses)."""
+    if "schema" in doc and "benchmarks" in doc:
+        raise InputError(path, 'has both "schema" (a memrel results file) and "benchmarks" '
+                               "(Google Benchmark JSON): ambiguous, refused")
+
+
 def load_results(path):
     """Reads one results file; raises InputError unless it is a valid memrel.results/1 document."""
     texts = []
     doc = read_json(path, check_raw=_names_as_written(path), on_text=texts.append)
     if not isinstance(doc, dict):
         raise InputError(path, f"not a results document (a JSON {type(doc).__name__}, expected an object)")
+    _refuse_both_kinds(path, doc)
     if "schema" not in doc:
         hint = " (this looks like Google Benchmark JSON: pass it with --bench)" if "benchmarks" in doc else ""
         raise InputError(path, f'missing "schema" (expected "{SCHEMA}"){hint}')
@@ -461,6 +471,8 @@ def load_bench(path):
     memrel gbench reading rule accepts (gbench.py, docs/benchmark-json.md): an entry that did
     not run, or an aggregate the rule ignores, needs no real_time; time_unit may be absent (ns)."""
     doc = read_json(path)
+    if isinstance(doc, dict):
+        _refuse_both_kinds(path, doc)
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         hint = " (this is a memrel results file: pass it without --bench)" if (
             isinstance(doc, dict) and doc.get("schema") == SCHEMA) else ""

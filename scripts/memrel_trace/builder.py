@@ -25,10 +25,22 @@ import sys
 from array import array
 from itertools import accumulate
 
-try:
-    import numpy
-except ImportError:  # the pure-Python path is used
-    numpy = None
+
+def _numpy():
+    """numpy where it is installed, else None (the pure-Python path is used). Imported only for a
+    trace large enough to gain from it: importing it (and OpenBLAS's thread buffers) needs more
+    address space than a small import does, and a 4-row log failed under `ulimit -v 100000`
+    where it went through under 40000 (the fifty-eighth adversarial pass,
+    c8-import-optional-numpy-fails-under-ulimit-v)."""
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
+# Below this many events the pure-Python path takes less time than importing numpy does.
+NUMPY_FROM_EVENTS = 200_000
 
 from . import MAX_HEADER_BYTES, OP_ALLOC, OP_FREE
 
@@ -181,8 +193,10 @@ def columns(events, sizes):
     """(the records as bytes, the peak of requested bytes, the events done when it is first
     reached). numpy does it in a tenth of the time when it is there (the report's matplotlib
     brings it); the pure-Python path gives the same bytes (tests/python/test_trace_import.py)."""
-    if numpy is not None and sum(sizes) < (1 << 62):  # int64 sums cannot overflow
-        return _columns_numpy(events, sizes)
+    if len(events) >= NUMPY_FROM_EVENTS and sum(sizes) < (1 << 62):  # no int64 overflow
+        np = _numpy()
+        if np is not None:
+            return _columns_numpy(np, events, sizes)
     return _columns_python(events, sizes)
 
 
@@ -204,8 +218,7 @@ def _columns_python(events, sizes):
     return records.tobytes(), peak, live.index(peak) + 1 if peak > 0 else 0
 
 
-def _columns_numpy(events, sizes):
-    np = numpy
+def _columns_numpy(np, events, sizes):
     ev = np.array(events, dtype=np.int64)
     freed = ev < 0
     blocks = np.where(freed, ~ev, ev)
