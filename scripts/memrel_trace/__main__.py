@@ -19,7 +19,7 @@ from memrel_outputs import last_word, standard_output
 from memrel_outputs.file_name_text import as_text  # the C++ tools' path_for_json, in Python
 from memrel_outputs.one_line import one_line
 
-from . import MAGIC, SCHEMA, rmm_log, torch_snapshot, trace_file
+from . import MAGIC, SCHEMA, builder as builder_module, rmm_log, torch_snapshot, trace_file
 
 MAX_DEVICE = 1023  # CUDA device indices; no machine has more
 from .builder import TraceBuilder
@@ -86,7 +86,8 @@ def import_trace(args):
             raise TraceInputError("--name", "", f"'{as_text(args.name)}' is not UTF-8 text: the "
                                                 "trace's loader could not read it; give a name in "
                                                 "UTF-8") from None
-    f, _ = open_source(args.file)  # a regular file under the cap, before a byte is read
+    f, source_bytes = open_source(args.file)  # a regular file under the cap, before a byte is read
+    builder_module.use_numpy_for(source_bytes)
     with f:
         head = f.read(64)
     # Told by content before the name: a memrel trace named t.pickle was "truncated or malformed

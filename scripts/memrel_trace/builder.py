@@ -27,11 +27,7 @@ from itertools import accumulate
 
 
 def _numpy():
-    """numpy where it is installed, else None (the pure-Python path is used). Imported only for a
-    trace large enough to gain from it: importing it (and OpenBLAS's thread buffers) needs more
-    address space than a small import does, and a 4-row log failed under `ulimit -v 100000`
-    where it went through under 40000 (the fifty-eighth adversarial pass,
-    c8-import-optional-numpy-fails-under-ulimit-v)."""
+    """numpy where it is installed, else None (the pure-Python path is used)."""
     try:
         import numpy
     except ImportError:
@@ -39,8 +35,21 @@ def _numpy():
     return numpy
 
 
-# Below this many events the pure-Python path takes less time than importing numpy does.
-NUMPY_FROM_EVENTS = 200_000
+# numpy for the columns, chosen by use_numpy_for before the source is read; None: pure Python.
+numpy = None
+# A source this large (about 150,000 events of either kind) gains from numpy more than its
+# import costs; a smaller one never imports it.
+NUMPY_FROM_BYTES = 8 << 20
+
+
+def use_numpy_for(source_bytes):
+    """Imports numpy for a large source, first thing, while the address space is still free:
+    importing it (OpenBLAS's thread buffers) needs more than a small import does, and a 4-row
+    log failed under `ulimit -v 100000` where it went through under 40000 (the fifty-eighth
+    adversarial pass, c8-import-optional-numpy-fails-under-ulimit-v); imported after a large
+    snapshot was loaded, it failed there instead, said as no limit of the importer's."""
+    global numpy
+    numpy = _numpy() if source_bytes >= NUMPY_FROM_BYTES else None
 
 from . import MAX_HEADER_BYTES, OP_ALLOC, OP_FREE
 
@@ -193,10 +202,8 @@ def columns(events, sizes):
     """(the records as bytes, the peak of requested bytes, the events done when it is first
     reached). numpy does it in a tenth of the time when it is there (the report's matplotlib
     brings it); the pure-Python path gives the same bytes (tests/python/test_trace_import.py)."""
-    if len(events) >= NUMPY_FROM_EVENTS and sum(sizes) < (1 << 62):  # no int64 overflow
-        np = _numpy()
-        if np is not None:
-            return _columns_numpy(np, events, sizes)
+    if numpy is not None and sum(sizes) < (1 << 62):  # int64 sums cannot overflow
+        return _columns_numpy(numpy, events, sizes)
     return _columns_python(events, sizes)
 
 
