@@ -340,11 +340,8 @@ std::optional<int> run_round(const AbArgs& a, const std::map<const Side*, BenchC
     const BenchOutcome r = run_bench_job(commands.at(side), job);
     if (r.status == BenchStatus::kFailed || r.status == BenchStatus::kCrashed ||
         r.status == BenchStatus::kTimeout) {
-      const int exit = r.status == BenchStatus::kCrashed ? 128 + r.exit_code : r.exit_code;
       std::cerr << "memrel ab: the " << side->role << " " << job.name << " failed in round "
-                << round << " ("
-                << (r.status == BenchStatus::kTimeout ? "timeout" : "exit " + std::to_string(exit))
-                << "): " << one_line_text(r.last_line) << " (" << job.log_path << ")\n";
+                << round << ": " << bench_end_text(r) << " (" << job.log_path << ")\n";
       // The candidate failing is its regression, as a cell that newly crashes is compare's;
       // the reference failing leaves nothing to compare against: not a verdict (1).
       return side == &a.reference ? exit_code::kInternalError : exit_code::kRegression;

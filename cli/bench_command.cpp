@@ -90,12 +90,6 @@ std::string memory_limit_note() {
 // on stderr.
 // With `quiet` (-q), the line on stderr only.
 
-// What memrel_bench said last, or that it said nothing: "rc 1: " ended in nothing (the
-// fifty-eighth adversarial pass, c8-bench-silent-exit-empty-reason).
-std::string last_line(const BenchOutcome& o) {
-  return o.last_line.empty() ? std::string("it printed nothing") : one_line_text(o.last_line);
-}
-
 void print_outcome(const BenchJob& job, const BenchOutcome& o, bool quiet) {
   const std::string gpu = o.gpu ? " (gpu " + std::to_string(*o.gpu) + ")" : "";
   if (!quiet)
@@ -119,17 +113,12 @@ void print_outcome(const BenchJob& job, const BenchOutcome& o, bool quiet) {
     case BenchStatus::kNoneMatched:  // said in the summary, or as the error when it is every one
       break;
     case BenchStatus::kFailed:
-      std::cerr << "bench " << job.name << ": rc " << o.exit_code << ": " << last_line(o)
-                << memory_limit_note() << log << std::endl;
-      break;
     case BenchStatus::kCrashed:
-      std::cerr << "bench " << job.name << ": rc " << 128 + o.exit_code << " (killed by "
-                << signal_name(o.exit_code) << "): " << last_line(o) << memory_limit_note() << log
+      std::cerr << "bench " << job.name << ": " << bench_end_text(o) << memory_limit_note() << log
                 << std::endl;
       break;
     case BenchStatus::kTimeout:
-      std::cerr << "bench " << job.name << ": rc timeout: " << one_line_text(o.last_line) << log
-                << std::endl;
+      std::cerr << "bench " << job.name << ": " << bench_end_text(o) << log << std::endl;
       break;
   }
 }

@@ -187,13 +187,14 @@ int run_show(const std::string& db_path, const std::string& metric) {
   // workload named 'a|b<i>' and a commit 'c|x' split the row and passed markup: the twentieth
   // adversarial pass, c9-history-show-raw-markup).
   using format::markdown_cell;
-  std::cout << "# " << markdown_cell(metric) << "\n";
+  using format::markdown_heading;  // headings: every '#' escaped too
+  std::cout << "# " << markdown_heading(metric) << "\n";
   for (const std::string& m : machines) {
     const auto& series = by_machine[m];
     std::cout << "\n## machine "
-              << (m.empty() ? "unknown (no fingerprint recorded)" : markdown_cell(m)) << " ("
+              << (m.empty() ? "unknown (no fingerprint recorded)" : markdown_heading(m)) << " ("
               << (series.front()->gpu_model.empty() ? "no GPU"
-                                                    : markdown_cell(series.front()->gpu_model))
+                                                    : markdown_heading(series.front()->gpu_model))
               << "), " << series.size() << " runs\n\n"
               << "| run | started | memrel | value | change |\n|---|---|---|---|---|\n";
     const HistoryPoint* previous = nullptr;

@@ -32,6 +32,9 @@ std::string ratio(const std::optional<double>& r);
 // The twin of scripts/memrel_outputs/markdown_text.py: both meet tests/data/markdown_texts.json.
 std::string markdown_cell(const std::string& s);
 
+// markdown_cell's text for a heading's line: every '#' escaped as well.
+std::string markdown_heading(const std::string& s);
+
 // The entity that stands for '<', '>' or '&' in HTML, XML and Markdown text; nullptr for any other
 // character.
 const char* markup_entity(char ch);

@@ -193,6 +193,15 @@ std::string printable(std::string text) {
   return text;
 }
 
+// A figure as %g writes it, 17 significant digits: std::to_string wrote 1.7e308 as 309 digits
+// and ".000000", a line of 465 characters (the fifty-ninth adversarial pass,
+// c4-history-show-huge-figure-300-digits).
+std::string shortest_text(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
 // 2^53: the largest figure memrel records.
 constexpr double kMostFigure = 9007199254740992.0;
 
@@ -208,13 +217,13 @@ double figure_value(Statement& q, int column, int rowid_column, const std::strin
       std::fabs(value) > kMostFigure)
     throw ResultsError(path + ": figures row " +
                        std::to_string(sqlite3_column_int64(q.get(), rowid_column)) + " (" + metric +
-                       "), column value: " + std::to_string(value) +
+                       "), column value: " + shortest_text(value) +
                        " is out of range (-2^53 to 2^53); not a memrel history");
   if ((type == SQLITE_INTEGER || type == SQLITE_FLOAT) && std::isfinite(value)) return value;
   std::string shown = type == SQLITE_NULL   ? "NULL"
                       : type == SQLITE_BLOB ? "a blob"
                       : type == SQLITE_TEXT ? "the text '" + printable(q.text(column)) + "'"
-                                            : std::to_string(value);
+                                            : shortest_text(value);
   throw ResultsError(path + ": figures row " +
                      std::to_string(sqlite3_column_int64(q.get(), rowid_column)) + " (" + metric +
                      "), column value: " + shown + " is not a finite number; not a memrel history");
@@ -275,7 +284,20 @@ bool is_sqlite_journal(const std::string& companion, const std::string& suffix) 
          (head[3] == 0x82 || head[3] == 0x83);
 }
 
-void check_sqlite_companions(const std::string& path) {
+// Where SQLite keeps PATH's journals: beside the file a symbolic link names, as SQLite resolves
+// the link. Looked for beside the link, a user's h.sqlite-journal was taken by SQLite for a stale
+// journal of `--db hlink` and removed, exit 0 (the fifty-ninth adversarial pass,
+// c1-db-symlink-deletes-journal-file).
+std::string sqlite_file_name(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  std::error_code ec;
+  const fs::path resolved = fs::canonical(path, ec);
+  return ec ? path : resolved.string();
+}
+
+void check_sqlite_companions(const std::string& given) {
+  const std::string path = sqlite_file_name(given);
   for (const char* suffix : {"-journal", "-wal", "-shm"}) {
     const std::string companion = path + suffix;
     struct stat st {};
@@ -295,7 +317,8 @@ void check_sqlite_companions(const std::string& path) {
 // they are not there: in a folder that takes no new file, every command said only SQLite's
 // "unable to open database file" (the fifty-fourth adversarial pass, arguable). Said with what
 // stops it and the two ways out. The twin of scripts/memrel_history/changes.py's.
-void check_wal_companions_can_be_made(const std::string& path) {
+void check_wal_companions_can_be_made(const std::string& given) {
+  const std::string path = sqlite_file_name(given);
   unsigned char header[20] = {};
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return;

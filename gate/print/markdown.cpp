@@ -50,7 +50,7 @@ std::string to_markdown(const Report& report, const CompareOptions& options) {
   }
   out << ". See docs/gate.md.\n";
   for (const auto& f : report.files) {
-    out << "\n### " << format::markdown_cell(f.title) << "\n\n";
+    out << "\n### " << format::markdown_heading(f.title) << "\n\n";
     out << "| metric | baseline | current | change | verdict |\n";
     out << "|---|---|---|---|---|\n";
     for (const auto& r : f.rows) {

@@ -30,6 +30,7 @@
 #include "platform/input_rules.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/machine_state_error.hpp"
+#include "platform/one_line_text.hpp"
 #include "platform/owned_fd.hpp"
 #include "platform/process_state.hpp"
 
@@ -726,6 +727,20 @@ BenchOutcome run_bench_job(const BenchCommand& command, const BenchJob& job) {
   if (o.log_pending) keep_pending_log(job);
   o.log_pending = false;
   return o;
+}
+
+std::string bench_end_text(const BenchOutcome& o) {
+  const std::string why =
+      o.last_line.empty() ? std::string("it printed nothing") : one_line_text(o.last_line);
+  switch (o.status) {
+    case BenchStatus::kCrashed:
+      return "rc " + std::to_string(128 + o.exit_code) + " (killed by " + signal_name(o.exit_code) +
+             "): " + why;
+    case BenchStatus::kTimeout:
+      return "rc timeout: " + why;
+    default:
+      return "rc " + std::to_string(o.exit_code) + ": " + why;
+  }
 }
 
 }  // namespace memrel

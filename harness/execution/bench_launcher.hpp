@@ -79,6 +79,12 @@ struct BenchOutcome {
   bool file_written = false;  // its JSON file is this run's (kOk, or kFailed with figures)
 };
 
+// How a run of memrel_bench that did not succeed ended, in words for one line: "rc 1: WHY",
+// "rc 139 (killed by SIGSEGV): WHY", "rc timeout: WHY", WHY its last line or "it printed
+// nothing" (said alike by bench and ab: "failed in round 1 (exit 139):  (LOG)" named no signal
+// and no reason, the fifty-ninth adversarial pass, c8-ab-bench-signal-said-as-exit-empty-reason).
+std::string bench_end_text(const BenchOutcome& o);
+
 // "bench-<name>.json": the file of a backend's benchmarks, named from the backend's name (never
 // from a path), every character but letters, digits, '-', '_' and '.' replaced by '_', so that it
 // is one plain file name in the folder: the name the scripts, the gate's folder pairing and the

@@ -121,9 +121,10 @@ def _check_wal_companions_can_be_made(path):
     # Bytes 18 and 19 of the header: the write and read versions, 2 in WAL mode.
     if len(header) != 20 or header[18] != 2 or header[19] != 2:
         return
-    if os.path.lexists(path + "-wal") and os.path.lexists(path + "-shm"):
+    file = os.path.realpath(path) if os.path.islink(path) else path  # where SQLite makes them
+    if os.path.lexists(file + "-wal") and os.path.lexists(file + "-shm"):
         return
-    folder = os.path.dirname(path) or "."
+    folder = os.path.dirname(file) or "."
     why = replace_barrier(folder)
     if why == "is append-only (chattr +a)":
         why = ""  # takes new files
@@ -160,16 +161,19 @@ def open_history(path):
     # SQLite opens the files beside the database by their names: a FIFO at PATH-journal hung
     # `history changes` and the report's history pages in open() (the tenth adversarial pass,
     # c2-history-sqlite-journal-fifo-*). Each is absent or a regular file, as the C++ side says.
+    # Beside the file a symbolic link names, as SQLite resolves the link (the C++ reader's
+    # sqlite_file_name; the fifty-ninth adversarial pass, c1-db-symlink-deletes-journal-file).
+    file = os.path.realpath(path) if os.path.islink(path) else path
     for suffix in ("-journal", "-wal", "-shm"):
         try:
-            mode = os.lstat(path + suffix).st_mode
+            mode = os.lstat(file + suffix).st_mode
         except OSError:
             continue
         if not stat.S_ISREG(mode):
-            raise UsageError(f"{path}{suffix}: {memrel_outputs.kind_name(mode)}, not a regular "
+            raise UsageError(f"{file}{suffix}: {memrel_outputs.kind_name(mode)}, not a regular "
                              f"file: SQLite keeps the history {path}'s journal there; move it away")
-        if suffix != "-shm" and not _is_sqlite_journal(path + suffix, suffix):
-            raise UsageError(f"{path}{suffix}: not an SQLite journal, where SQLite keeps the "
+        if suffix != "-shm" and not _is_sqlite_journal(file + suffix, suffix):
+            raise UsageError(f"{file}{suffix}: not an SQLite journal, where SQLite keeps the "
                              f"history {path}'s: SQLite would take it for a stale one and remove "
                              "it; move it away")
     _check_wal_companions_can_be_made(path)

@@ -3,6 +3,7 @@
 fetched from the network). One model, two outputs, so the two files never disagree."""
 
 import html
+import re
 from dataclasses import dataclass, field
 
 from memrel_outputs.markdown_text import markdown_inline, markdown_line
@@ -117,15 +118,22 @@ md_text = markdown_inline
 _md_prose = markdown_line
 
 
+def _one_spaced(text):
+    """text with runs of spaces made one; a newline or a tab is left to markdown_inline, which
+    writes it as `\\n`, `\\t`, as in the prose: the tables turned a newline into a space (the
+    fifty-ninth adversarial pass, c9-report-table-newline-as-space)."""
+    return re.sub(" +", " ", str(text).strip(" "))
+
+
 def _md_heading(text):
     """A heading's text: a `#` anywhere in it escaped too (a closing sequence ends a heading)."""
-    return markdown_inline(" ".join(str(text).split())).replace("#", "\\#")
+    return markdown_inline(_one_spaced(text)).replace("#", "\\#")
 
 
 def _md_alt(title):
     """An image's alt text: a name in it is text, never markup (a `](http://...` in a backend's
     name once made report.md fetch an outside image)."""
-    return md_text(" ".join(str(title).split()))
+    return md_text(_one_spaced(title))
 
 
 def _md_link(link):
@@ -139,7 +147,7 @@ def _md_cell(cell):
         text = cell.text if not cell.sub else f"{cell.text} ({cell.sub})"
     else:
         text = str(cell)
-    return md_text(" ".join(text.split()))
+    return md_text(_one_spaced(text))
 
 
 def to_markdown(title, blocks):

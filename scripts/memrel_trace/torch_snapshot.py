@@ -154,6 +154,10 @@ class _Reader:
         traces = snapshot["device_traces"]
         if not isinstance(traces, list):
             self.fail("device_traces", f"must be a list (one per device), got {_show(traces)}")
+        # None at all said as such: "0 device(s) (0 to -1)" was no range (the fifty-ninth
+        # adversarial pass, c7-snapshot-no-devices-range-0-to-minus-1).
+        if not traces:
+            self.fail("device_traces", "empty: the snapshot holds no device's trace")
         if not 0 <= self.device < len(traces):
             self.fail("--device", f"{self.device}: the snapshot has traces for {len(traces)} "
                                   f"device(s) (0 to {len(traces) - 1})")
