@@ -91,7 +91,7 @@ def test_the_run_steps_as_written(tmp_path):
                 shutil.copy(cache / "history.sqlite", with_["path"])
             continue
         if uses == "actions/cache/save":
-            assert os.path.isfile(with_["path"]), f"nothing to save at {with_['path']}"
+            assert os.path.isfile(with_["path"]), (f"nothing to save at {with_['path']}", failed)
             cache.mkdir(exist_ok=True)
             shutil.copy(with_["path"], cache / "history.sqlite")
             continue
