@@ -108,6 +108,13 @@ def _is_sqlite_journal(path, suffix):
             or (suffix == "-journal" and head == bytes(len(head))))
 
 
+def _sqlite_file_name(path):
+    """Where SQLite keeps the history's journals: beside the file a symbolic link names, as SQLite
+    resolves the link (the C++ reader's sqlite_file_name; the fifty-ninth adversarial pass,
+    c1-db-symlink-deletes-journal-file)."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
 def _check_wal_companions_can_be_made(path):
     """A history in WAL mode is read through PATH-wal and PATH-shm, which SQLite makes beside it:
     in a folder that takes no new file, the refusal was only SQLite's "unable to open database
@@ -121,7 +128,7 @@ def _check_wal_companions_can_be_made(path):
     # Bytes 18 and 19 of the header: the write and read versions, 2 in WAL mode.
     if len(header) != 20 or header[18] != 2 or header[19] != 2:
         return
-    file = os.path.realpath(path) if os.path.islink(path) else path  # where SQLite makes them
+    file = _sqlite_file_name(path)  # where SQLite makes them
     if os.path.lexists(file + "-wal") and os.path.lexists(file + "-shm"):
         return
     folder = os.path.dirname(file) or "."
@@ -161,9 +168,7 @@ def open_history(path):
     # SQLite opens the files beside the database by their names: a FIFO at PATH-journal hung
     # `history changes` and the report's history pages in open() (the tenth adversarial pass,
     # c2-history-sqlite-journal-fifo-*). Each is absent or a regular file, as the C++ side says.
-    # Beside the file a symbolic link names, as SQLite resolves the link (the C++ reader's
-    # sqlite_file_name; the fifty-ninth adversarial pass, c1-db-symlink-deletes-journal-file).
-    file = os.path.realpath(path) if os.path.islink(path) else path
+    file = _sqlite_file_name(path)
     for suffix in ("-journal", "-wal", "-shm"):
         try:
             mode = os.lstat(file + suffix).st_mode
