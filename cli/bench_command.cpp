@@ -240,6 +240,14 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
     }
     jobs.push_back(job);
   }
+  // Nor is -o or --logs the folder of the memrel_bench it runs, or one above it, as ab refuses an
+  // --out holding its --candidate-bench: `bench --bench P/mb -o P` wrote its files beside the
+  // program it ran (the sixtieth adversarial pass, c1-bench-out-holds-its-bench).
+  for (const auto& [option, folder] :
+       {std::pair<std::string, std::string>{"-o", a.out}, {"--logs", a.logs}})
+    if (!folder.empty() && output_path_under(command.bench, folder))
+      throw OutputError(option + " " + folder + ": holds " + command.bench +
+                        ", the memrel_bench bench runs; write the output elsewhere");
   // A backend file whose library does not load, or ends its process while loading, is refused
   // before anything runs, as run refuses it: found by memrel_bench, it was read as
   // memrel_bench's usage error, exit 2 after the backends before it had run (the fortieth
@@ -320,12 +328,21 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (outcomes[i].status == BenchStatus::kNoneMatched)
       std::cerr << "bench " << jobs[i].name << ": no benchmark of it matches the filter; no file\n";
-  if (quiet) std::cout << a.out << "\n";
-  if (!quiet || failed)
+  // Nothing written (every backend unavailable here or failed): the folders made for it go
+  // again, as every other writer leaves none it made empty (the sixtieth adversarial pass,
+  // c8-bench-nothing-written-leaves-made-folders). A folder there before is the user's, kept.
+  made.remove_empty();
+  const bool out_left = access(a.out.c_str(), F_OK) == 0;
+  if (quiet && out_left) std::cout << a.out << "\n";
+  if (!quiet || failed || !out_left)
     std::cerr << "memrel bench: " << jobs.size() << " backend(s): " << ok << " ok, " << unavailable
               << " unavailable here, "
               << (none_matched ? std::to_string(none_matched) + " matched by no benchmark, " : "")
-              << failed << " failed, crashed or timed out; files in " << a.out << std::endl;
+              << failed << " failed, crashed or timed out; "
+              << (out_left
+                      ? "files in " + a.out
+                      : std::string("no results file written, the folders made for them removed"))
+              << std::endl;
   return failed ? exit_code::kCellFailed : exit_code::kSuccess;
 }
 

@@ -148,7 +148,7 @@ JournalContent read_journal(const std::string& path) {
       content.context["resumed"].push_back(j["resumed"]);
     } else {
       if (!j.is_object() || !j.contains("index") || !j["index"].is_number_unsigned() ||
-          !j.contains("cell"))
+          !j.contains("cell") || !j["cell"].is_object())
         throw ResultsError(where + "not a cell record ({\"index\": N, \"cell\": {...}})");
       std::size_t index = j["index"].get<std::size_t>();
       // An `unavailable` cell is run again by a --resume (its tool may be there now), and the

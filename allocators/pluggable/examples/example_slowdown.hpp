@@ -75,19 +75,20 @@ inline std::string escaped_setting(const char* v) {
   return shown;
 }
 
-// The whole number in the variable NAME: absent or empty, 0; else decimal digits alone, at most
-// `most`. Anything else ends the process as the library loads, as bad input (exit 2, one line
-// naming the variable, its unit and `what` it is), which memrel's check of a backend file's library
-// says before any cell: strtoll read "1e3" as 1, "0x10" and "abc" as 0, and a huge value spun every
-// cell to its timeout, recorded as the allocator's failure (the twenty-fourth adversarial pass,
-// c4-example-slowdown-env-*; the twenty-seventh, c4-test-delay-env-unchecked).
+// The whole number in the variable NAME: absent or empty, 0; else decimal digits alone (no leading
+// zero), at most `most`. Anything else ends the process as the library loads, as bad input (exit 2,
+// one line naming the variable, its unit and `what` it is), which memrel's check of a backend
+// file's library says before any cell: strtoll read "1e3" as 1, "0x10" and "abc" as 0, and a huge
+// value spun every cell to its timeout, recorded as the allocator's failure (the twenty-fourth
+// adversarial pass, c4-example-slowdown-env-*; the twenty-seventh, c4-test-delay-env-unchecked).
 inline long long whole_number_setting(const char* name, long long most, const char* unit,
                                       const char* what) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return 0;
   long long n = 0;
-  bool fits = true;
-  for (const char* c = v; *c != '\0'; ++c) {
+  // A leading zero is refused, as every whole-number option refuses it (the fifty-eighth pass).
+  bool fits = !(v[0] == '0' && v[1] != '\0');
+  for (const char* c = v; fits && *c != '\0'; ++c) {
     if (*c < '0' || *c > '9') {
       fits = false;
       break;
