@@ -223,6 +223,7 @@ BenchCommand command_of(const Side& side, const AbArgs& a, const GlobalOptions& 
   command.backends_dir = global.backends_dir;
   command.quick = a.quick;
   command.results_problem = benchmark_results_problem;
+  command.records_a_failure = benchmark_results_record_a_failure;
   // As bench passes them (cli/bench_command.cpp): --bench-arg may not set either.
   if (!a.filter.empty()) command.bench_args.push_back("--benchmark_filter=" + a.filter);
   if (a.min_time > 0) {

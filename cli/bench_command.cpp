@@ -139,6 +139,7 @@ int run_bench(BenchArgs& a, const GlobalOptions& global) {
   command.backends_dir = global.backends_dir;
   command.quick = a.quick;
   command.results_problem = benchmark_results_problem;
+  command.records_a_failure = benchmark_results_record_a_failure;
   command.timeout_s = a.timeout_s;
   if (!a.filter.empty()) command.bench_args.push_back("--benchmark_filter=" + a.filter);
   // CLI::Range lets nan through (every comparison with it is false): refuse it here, where it

@@ -265,9 +265,9 @@ bool is_memrel_exit_code(int code, bool asked_to_stop) {
          (asked_to_stop && code >= exit_code::kInterruptedBase);
 }
 
-// An interpreter whose exit is one of memrel's codes but not the one memrel's code ended with
-// (its last word, scripts/memrel_entry.py): a wrapper (a shim, `conda run`) that runs Python and
-// then exits as it likes. Exit 0 over a refusal wrote nothing, exit 0 (the twenty-seventh
+// An interpreter whose exit is not the one memrel's code ended with (its last word,
+// scripts/memrel_entry.py): a wrapper (a shim, `conda run`) that runs Python and then exits as
+// it likes. Exit 0 over a refusal wrote nothing, exit 0 (the twenty-seventh
 // adversarial pass, c8-python-wrapper-loses-status-exit0-nothing-written); exit 2 after a
 // trace, a report or a table was written was "unusable input" with no input named (the
 // thirty-third, c8-python-wrapper-exit2-*). What memrel exits with then, and the line that says
@@ -446,7 +446,10 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
                  "interpreter?\n";
     return exit_code::kInternalError;
   }
-  if (own_code) {
+  // Whatever it exited with, once memrel's code has said how it ended: a wrapper's exit 3 after
+  // a trace was written whole was "the Python part failed" (the sixty-first adversarial pass,
+  // c8-python-wrapper-exit3-after-success-says-failed).
+  if (own_code || (WIFEXITED(status) && ended)) {
     if (std::optional<WrapperEnd> w =
             wrapper_changed_the_end(one_line_text(python), status, ended)) {
       std::cerr << held;
@@ -697,7 +700,7 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   // How memrel's code said it ended, read once for the two checks below.
   const std::optional<int> ended = entry_ended(entry_mark.get());
   // A wrapper that changed how memrel's code ended: as python_exit_code says it.
-  if (own_code) {
+  if (own_code || (WIFEXITED(status) && ended)) {
     if (std::optional<WrapperEnd> w = wrapper_changed_the_end(spec.args[0], status, ended)) {
       result.exit_code = w->exit_code;
       if (!w->why.empty()) result.error_text += (result.error_text.empty() ? "" : "; ") + w->why;

@@ -88,14 +88,37 @@ std::string child_path() {
   return joined;
 }
 
-bool removed_from_environment(const std::string& name, const ChildSpec& spec) {
-  if (spec.environment.count(name) != 0) return true;  // replaced
+// The LD_LIBRARY_PATH a child gets, by the same rule: an empty entry (`export
+// LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` with it unset gives one) or a relative one is the
+// working folder to the dynamic linker, and a backend file's bare library name was loaded from
+// there, its constructor run (the sixty-first adversarial pass,
+// c3-ld-library-path-empty-entry-loads-cwd-library). Empty when no entry is left: then unset.
+std::string child_library_path() {
+  std::string joined;
+  for (const std::string& entry : child_library_folders())
+    joined += (joined.empty() ? "" : ":") + entry;
+  return joined;
+}
+
+bool removed_by_prefix(const std::string& name, const ChildSpec& spec) {
   for (const std::string& prefix : spec.removed_environment_prefixes)
     if (name.compare(0, prefix.size(), prefix) == 0) return true;
-  return name == "PATH";  // child_path() instead
+  return false;
+}
+
+bool removed_from_environment(const std::string& name, const ChildSpec& spec) {
+  if (spec.environment.count(name) != 0) return true;  // replaced
+  if (removed_by_prefix(name, spec)) return true;
+  // child_path() and child_library_path() instead
+  return name == "PATH" || name == "LD_LIBRARY_PATH";
 }
 
 }  // namespace
+
+std::vector<std::string> child_library_folders() {
+  const char* env = std::getenv("LD_LIBRARY_PATH");
+  return env == nullptr ? std::vector<std::string>{} : path_entries_outside_working_folder(env);
+}
 
 std::string program_as_run(const std::string& name) {
   return name.find('/') != std::string::npos ? name : find_on_path(name);
@@ -118,6 +141,9 @@ pid_t start_child(const ChildSpec& spec) {
   }
   if (spec.environment.count("PATH") == 0 && std::getenv("PATH") != nullptr)
     env_strings.push_back("PATH=" + child_path());
+  if (spec.environment.count("LD_LIBRARY_PATH") == 0 && !removed_by_prefix("LD_LIBRARY_PATH", spec))
+    if (const std::string kept = child_library_path(); !kept.empty())
+      env_strings.push_back("LD_LIBRARY_PATH=" + kept);
   for (const auto& [k, v] : spec.environment) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());

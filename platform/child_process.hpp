@@ -75,6 +75,11 @@ pid_t start_child(const ChildSpec& spec);
 // when a bare name is in none of them.
 std::string program_as_run(const std::string& name);
 
+// The folders of LD_LIBRARY_PATH that a child's dynamic linker searches: its absolute entries
+// outside the working folder, the only ones a child gets (an empty or relative entry is the
+// working folder to the linker).
+std::vector<std::string> child_library_folders();
+
 // Waits for the child to end (retrying on EINTR) and returns its wait status.
 int wait_child(pid_t pid);
 

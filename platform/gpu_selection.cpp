@@ -14,11 +14,13 @@ constexpr unsigned kMaxFakeGpus = 64;
 std::vector<GpuSlot> machine_gpus() {
   if (const char* fake = std::getenv("MEMREL_FAKE_GPUS")) {
     std::string text = fake;
-    if (text.empty() || text.size() > 2 ||
+    // No leading zero, as no whole number of the command line takes one (the sixty-first
+    // adversarial pass, c4-gpus-leading-zero-taken).
+    if (text.empty() || text.size() > 2 || text[0] == '0' ||
         text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0 ||
         std::stoul(text) > kMaxFakeGpus)
       throw std::invalid_argument("MEMREL_FAKE_GPUS: '" + text + "' is not a count of 1 to " +
-                                  std::to_string(kMaxFakeGpus));
+                                  std::to_string(kMaxFakeGpus) + " (digits, no leading zero)");
     std::vector<GpuSlot> gpus;
     for (unsigned i = 0; i < std::stoul(text); ++i) gpus.push_back({i, ""});
     return gpus;
@@ -49,6 +51,9 @@ std::vector<GpuSlot> select_gpus(const std::string& spec) {
         item.find_first_not_of("0123456789") != std::string::npos)
       throw std::invalid_argument("--gpus: '" + item +
                                   "' is not a GPU index (give all, or indices like 0,2)");
+    if (item.size() > 1 && item[0] == '0')
+      throw std::invalid_argument("--gpus: '" + item +
+                                  "' has a leading zero (give all, or indices like 0,2)");
     unsigned index = static_cast<unsigned>(std::stoul(item));
     if (index >= gpus.size())
       throw std::invalid_argument("--gpus: no GPU " + item + " here (indices 0 to " +

@@ -252,6 +252,17 @@ class _Stdout(io.FileIO):
             raise
 
 
+# A MEMREL_PYTHON wrapper that closed standard output (`>&-`): the stream cannot be made, and a
+# traceback came before memrel's line (`history changes` then exited 0: the sixty-first
+# adversarial pass, c8-python-wrapper-closes-stdout-traceback). Nothing is run whose output has
+# nowhere to go.
+try:
+    os.fstat(1)
+except OSError as _closed:
+    sys.stderr.write("memrel python: standard output (descriptor 1) is not open here (%s): does "
+                     "MEMREL_PYTHON close it? nothing run\n" % os.strerror(_closed.errno))
+    _say_end(4)
+    os._exit(4)
 sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)),
                               encoding=sys.stdout.encoding, errors=sys.stdout.errors,
                               line_buffering=sys.stdout.line_buffering)

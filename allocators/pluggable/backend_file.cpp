@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "allocators/backend_table.hpp"
+#include "platform/child_process.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
@@ -256,12 +257,9 @@ std::string library_file_found(const BackendFile& b) {
   if (b.library_path.find('/') != std::string::npos)
     return is_file(b.library_path) ? b.library_path : "";
   std::vector<std::string> dirs = memrel_dirs();
-  if (const char* env = std::getenv("LD_LIBRARY_PATH"); env != nullptr) {
-    std::stringstream list(env);
-    for (std::string d; std::getline(list, d, ':');) {
-      if (!d.empty()) dirs.push_back(d);
-    }
-  }
+  // As the cell's dynamic linker will search them: not the working folder (an empty or relative
+  // entry), which a child does not get (platform/child_process.hpp).
+  for (const std::string& d : child_library_folders()) dirs.push_back(d);
   for (const char* d : {"/lib", "/usr/lib", "/lib64", "/usr/lib64", "/usr/local/lib"})
     dirs.emplace_back(d);
   for (const auto& d : dirs) {

@@ -1,5 +1,6 @@
 #include "gate/read/input_file.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "platform/input_rules.hpp"
@@ -107,6 +108,16 @@ std::string benchmark_results_problem(const std::string& content, const std::str
     return e.what();
   } catch (const nlohmann::json::exception& e) {
     return path + ": " + e.what();
+  }
+}
+
+bool benchmark_results_record_a_failure(const std::string& content, const std::string& path) {
+  try {
+    const InputFile f = input_file_from_json(parse_input_json(content, path), path);
+    return std::any_of(f.benchmarks.series.begin(), f.benchmarks.series.end(),
+                       [](const auto& series) { return !series.skipped.empty(); });
+  } catch (const std::exception&) {
+    return false;  // benchmark_results_problem says why
   }
 }
 

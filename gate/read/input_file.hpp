@@ -41,4 +41,9 @@ InputFile input_file_from_json(const nlohmann::json& j, const std::string& path)
 // `memrel ab` check each file with it before keeping it (BenchCommand::results_problem).
 std::string benchmark_results_problem(const std::string& content, const std::string& path);
 
+// Whether CONTENT, a results file benchmark_results_problem takes, records a benchmark that did
+// not run (SkipWithError: its error_message). A memrel_bench that exited 3 keeps the others'
+// figures only then (BenchCommand::records_a_failure).
+bool benchmark_results_record_a_failure(const std::string& content, const std::string& path);
+
 }  // namespace memrel

@@ -209,8 +209,11 @@ JsonText json_text(const std::string& text) {
 // that gave up with exit(1) mid-benchmark), not kept.
 // kNotResults: whole JSON that is not Google Benchmark's results as the gate reads them
 // (command.results_problem says why), not kept.
+// kFailureNotRecorded: whole results of a process that exited otherwise than 0, recording no
+// benchmark that failed (command.records_a_failure), not kept.
 constexpr long long kCutOffByItsExit = -2;
 constexpr long long kNotResults = -3;
+constexpr long long kFailureNotRecorded = -4;
 long long finish_file(const BenchCommand& command, const BenchJob& job, int exit_code,
                       std::string& why_not_results) {
   const std::string tmp = bench_temporary_path(job);
@@ -262,6 +265,13 @@ long long finish_file(const BenchCommand& command, const BenchJob& job, int exit
     why_not_results = command.results_problem(content, job.json_path);
     if (!why_not_results.empty()) return kNotResults;
   }
+  // A process that failed keeps the others' figures only where its file says which benchmark
+  // did not run: whole results recording no failure, from a process that then exited 3, were
+  // kept as a good run for the gate to read (the sixty-first adversarial pass,
+  // c8-bench-nonzero-exit-file-kept).
+  if (exit_code != 0 &&
+      !(command.records_a_failure && command.records_a_failure(content, job.json_path)))
+    return kFailureNotRecorded;
   write_file_atomically(job.json_path, content);
   return st.st_size;
 }
@@ -379,6 +389,10 @@ BenchOutcome outcome_of_ended(const BenchCommand& command, const BenchJob& job, 
     if (size == kCutOffByItsExit)
       o.last_line = "exited " + std::to_string(o.exit_code) +
                     " before its results file was whole (not kept)" +
+                    (o.last_line.empty() ? std::string() : "; its last line: " + o.last_line);
+    if (size == kFailureNotRecorded)
+      o.last_line = "exited " + std::to_string(o.exit_code) +
+                    " with a results file that records no failed benchmark (not kept)" +
                     (o.last_line.empty() ? std::string() : "; its last line: " + o.last_line);
     if (size == kNotResults)
       o.last_line = "exited " + std::to_string(o.exit_code) + " with a results file that is not " +

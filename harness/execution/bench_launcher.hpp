@@ -39,6 +39,10 @@ struct BenchCommand {
   // by the command from the gate's reading rule, which lies above this layer; unset, any whole
   // JSON is kept.
   std::function<std::string(const std::string& content, const std::string& path)> results_problem;
+  // Whether a results file (content, path) records a benchmark that did not run: a process that
+  // exited 3 keeps the others' figures only then. Set by the command from the gate's reading
+  // rule; unset, no file of a process that exited otherwise than 0 is kept.
+  std::function<bool(const std::string& content, const std::string& path)> records_a_failure;
 };
 
 // One memrel_bench process: one backend's benchmarks into one Google Benchmark JSON file.
@@ -46,8 +50,9 @@ struct BenchJob {
   std::string backend;  // as memrel_bench --backend takes it: a name or a backend file's path
   std::string name;     // the backend's name, for lines and errors
   // Where its Google Benchmark JSON ends up: memrel_bench writes a temporary file beside it
-  // (bench_temporary_path), renamed over it once the process has exited 0 with benchmarks in it
-  // (write_file_atomically's rule), removed otherwise: a signal never leaves half a file here.
+  // (bench_temporary_path), renamed over it once the process has exited 0 with benchmarks in it,
+  // or exited 3 with a file that records which benchmark failed (the others' figures kept;
+  // write_file_atomically's rule), removed otherwise: a signal never leaves half a file here.
   // An old file there is removed first.
   std::string json_path;
   // Its stdout and stderr, written to a fresh LOG.tmp-PID renamed over it once the process has

@@ -413,6 +413,18 @@ void expect_known_status(const CellResult& cell) {
   bad("status", nlohmann::json(cell.status).dump() + " is none of " + list);
 }
 
+// A cell's memory space is the one its backend allocates in, or empty for a cell that never
+// started (memrel writes it so for an unavailable backend): any other word was taken by compare
+// and history, and was "internal error: ValueError" in the report (the sixty-first adversarial
+// pass, c9-report-unknown-memory-space-internal-error). scripts/memrel_report/load.py's twin.
+void expect_known_memory_space(const CellResult& cell) {
+  const std::string& space = cell.setup.memory_space;
+  if (space == "device" || space == "host" || space.empty()) return;
+  bad("setup.memory_space", nlohmann::json(space).dump() +
+                                " is neither device nor host (nor empty, for a cell that never "
+                                "started)");
+}
+
 // A backend's name is a backend file's name (letters, digits, '-', '_', '.') with its settings
 // (`:KEY=VALUE,...`, docs/backends.md): never a '/', which splits a cell's subject
 // (`backend/workload`), nor a '#' or a space, which the report's "backend #N" labels use. A
@@ -569,6 +581,7 @@ CellResult cell_from_json(const nlohmann::json& j) {
   try {
     read_value(j, cell, "");
     expect_known_status(cell);
+    expect_known_memory_space(cell);
     expect_backend_name(cell);
     expect_effectiveness_of_its_parts(cell);
     expect_peak_ratios_of_their_peaks(cell);

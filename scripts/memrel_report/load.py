@@ -301,6 +301,12 @@ def _check_cell(cell, where):
             raise _Bad(f"{where}.{name}: holds {bad}, a control, text-direction or noncharacter "
                        "code point")
     _check(cell["setup"], f"{where}.setup", _SETUP)
+    # As harness/results/results.cpp reads it (expect_known_memory_space): empty only for a cell
+    # that never started; another word drew no chart, "internal error" (the sixty-first
+    # adversarial pass, c9-report-unknown-memory-space-internal-error).
+    if cell["setup"]["memory_space"] not in ("device", "host", ""):
+        raise _Bad(f'{where}.setup.memory_space: {json.dumps(cell["setup"]["memory_space"])} is '
+                   "neither device nor host (nor empty, for a cell that never started)")
     _check(cell["setup"]["environment"], f"{where}.setup.environment",
            {name: "str" for name in cell["setup"]["environment"]})
     for i, mark in enumerate(cell["marks"]):

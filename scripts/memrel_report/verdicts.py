@@ -86,6 +86,17 @@ def space_of(spaces, backend):
     return "host" if backend.startswith(("host", "null", "pluggable-host")) else "device"
 
 
+def cell_space(spaces, cell):
+    """A cell's memory space: as backend_spaces found it, else its own setup's, else (empty: a
+    cell that never started, or one edited so) by its backend's name, as space_of tells it. A
+    space that is neither drew no chart: "internal error" (the sixty-first adversarial pass,
+    c9-report-unknown-memory-space-internal-error)."""
+    if cell.label in spaces:
+        return spaces[cell.label]
+    space = cell.raw["setup"].get("memory_space")
+    return space if space in SPACES else space_of(spaces, cell.backend)
+
+
 def _median_entry(backend, space, values):
     values = [v for v in values if v is not None]
     if not values:
@@ -123,7 +134,7 @@ def _workload_cells(cells, spaces):
     for c in cells:
         if c.raw.get("trace") is not None:
             continue
-        space = spaces.get(c.label, c.raw["setup"].get("memory_space", "device"))
+        space = cell_space(spaces, c)
         out.setdefault(space, {}).setdefault(c.label, []).append(c)
     return out
 
@@ -292,7 +303,7 @@ def trace_replay(cells, spaces):
         trace = c.raw.get("trace")
         if trace is None or c.status not in ("ok", "oom"):
             continue
-        space = spaces.get(c.label, c.raw["setup"].get("memory_space", "device"))
+        space = cell_space(spaces, c)
         by_backend.setdefault((space, c.label), []).append(c)
     traces = sorted({c.workload for cs in by_backend.values() for c in cs})
     for (space, backend), cs in by_backend.items():
