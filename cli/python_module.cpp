@@ -290,6 +290,12 @@ std::optional<WrapperEnd> wrapper_changed_the_end(const std::string& python, int
             (ended ? "ended with " + std::to_string(*ended) : std::string("did not finish")) +
             " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?"};
   }
+  // memrel's code refused or failed (2, 4) and said so in its line: that word stands, one line,
+  // whatever the wrapper then exited with (a wrapper's exit 1 over a refusal gave two lines and
+  // exit 4: the sixty-second adversarial pass, c8-python-wrapper-exit1-after-refusal-two-lines).
+  if (exited != exit_code::kSuccess && ended && *ended != exited && *ended != exit_code::kSuccess &&
+      is_memrel_exit_code(*ended, false))
+    return WrapperEnd{*ended, ""};
   if (exited != exit_code::kSuccess && ended && *ended != exited)
     return WrapperEnd{exit_code::kInternalError,
                       python + " exited " + std::to_string(exited) +

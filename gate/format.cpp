@@ -33,7 +33,12 @@ std::string tolerance(double bytes) {
 
 std::string relative_change(double diff, double base) {
   if (base == 0) return "";
-  return printf_string("%+.1f%%", 100.0 * diff / std::fabs(base));
+  // Past a million per cent the digits say nothing the exponent does not: a base of 1e-300 ns
+  // made a 62-digit figure, cut off without its % (the sixty-second adversarial pass,
+  // c4-compare-latency-change-from-tiny-baseline-garbled). The twin of
+  // scripts/memrel_outputs/percent_text.py.
+  const double percent = 100.0 * diff / std::fabs(base);
+  return printf_string(std::fabs(percent) < 1e6 ? "%+.1f%%" : "%+.3g%%", percent);
 }
 
 std::string byte_change(std::int64_t diff, std::int64_t base) {

@@ -103,8 +103,18 @@ InputFd::InputFd(const std::string& path, std::uint64_t max_bytes, const std::st
   // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one forever. It changes
   // nothing for a regular file, the only kind read past fstat.
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd_ < 0)
-    throw InputError(path, "", "cannot open " + what + " (" + std::strerror(errno) + ")");
+  if (fd_ < 0) {
+    const int err = errno;
+    // A socket takes no open (ENXIO): named as what it is, as a FIFO or a device is below, not
+    // "cannot open (No such device or address)" (the sixty-second adversarial pass,
+    // c2-socket-input-not-named).
+    if (struct stat st{};
+        ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+      throw InputError(path, "",
+                       std::string(file_kind_name(st.st_mode)) + ", not a regular file: a " + what +
+                           " must be a regular file");
+    throw InputError(path, "", "cannot open " + what + " (" + std::strerror(err) + ")");
+  }
   struct stat st {};
   if (::fstat(fd_, &st) != 0) {
     int err = errno;

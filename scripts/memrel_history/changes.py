@@ -27,6 +27,7 @@ from memrel_outputs.replace_barrier import replace_barrier
 from memrel_trace.name_characters import forbidden_name_character
 from memrel_outputs.one_line import one_line  # a newline in --db or a name: still one line
 from memrel_outputs.markdown_text import markdown_inline  # names in the table: text, never markup
+from memrel_outputs.percent_text import percent_figure
 
 SCHEMA_VERSION = 1          # gate/history/history_db.hpp kHistorySchemaVersion
 APPLICATION_ID = 0x6D656D72  # "memr"
@@ -337,7 +338,7 @@ def report(series, args):
             text = (markdown_inline(x) for x in (metric, machine or "unknown", run_id, started,
                                                  commit or "?"))
             rows.append("| " + " | ".join(text) + f" | {before:.6g} -> {after:.6g} | "
-                        f"{'from 0' if percent is None else f'{percent:+.1f}%'} | {p:.2g} |")
+                        f"{'from 0' if percent is None else percent_figure(percent) + '%'} | {p:.2g} |")
     lines = ["| metric | machine | shifted at run | started | memrel | mean before -> after "
              "| change | p |", "|---|---|---|---|---|---|---|---|", *rows, ""]
     analysed = len(series) - short

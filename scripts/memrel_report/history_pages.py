@@ -5,6 +5,8 @@ report.py renders the charts (history_plots.trend_chart) and writes the pages.""
 import hashlib
 import math
 
+from memrel_outputs.percent_text import percent_figure
+
 from .document import Grid, Heading, Image, Link, Links, Note, Para, Table
 from .history import GROUPS
 from .history_plots import TrendChart
@@ -67,7 +69,7 @@ def _direction(group, p):
     up = p["after"] > p["before"]
     word = "up" if up else "down"
     percent = p.get("change_percent")
-    shift = (f"{percent:+.1f} %" if isinstance(percent, (int, float)) and math.isfinite(percent)
+    shift = (f"{percent_figure(percent)} %" if isinstance(percent, (int, float)) and math.isfinite(percent)
              else "from 0")
     return f"{word}, {'better' if up == (better == 'higher') else 'worse'} ({shift})"
 

@@ -21,6 +21,15 @@ def open_source(path):
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
+        # A socket takes no open (ENXIO): named as what it is (the sixty-second adversarial
+        # pass, c2-socket-input-not-named).
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "a file of an unknown kind")
+            raise TraceInputError(path, "", f"{kind}, not a regular file") from None
         raise TraceInputError(path, "", f"cannot read ({e.strerror or e})") from None
     try:
         st = os.fstat(fd)
