@@ -26,6 +26,7 @@
 #include "platform/child_process.hpp"
 #include "platform/child_stderr_relay.hpp"
 #include "platform/cpu_time_limit.hpp"
+#include "platform/file_kind.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/one_line_text.hpp"
@@ -279,6 +280,19 @@ struct WrapperEnd {
 
 std::optional<WrapperEnd> wrapper_changed_the_end(const std::string& python, int status,
                                                   std::optional<int> ended) {
+  // A wrapper that died of a signal after memrel's code had ended: its refusal was followed by
+  // "ended by SIGSEGV" (two lines), its success by that alone, the outputs in place unsaid (the
+  // sixty-third adversarial pass, c8-python-wrapper-segv-after-part-two-lines).
+  if (WIFSIGNALED(status) && ended) {
+    if (*ended != exit_code::kSuccess && is_memrel_exit_code(*ended, false))
+      return WrapperEnd{*ended, ""};
+    if (*ended == exit_code::kSuccess)
+      return WrapperEnd{exit_code::kInternalError,
+                        python + " ended by " + signal_name(WTERMSIG(status)) +
+                            ", but memrel's code ended with 0, its outputs in place "
+                            "(scripts/memrel_entry.py): a wrapper changed how its Python ended"};
+    return std::nullopt;
+  }
   if (!WIFEXITED(status)) return std::nullopt;
   const int exited = WEXITSTATUS(status);
   if (exited == exit_code::kSuccess && ended != exit_code::kSuccess) {
@@ -455,7 +469,7 @@ int python_exit_code(const std::string& who, const std::string& python, int stat
   // Whatever it exited with, once memrel's code has said how it ended: a wrapper's exit 3 after
   // a trace was written whole was "the Python part failed" (the sixty-first adversarial pass,
   // c8-python-wrapper-exit3-after-success-says-failed).
-  if (own_code || (WIFEXITED(status) && ended)) {
+  if (own_code || ended) {
     if (std::optional<WrapperEnd> w =
             wrapper_changed_the_end(one_line_text(python), status, ended)) {
       std::cerr << held;
@@ -536,6 +550,16 @@ int run_python_command(const std::string& who, const std::string& package,
   bool output_next = false;
   for (const std::string& arg : args) {
     passed.push_back(output_next ? arg : file_behind_own_descriptor(arg));
+    // One with no file behind it (a pipe, a socket) would be the part's own descriptor there,
+    // its /dev/null "a character device": named here as what it is in memrel, as the C++
+    // readers name it (the sixty-third adversarial pass, c7-dev-stdin-pipe-told-char-device).
+    struct stat st {};
+    if (!output_next && passed.back() == arg && through_own_descriptor(arg) &&
+        stat(arg.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+      std::cerr << who << ": " << one_line_text(arg) << ": " << file_kind_name(st.st_mode)
+                << ", not a regular file: an input must be a regular file\n";
+      return exit_code::kUnusableInput;
+    }
     output_next = arg == "-o" || arg == "--out" || arg == "--markdown";
   }
   spec.args = command(package, passed, interpreter);
@@ -706,7 +730,7 @@ PythonResult run_python_module(const std::string& package, const std::vector<std
   // How memrel's code said it ended, read once for the two checks below.
   const std::optional<int> ended = entry_ended(entry_mark.get());
   // A wrapper that changed how memrel's code ended: as python_exit_code says it.
-  if (own_code || (WIFEXITED(status) && ended)) {
+  if (own_code || ended) {
     if (std::optional<WrapperEnd> w = wrapper_changed_the_end(spec.args[0], status, ended)) {
       result.exit_code = w->exit_code;
       if (!w->why.empty()) result.error_text += (result.error_text.empty() ? "" : "; ") + w->why;

@@ -60,8 +60,11 @@ struct RunArgs {
 std::uint64_t parse_timeout(const std::string& text) {
   const std::string usage = "--timeout: '" + text +
                             "' is not a whole number of seconds from 1 to " +
-                            std::to_string(kMaxCellTimeoutS);
-  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+                            std::to_string(kMaxCellTimeoutS) + " (ASCII digits, no leading zero)";
+  // A leading zero too, as bench's and advise's --timeout refuse it (the sixty-third adversarial
+  // pass, c4-run-timeout-leading-zero-taken).
+  if (text.empty() || text.size() > 6 ||
+      text.find_first_not_of("0123456789") != std::string::npos || text[0] == '0')
     throw std::invalid_argument(usage);
   std::uint64_t seconds = std::stoull(text);
   if (seconds < 1 || seconds > kMaxCellTimeoutS) throw std::invalid_argument(usage);

@@ -13,4 +13,8 @@ namespace memrel {
 // input rules refuse it as what it is).
 std::string file_behind_own_descriptor(const std::string& path);
 
+// Whether PATH goes through the opening process's own descriptors (/dev/stdin, /dev/fd/N,
+// /proc/self/fd/N, /proc/PID/fd/N of this process).
+bool through_own_descriptor(const std::string& path);
+
 }  // namespace memrel

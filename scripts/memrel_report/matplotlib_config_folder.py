@@ -5,6 +5,7 @@ import atexit
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 import time
 
@@ -21,7 +22,6 @@ def _valid_font_cache(path):
     """The bytes of the matplotlib font list at path when it is one (a regular file, read without
     blocking, JSON holding its "_version"), else None."""
     import json
-    import stat
 
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -39,9 +39,49 @@ def _valid_font_cache(path):
         os.close(fd)
     try:
         doc = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # RecursionError: nested past Python's limit, no font list; it was "internal error" in
+        # the report and in advise's page (the sixty-third adversarial pass,
+        # c10-fontlist-deep-json-exit4, c10-fontlist-deep-json-advise-exit4).
         return None
-    return data if isinstance(doc, dict) and "_version" in doc else None
+    if not isinstance(doc, dict) or "_version" not in doc or not _fonts_are_fonts(doc):
+        return None
+    return data
+
+
+# The first bytes of a font file matplotlib reads: TrueType, OpenType, a collection, Type 1 in
+# sfnt; an AFM file is text that starts with its keyword.
+_FONT_MAGICS = (b"\x00\x01\x00\x00", b"OTTO", b"true", b"ttcf", b"typ1")
+
+
+def _fonts_are_fonts(doc):
+    """Whether every font file the list names that is there is a font by its first bytes: a list
+    naming an empty .ttf made matplotlib fail (FT_Open_Face), exit 4, where the list is only a
+    cache (the sixty-third adversarial pass, c10-fontlist-entry-not-a-font-exit4). A file that is
+    gone is matplotlib's to pass over, as it does."""
+    for key, magics in (("ttflist", _FONT_MAGICS), ("afmlist", (b"StartFontMetrics",))):
+        entries = doc.get(key, [])
+        if not isinstance(entries, list):
+            return False
+        for entry in entries:
+            name = entry.get("fname") if isinstance(entry, dict) else None
+            if not isinstance(name, str):
+                return False
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return False
+            try:
+                head = os.read(fd, 16) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+            except OSError:
+                return False
+            finally:
+                os.close(fd)
+            if not head.startswith(magics):
+                return False
+    return True
 
 
 _PREFIX = "memrel-matplotlib-"
