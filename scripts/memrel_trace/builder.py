@@ -171,8 +171,15 @@ class TraceBuilder:
         if final_reserved is None and n == 0:
             return None
         # Exact Python integers (no 8-byte sum can overflow into a wrong value), kept as 8-byte
-        # numbers: each is within n x 2^53, far below 2^63 for any n a trace can hold.
-        running = array("q", accumulate(self._reserved_delta))
+        # numbers: each is within n x 2^53, which passes 2^63 only past 1024 segments of 2^53
+        # bytes. Then the sum is said as the cap it is far past, not as Python's "int too big to
+        # convert" (the sixty-fourth adversarial pass,
+        # c7-segment-sum-past-2p63-python-overflow-words).
+        try:
+            running = array("q", accumulate(self._reserved_delta))
+        except OverflowError:
+            raise OverflowError("the recorded reserved bytes pass 2^63, more than 2^53 (8 PiB), "
+                                "which a trace counts at most") from None
         total = running[-1] if n else 0
         lowest = min(0, min(running)) if n else 0
         # Never below zero: a trace that begins after segments were made shows them freed,
