@@ -6,14 +6,13 @@ not empty, and under the cap, checked on the size before reading."""
 import os
 import stat
 
+from memrel_outputs import kind_name  # platform/file_kind.hpp's twin, one wording
+
 from .errors import TraceInputError
 
 # The cap on a snapshot or a log: the trace's own cap (harness/workload/trace_file.hpp
 # kMaxTraceFileBytes). The largest real source is tens of MiB.
 MAX_SOURCE_BYTES = 2 << 30
-
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
 
 
 def open_source(path):
@@ -28,14 +27,12 @@ def open_source(path):
         except OSError:
             mode = None
         if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "a file of an unknown kind")
-            raise TraceInputError(path, "", f"{kind}, not a regular file") from None
+            raise TraceInputError(path, "", f"{kind_name(mode)}, not a regular file") from None
         raise TraceInputError(path, "", f"cannot read ({e.strerror or e})") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _KINDS if test(st.st_mode)), "a file of an unknown kind")
-            raise TraceInputError(path, "", f"{kind}, not a regular file")
+            raise TraceInputError(path, "", f"{kind_name(st.st_mode)}, not a regular file")
         if st.st_size == 0:
             raise TraceInputError(path, "", "empty file")
         if st.st_size > MAX_SOURCE_BYTES:
