@@ -257,6 +257,18 @@ def _refuse_in_read_folders(path, adds_workloads):
                                         "every memrel run; write it elsewhere")
 
 
+def workloads_folder_holding(path):
+    """The workloads folder (as memrel named it) when it is the folder holding path, told by
+    identity; None otherwise (or where memrel named none)."""
+    folder = os.environ.get(_READ_FOLDERS[0][0], "")
+    try:
+        if folder and _same(os.stat(folder), os.stat(os.path.dirname(path) or ".")):
+            return folder
+    except OSError:
+        pass
+    return None
+
+
 def _refuse_journal_folder_on_the_way(path):
     """No folder made for an output is named as a run's journal (check_output_file: the
     forty-seventh adversarial pass, c2-markdown-folder-at-run-journal)."""

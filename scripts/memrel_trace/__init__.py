@@ -13,6 +13,7 @@ Modules, one concept each:
   torch_snapshot  a PyTorch snapshot into the builder
   rmm_log         an RMM log into the builder
   trace_file      the memrel.trace/1 file: written atomically, read back (tests, `show`)
+  workloads_folder  the names of the workloads a trace imported into --workloads-dir would join
 """
 
 SCHEMA = "memrel.trace/1"

@@ -19,7 +19,7 @@ from memrel_outputs import last_word, standard_output
 from memrel_outputs.file_name_text import as_text  # the C++ tools' path_for_json, in Python
 from memrel_outputs.one_line import one_line
 
-from . import MAGIC, SCHEMA, builder as builder_module, rmm_log, torch_snapshot, trace_file
+from . import MAGIC, SCHEMA, builder as builder_module, rmm_log, torch_snapshot, trace_file, workloads_folder
 
 MAX_DEVICE = 1023  # CUDA device indices; no machine has more
 from .builder import TraceBuilder
@@ -125,6 +125,16 @@ def import_trace(args):
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
         raise TraceInputError(*where, f"'{name}' may not contain '[' or ']' (used for group "
                                       "members)" + ("" if args.name else _NAME_HINT))
+    if (folder := memrel_outputs.workloads_folder_holding(args.out)) is not None:
+        if taken := workloads_folder.workload_taking(name, args.out, folder):
+            where = ("--name", "") if args.name else (args.file, "the name from the file name")
+            other, other_name = taken
+            twin = other_name == name
+            same = "is the name of" if twin else f"shares a report page with '{other_name}',"
+            raise TraceInputError(*where, f"'{name}' {same} {as_text(other)} in the workloads "
+                                          f"folder {as_text(folder)}: every memrel run would refuse "
+                                          f"two workloads of one {'name' if twin else 'page'}" +
+                                          ("; give another --name" if args.name else _NAME_HINT))
     builder = TraceBuilder()
     # The file as it was before the read, to be the same after the hash: rewritten in place while
     # it was read, the trace held the old content under the new content's sha256 and size (the
