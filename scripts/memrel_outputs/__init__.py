@@ -50,6 +50,18 @@ def kind_name(mode):
     return "a file" if stat.S_ISREG(mode) else "a file of an unknown kind"
 
 
+def unopenable_kind(path):
+    """What is at path in words where it is neither a regular file nor a folder, else None: the
+    words for an input whose open failed (a socket takes no open, ENXIO), as the C++ readers say
+    it (platform/input_rules.cpp, InputFd; the sixty-second adversarial pass,
+    c2-socket-input-not-named)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else kind_name(mode)
+
+
 def _same(a, b):
     return a.st_dev == b.st_dev and a.st_ino == b.st_ino
 

@@ -38,26 +38,13 @@ MAX_VERDICT_BYTES = 128 << 20   # as results: compare --json of two of those (c7
 MAX_EXACT_INTEGER = 1 << 53
 
 
-
-def _not_regular_kind(path):
-    """What is at PATH in words when it is neither a regular file nor a folder, else None."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return None
-    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else memrel_outputs.kind_name(mode)
-
-
 def read_bytes(path, cap):
     """The file's bytes: refused unless a regular file of at most `cap` bytes. O_NONBLOCK: a FIFO
     with no writer would otherwise block the open forever."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as e:
-        # A socket takes no open (ENXIO): named as what it is, as the C++ readers say it
-        # (platform/input_rules.cpp, InputFd; the sixty-second adversarial pass,
-        # c2-socket-input-not-named).
-        if (kind := _not_regular_kind(path)) is not None:
+        if (kind := memrel_outputs.unopenable_kind(path)) is not None:  # a socket, say
             raise InputError(path, f"{kind}, not a regular file: an input must be a regular file") from None
         raise InputError(path, f"cannot read ({e.strerror or e})") from None
     try:

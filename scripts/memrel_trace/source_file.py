@@ -6,7 +6,7 @@ not empty, and under the cap, checked on the size before reading."""
 import os
 import stat
 
-from memrel_outputs import kind_name  # platform/file_kind.hpp's twin, one wording
+from memrel_outputs import kind_name, unopenable_kind  # platform/file_kind.hpp's twin, one wording
 
 from .errors import TraceInputError
 
@@ -20,14 +20,8 @@ def open_source(path):
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
-        # A socket takes no open (ENXIO): named as what it is (the sixty-second adversarial
-        # pass, c2-socket-input-not-named).
-        try:
-            mode = os.stat(path).st_mode
-        except OSError:
-            mode = None
-        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-            raise TraceInputError(path, "", f"{kind_name(mode)}, not a regular file") from None
+        if (kind := unopenable_kind(path)) is not None:  # a socket, say
+            raise TraceInputError(path, "", f"{kind}, not a regular file") from None
         raise TraceInputError(path, "", f"cannot read ({e.strerror or e})") from None
     try:
         st = os.fstat(fd)
