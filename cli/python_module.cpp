@@ -266,6 +266,13 @@ bool is_memrel_exit_code(int code, bool asked_to_stop) {
          (asked_to_stop && code >= exit_code::kInterruptedBase);
 }
 
+// How the part ended when that was not by one of memrel's exit codes: "exited 1", "ended by
+// SIGSEGV".
+std::string foreign_end(int status) {
+  if (WIFSIGNALED(status)) return "ended by " + signal_name(WTERMSIG(status));
+  return "exited " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 // An interpreter whose exit is not the one memrel's code ended with (its last word,
 // scripts/memrel_entry.py): a wrapper (a shim, `conda run`) that runs Python and then exits as
 // it likes. Exit 0 over a refusal wrote nothing, exit 0 (the twenty-seventh
@@ -280,50 +287,36 @@ struct WrapperEnd {
 
 std::optional<WrapperEnd> wrapper_changed_the_end(const std::string& python, int status,
                                                   std::optional<int> ended) {
-  // A wrapper that died of a signal after memrel's code had ended: its refusal was followed by
-  // "ended by SIGSEGV" (two lines), its success by that alone, the outputs in place unsaid (the
-  // sixty-third adversarial pass, c8-python-wrapper-segv-after-part-two-lines).
-  if (WIFSIGNALED(status) && ended) {
-    if (*ended != exit_code::kSuccess && is_memrel_exit_code(*ended, false))
-      return WrapperEnd{*ended, ""};
-    if (*ended == exit_code::kSuccess)
-      return WrapperEnd{exit_code::kInternalError,
-                        python + " ended by " + signal_name(WTERMSIG(status)) +
-                            ", but memrel's code ended with 0, its outputs in place "
-                            "(scripts/memrel_entry.py): a wrapper changed how its Python ended"};
-    return std::nullopt;
-  }
-  if (!WIFEXITED(status)) return std::nullopt;
-  const int exited = WEXITSTATUS(status);
-  if (exited == exit_code::kSuccess && ended != exit_code::kSuccess) {
-    // The refusal memrel's code said is passed on as it said it.
-    if (ended && is_memrel_exit_code(*ended, false)) return WrapperEnd{*ended, ""};
-    return WrapperEnd{
-        exit_code::kInternalError,
-        python + " exited 0, but memrel's code " +
-            (ended ? "ended with " + std::to_string(*ended) : std::string("did not finish")) +
-            " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?"};
-  }
-  // memrel's code refused or failed (2, 4) and said so in its line: that word stands, one line,
-  // whatever the wrapper then exited with (a wrapper's exit 1 over a refusal gave two lines and
-  // exit 4: the sixty-second adversarial pass, c8-python-wrapper-exit1-after-refusal-two-lines).
-  if (exited != exit_code::kSuccess && ended && *ended != exited && *ended != exit_code::kSuccess &&
-      is_memrel_exit_code(*ended, false))
-    return WrapperEnd{*ended, ""};
-  if (exited != exit_code::kSuccess && ended && *ended != exited)
+  const bool signaled = WIFSIGNALED(status);
+  if (!signaled && !WIFEXITED(status)) return std::nullopt;
+  const bool exited_0 = !signaled && WEXITSTATUS(status) == exit_code::kSuccess;
+  if (!ended) {
+    if (!exited_0) return std::nullopt;
     return WrapperEnd{exit_code::kInternalError,
-                      python + " exited " + std::to_string(exited) +
-                          ", but memrel's code ended with " + std::to_string(*ended) +
-                          (*ended == 0 ? ", its outputs in place" : "") +
-                          " (scripts/memrel_entry.py): a wrapper changed how its Python ended"};
-  return std::nullopt;
-}
-
-// How the part ended when that was not by one of memrel's exit codes: "exited 1", "ended by
-// SIGSEGV".
-std::string foreign_end(int status) {
-  if (WIFSIGNALED(status)) return "ended by " + signal_name(WTERMSIG(status));
-  return "exited " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                      python +
+                          " exited 0, but memrel's code did not finish (scripts/memrel_entry.py): "
+                          "does a wrapper hide how its Python ended?"};
+  }
+  if (!signaled && WEXITSTATUS(status) == *ended) return std::nullopt;  // as memrel's code ended
+  // memrel's code refused or failed (2, 4) and said so in its line: that word stands, one line,
+  // whatever the wrapper then did: exit 0, exit 1 (two lines and exit 4: the sixty-second
+  // adversarial pass, c8-python-wrapper-exit1-after-refusal-two-lines), a signal ("ended by
+  // SIGSEGV" after the refusal: the sixty-third, c8-python-wrapper-segv-after-part-two-lines).
+  if (*ended != exit_code::kSuccess && is_memrel_exit_code(*ended, false))
+    return WrapperEnd{*ended, ""};
+  // A signal after an end memrel's code does not give is left to the rules below.
+  if (signaled && *ended != exit_code::kSuccess) return std::nullopt;
+  const std::string ended_with = "memrel's code ended with " + std::to_string(*ended);
+  if (exited_0)
+    return WrapperEnd{exit_code::kInternalError,
+                      python + " exited 0, but " + ended_with +
+                          " (scripts/memrel_entry.py): does a wrapper hide how its Python ended?"};
+  // Any other end after memrel's code ended, success included: a wrapper's exit 3 after a trace
+  // was written whole was "the Python part failed" (the sixty-first adversarial pass).
+  return WrapperEnd{exit_code::kInternalError,
+                    python + " " + foreign_end(status) + ", but " + ended_with +
+                        (*ended == exit_code::kSuccess ? ", its outputs in place" : "") +
+                        " (scripts/memrel_entry.py): a wrapper changed how its Python ended"};
 }
 
 // How a Python part that ran none of memrel's code ended, said after its interpreter's name. A
