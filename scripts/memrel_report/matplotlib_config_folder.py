@@ -1,5 +1,6 @@
 """Where matplotlib keeps its config and font cache: a folder of the report's own in TMPDIR,
-removed at exit, never the user's (docs/inputs.md, "Sixth pass" and "Fifty-fourth pass")."""
+removed at exit, never the user's, whose font list is not read either (docs/inputs.md, "Sixth
+pass", "Fifty-fourth pass", "Sixty-sixth pass")."""
 
 import atexit
 import contextlib
@@ -9,79 +10,8 @@ import stat
 import tempfile
 import time
 
-from memrel_outputs.user_folders import xdg_folder
 
 _made = None  # the folder made by prepare(), once
-
-
-# A font list larger than this is no font list matplotlib wrote (its own is about 100 KiB).
-_MAX_FONT_CACHE_BYTES = 16 << 20
-
-
-def _valid_font_cache(path):
-    """The bytes of the matplotlib font list at path when it is one (a regular file, read without
-    blocking, JSON holding its "_version"), else None."""
-    import json
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_FONT_CACHE_BYTES:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            data = f.read(_MAX_FONT_CACHE_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    try:
-        doc = json.loads(data)
-    except (ValueError, RecursionError):
-        # RecursionError: nested past Python's limit, no font list; it was "internal error" in
-        # the report and in advise's page (the sixty-third adversarial pass,
-        # c10-fontlist-deep-json-exit4, c10-fontlist-deep-json-advise-exit4).
-        return None
-    if not isinstance(doc, dict) or "_version" not in doc or not _fonts_are_fonts(doc):
-        return None
-    return data
-
-
-# The first bytes of a font file matplotlib reads: TrueType, OpenType, a collection, Type 1 in
-# sfnt; an AFM file is text that starts with its keyword.
-_FONT_MAGICS = (b"\x00\x01\x00\x00", b"OTTO", b"true", b"ttcf", b"typ1")
-
-
-def _fonts_are_fonts(doc):
-    """Whether every font file the list names that is there is a font by its first bytes: a list
-    naming an empty .ttf made matplotlib fail (FT_Open_Face), exit 4, where the list is only a
-    cache (the sixty-third adversarial pass, c10-fontlist-entry-not-a-font-exit4). A file that is
-    gone is matplotlib's to pass over, as it does."""
-    for key, magics in (("ttflist", _FONT_MAGICS), ("afmlist", (b"StartFontMetrics",))):
-        entries = doc.get(key, [])
-        if not isinstance(entries, list):
-            return False
-        for entry in entries:
-            name = entry.get("fname") if isinstance(entry, dict) else None
-            if not isinstance(name, str):
-                return False
-            try:
-                fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-            except FileNotFoundError:
-                continue
-            except OSError:
-                return False
-            try:
-                head = os.read(fd, 16) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-            except OSError:
-                return False
-            finally:
-                os.close(fd)
-            if not head.startswith(magics):
-                return False
-    return True
 
 
 _PREFIX = "memrel-matplotlib-"
@@ -172,17 +102,17 @@ def prepare():
     results file or a grid kept there under that name, wrote into memrel's own workloads folder
     and into the report's --out (the fifty-fourth adversarial pass, c1-mplconfigdir-*,
     c1-xdg-cache-fontcache-is-input, c1-advise-grid-in-mplconfigdir-overwritten,
-    c2-mplconfigdir-is-report-out). The user's folder is only read: a font list matplotlib wrote
-    there is copied in, so that it is not made again (a second and a half)."""
+    c2-mplconfigdir-is-report-out).
+
+    Nor is a font list of the user's read: matplotlib takes its cache on trust, and one naming
+    files that were fonts by their first bytes alone, holding fields of the wrong types or no
+    font at all failed the report and advise's page, exit 4, after each check of ours (the
+    sixty-third and sixty-sixth adversarial passes, c10-fontlist-*). matplotlib makes the list
+    again in the report's folder: a few tenths of a second here, a second or two where many fonts
+    are installed."""
     global _made
     if _made is not None:
         return
-    if os.environ.get("MPLCONFIGDIR"):
-        wanted = [os.environ["MPLCONFIGDIR"]]
-    else:
-        # A relative XDG_CACHE_HOME or HOME counts as none (memrel_outputs.user_folders).
-        wanted = [xdg_folder("XDG_CACHE_HOME", ".cache")]
-        wanted = [p and os.path.join(p, "matplotlib") for p in wanted]
     _remove_abandoned_folders()
     folder = tempfile.mkdtemp(prefix=_PREFIX)
     owner = os.getpid()
@@ -193,14 +123,4 @@ def prepare():
 
     atexit.register(remove)
     _claim(folder)
-    for place in (p for p in wanted if p and os.path.isabs(p)):
-        try:
-            names = [n for n in os.listdir(place) if n.startswith("fontlist-") and n.endswith(".json")]
-        except OSError:
-            continue
-        for name in names[:8]:
-            data = _valid_font_cache(os.path.join(place, name))
-            if data is not None:
-                with open(os.path.join(folder, name), "wb") as f:
-                    f.write(data)
     os.environ["MPLCONFIGDIR"] = _made = folder

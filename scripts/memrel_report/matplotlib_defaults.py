@@ -24,10 +24,6 @@ from . import matplotlib_config_folder
 # a ValueError, exit 4 (the ninth adversarial pass, c8-env-mplbackend-bogus-report). Agg it is.
 os.environ["MPLBACKEND"] = "Agg"
 
-# The user's own choice, read below from "/": a relative one keeps meaning the working folder's.
-if os.environ.get("MPLCONFIGDIR"):
-    os.environ["MPLCONFIGDIR"] = os.path.abspath(os.environ["MPLCONFIGDIR"])
-
 # No rc file of the user's is read at all: every parameter is set to matplotlib's default below
 # anyway, and reading one could only go wrong (a FIFO as $MATPLOTLIBRC, $MPLCONFIGDIR/matplotlibrc
 # or ~/.config/matplotlib/matplotlibrc held the report for ever; a broken one printed a dozen
@@ -37,8 +33,6 @@ _spec = importlib.util.find_spec("matplotlib")
 if _spec is not None and _spec.origin:
     os.environ["MATPLOTLIBRC"] = os.path.join(os.path.dirname(_spec.origin), "mpl-data",
                                               "matplotlibrc")
-
-
 
 if "matplotlib" not in sys.modules:
     matplotlib_config_folder.prepare()
