@@ -41,6 +41,7 @@
 #include "harness/execution/bench_launcher.hpp"
 #include "platform/address_layout.hpp"
 #include "platform/atomic_file.hpp"
+#include "platform/child_process.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/folders_made_here.hpp"
@@ -118,6 +119,17 @@ void check_side(Side& side) {
                                   ": given twice; give each name once");
     if (std::string problem = bench_environment_problem(setting); !problem.empty())
       throw std::invalid_argument("--" + side.role + "-env " + problem);
+    // A search path given for a side by the rule memrel's own follows for every child: an empty
+    // or relative entry is the working folder, and the candidate's memrel_bench loaded
+    // ./libpwn.so (LD_PRELOAD=libpwn.so) or a ./libbenchmark.so of the working folder (the
+    // sixty-sixth adversarial pass, c3-ab-candidate-env-ld-library-path-empty-entry-*).
+    const std::string name = setting.substr(0, eq);
+    if (name == "LD_LIBRARY_PATH" || name == "PATH") {
+      if (std::string entry = working_folder_entry(setting.substr(eq + 1)); !entry.empty())
+        throw std::invalid_argument("--" + side.role + "-env " + setting + ": " + entry +
+                                    ": no program memrel starts searches the working folder "
+                                    "(docs/inputs.md, \"Code\"); give absolute folders outside it");
+    }
   }
   if (std::string problem = inherited_bench_environment_problem(); !problem.empty())
     throw std::invalid_argument(problem);

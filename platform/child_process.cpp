@@ -42,19 +42,31 @@ void say_stop_and_end_group(int signal) {
 // (the fourth adversarial pass, c10), and so did an absolute spelling of it, `/proc/self/cwd`
 // (the fifth, c10 again): the working folder is told by identity, as PYTHONPATH's entries are
 // (scripts/memrel_entry.py).
+std::vector<std::string> search_path_entries(const std::string& path) {
+  std::vector<std::string> entries;
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t colon = path.find(':', start);
+    if (colon == std::string::npos) colon = path.size();
+    entries.push_back(path.substr(start, colon - start));
+    start = colon + 1;
+  }
+  return entries;
+}
+
+bool is_folder(const std::string& entry, const struct stat& folder) {
+  struct stat here {};
+  return stat(entry.c_str(), &here) == 0 && here.st_dev == folder.st_dev &&
+         here.st_ino == folder.st_ino;
+}
+
 std::vector<std::string> path_entries_outside_working_folder(const std::string& path) {
   std::vector<std::string> kept;
   struct stat working_folder {};
   if (stat(".", &working_folder) != 0) return kept;
-  for (std::size_t start = 0; start <= path.size();) {
-    std::size_t colon = path.find(':', start);
-    if (colon == std::string::npos) colon = path.size();
-    const std::string entry = path.substr(start, colon - start);
-    start = colon + 1;
-    if (entry.empty() || entry[0] != '/') continue;
+  for (const std::string& entry : search_path_entries(path)) {
     struct stat folder {};
-    if (stat(entry.c_str(), &folder) != 0 ||
-        (folder.st_dev == working_folder.st_dev && folder.st_ino == working_folder.st_ino))
+    if (entry.empty() || entry[0] != '/' || stat(entry.c_str(), &folder) != 0 ||
+        is_folder(entry, working_folder))
       continue;
     kept.push_back(entry);
   }
@@ -118,6 +130,17 @@ bool removed_from_environment(const std::string& name, const ChildSpec& spec) {
 std::vector<std::string> child_library_folders() {
   const char* env = std::getenv("LD_LIBRARY_PATH");
   return env == nullptr ? std::vector<std::string>{} : path_entries_outside_working_folder(env);
+}
+
+std::string working_folder_entry(const std::string& search_path) {
+  struct stat working_folder {};
+  const bool known = stat(".", &working_folder) == 0;
+  for (const std::string& entry : search_path_entries(search_path)) {
+    if (entry.empty()) return "an empty entry (the working folder)";
+    if (entry[0] != '/') return "the relative entry '" + entry + "' (read from the working folder)";
+    if (known && is_folder(entry, working_folder)) return "'" + entry + "' (the working folder)";
+  }
+  return "";
 }
 
 std::string program_as_run(const std::string& name) {

@@ -80,6 +80,11 @@ std::string program_as_run(const std::string& name);
 // working folder to the linker).
 std::vector<std::string> child_library_folders();
 
+// The first entry of a search path (PATH, LD_LIBRARY_PATH) that means the working folder, said
+// ("an empty entry (the working folder)", "'/x' (the working folder)"), or "" when none
+// does: what a child never gets of memrel's own, and what a setting given for a child may not hold.
+std::string working_folder_entry(const std::string& search_path);
+
 // Waits for the child to end (retrying on EINTR) and returns its wait status.
 int wait_child(pid_t pid);
 

@@ -77,3 +77,24 @@ def test_no_font_list_of_the_users_is_read_by_advise(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "adv" / "advise.html").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("setting", ["LD_LIBRARY_PATH=/usr/lib:", "LD_LIBRARY_PATH=:",
+                                     "LD_LIBRARY_PATH=.", "LD_LIBRARY_PATH=lib:/usr/lib",
+                                     "LD_LIBRARY_PATH={cwd}", "PATH=/usr/bin::/bin"])
+@pytest.mark.parametrize("side", ["candidate", "reference"])
+def test_ab_takes_no_search_path_of_the_working_folder_for_a_side(tmp_path, setting, side):
+    """c3-ab-candidate-env-ld-library-path-empty-entry-loads-cwd-library: `ab --candidate-env
+    LD_LIBRARY_PATH=/usr/lib:` (an empty entry: the working folder to the dynamic linker) made the
+    candidate's memrel_bench load ./libpwn.so (with LD_PRELOAD=libpwn.so) or a fake
+    ./libbenchmark.so, where the same value in memrel's own environment is cleaned for children
+    (docs/inputs.md, "Code"). A side's search path is refused, exit 2, before any round."""
+    setting = setting.format(cwd=tmp_path)
+    r = subprocess.run([MEMREL, "-q", "ab", "-b", "null", "--quick", "--out", "ab",
+                        f"--{side}-env", setting], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and f"--{side}-env" in r.stderr, r.stderr
+    assert "working folder" in r.stderr, r.stderr
+    assert not (tmp_path / "ab").exists()
