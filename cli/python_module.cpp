@@ -546,9 +546,12 @@ int run_python_command(const std::string& who, const std::string& package,
     // One with no file behind it (a pipe, a socket) would be the part's own descriptor there,
     // its /dev/null "a character device": named here as what it is in memrel, as the C++
     // readers name it (the sixty-third adversarial pass, c7-dev-stdin-pipe-told-char-device).
+    // So is a device behind it, by the name given: `report /dev/stdin < /dev/null` was
+    // "/dev/null: a character device", a file never named (the sixty-sixth,
+    // c10-report-names-stdin-target).
     struct stat st {};
-    if (!output_next && passed.back() == arg && through_own_descriptor(arg) &&
-        stat(arg.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    if (!output_next && through_own_descriptor(arg) && stat(arg.c_str(), &st) == 0 &&
+        !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
       std::cerr << who << ": " << one_line_text(arg) << ": " << file_kind_name(st.st_mode)
                 << ", not a regular file: an input must be a regular file\n";
       return exit_code::kUnusableInput;

@@ -98,3 +98,19 @@ def test_ab_takes_no_search_path_of_the_working_folder_for_a_side(tmp_path, sett
     assert r.stderr.count("\n") == 1 and f"--{side}-env" in r.stderr, r.stderr
     assert "working folder" in r.stderr, r.stderr
     assert not (tmp_path / "ab").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["report", "--out", "rep", "/dev/stdin"],
+                                     ["trace", "import", "/dev/stdin", "-o", "o.memtrace"]])
+def test_dev_stdin_that_is_a_device_is_named_as_given(tmp_path, command):
+    """c10-report-names-stdin-target (arguable): `memrel report /dev/stdin < /dev/null` said
+    "/dev/null: a character device", a file the user never named, where compare names /dev/stdin
+    and a pipe behind /dev/stdin is named so (the sixty-third pass)."""
+    with open(os.devnull) as null:
+        r = subprocess.run([MEMREL, *command], stdin=null, capture_output=True, text=True,
+                           cwd=tmp_path, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert "/dev/stdin: a character device, not a regular file" in r.stderr, r.stderr
+    assert not (tmp_path / "o.memtrace").exists() and not (tmp_path / "rep").exists()
