@@ -96,6 +96,14 @@ struct AbArgs {
   std::shared_ptr<FoldersMadeHere> made = std::make_shared<FoldersMadeHere>();
 };
 
+bool is_variable_name(const std::string& name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (const char c : name)
+    if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+      return false;
+  return true;
+}
+
 void check_side(Side& side) {
   const std::string option = "--" + side.role + "-bench";
   if (side.bench.empty()) {
@@ -111,7 +119,16 @@ void check_side(Side& side) {
   for (const std::string& setting : side.environment) {
     std::size_t eq = setting.find('=');
     if (eq == 0 || eq == std::string::npos)
-      throw std::invalid_argument("--" + side.role + "-env '" + setting + "': not NAME=VALUE");
+      throw std::invalid_argument("--" + side.role + "-env '" + one_line_text(setting) +
+                                  "': not NAME=VALUE");
+    // A name a program can look up (POSIX's: letters, digits, '_', not first a digit): one
+    // holding a newline or a blank was set and recorded, a variable no one reads (the
+    // sixty-seventh adversarial pass, c6-ab-env-name-not-a-name).
+    if (!is_variable_name(setting.substr(0, eq)))
+      throw std::invalid_argument("--" + side.role + "-env '" + one_line_text(setting) + "': '" +
+                                  one_line_text(setting.substr(0, eq)) +
+                                  "' is not a variable name (ASCII letters, digits and _, not "
+                                  "first a digit)");
     // One value a name: the process got the last, the results recorded both (the fiftieth
     // adversarial pass, c6-ab-env-name-twice).
     if (!names.insert(setting.substr(0, eq)).second)

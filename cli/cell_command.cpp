@@ -18,6 +18,7 @@
 #include "harness/execution/cell_protocol.hpp"
 #include "platform/adopted_processes.hpp"
 #include "platform/atomic_file.hpp"
+#include "platform/file_kind.hpp"
 #include "platform/process_exit.hpp"
 
 namespace memrel::cli {
@@ -77,6 +78,15 @@ RunSubcommand attach_cell(CLI::App& app, const GlobalOptions& global) {
         mode != O_WRONLY && mode != O_RDWR)
       throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
                                   ": not open for writing");
+    // Nor anything but a regular file, as --out takes none: a FIFO no one read blocked a result
+    // larger than a pipe holds for ever (the sixty-seventh adversarial pass,
+    // c2-cell-result-fd-fifo-hangs). The runner's own is an unnamed regular file.
+    if (struct stat target{};
+        r->result_fd >= 0 && fstat(r->result_fd, &target) == 0 && !S_ISREG(target.st_mode))
+      throw std::invalid_argument(std::string(p::kResultFd) + " " + std::to_string(r->result_fd) +
+                                  ": " + file_kind_name(target.st_mode) +
+                                  ", not a regular file; a result is written to a regular file, "
+                                  "as --out's");
     // Nor one of the cell's own inputs, by identity, as --out is refused (`--result-fd 5
     // 5<>w.json` wrote the result into the workload: the eighteenth adversarial pass,
     // c1-cell-result-fd-onto-*).
