@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -265,8 +266,12 @@ namespace {
 // (sqlite.org/fileformat): a user's file there (a results file named h.sqlite-journal) was taken
 // for a stale journal and removed by `history list` and `show`, exit 0 (the twenty-seventh
 // adversarial pass, c1-history-read-commands-delete-stray-journal).
+// The shared-memory index (-shm) is no journal, but SQLite writes it in place through a mapping:
+// a user's file there, or a hard link to one, was overwritten by `history add`, `list`, `show` and
+// `report --history` of a history in WAL mode, exit 0 (the sixty-eighth adversarial pass,
+// c2-history-shm-hardlink-overwritten, c2-history-readers-shm-overwritten). It begins with its
+// header's version, 3007000 in the machine's byte order, or with zeros before that is written.
 bool is_sqlite_journal(const std::string& companion, const std::string& suffix) {
-  if (suffix == "-shm") return true;  // a scratch file SQLite rebuilds, never read as a journal
   unsigned char head[8] = {};
   const int fd = open(companion.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return true;  // what cannot be read, SQLite cannot take either: its error follows
@@ -280,6 +285,13 @@ bool is_sqlite_journal(const std::string& companion, const std::string& suffix) 
   if (suffix == "-journal")
     return std::memcmp(head, kJournal, static_cast<std::size_t>(n)) == 0 ||
            std::memcmp(head, kUnsynced, static_cast<std::size_t>(n)) == 0;
+  if (suffix == "-shm") {
+    static const unsigned char kIndexLittle[4] = {0x18, 0xe2, 0x2d, 0x00};  // 3007000
+    static const unsigned char kIndexBig[4] = {0x00, 0x2d, 0xe2, 0x18};
+    const auto size = static_cast<std::size_t>(std::min<ssize_t>(n, 4));
+    return std::memcmp(head, kIndexLittle, size) == 0 || std::memcmp(head, kIndexBig, size) == 0 ||
+           std::memcmp(head, kUnsynced, size) == 0;
+  }
   return n >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 &&
          (head[3] == 0x82 || head[3] == 0x83);
 }
@@ -306,6 +318,18 @@ void check_sqlite_companions(const std::string& given) {
       throw ResultsError(companion + ": " + file_kind_name(st.st_mode) +
                          ", not a regular file: SQLite keeps the history " + path +
                          "'s journal there; move it away");
+    // One name alone: SQLite writes its side files in place, and a hard link's other name would
+    // change with it (c2-history-shm-hardlink-overwritten).
+    if (st.st_nlink > 1)
+      throw ResultsError(companion + ": has " + std::to_string(st.st_nlink) +
+                         " names (hard links), where SQLite keeps the history " + path +
+                         "'s journal: SQLite writes it in place, and every other name with it; "
+                         "move it away");
+    if (!is_sqlite_journal(companion, suffix) && suffix == std::string("-shm"))
+      throw ResultsError(companion +
+                         ": not SQLite's shared-memory index, where SQLite keeps the "
+                         "history " +
+                         path + "'s: SQLite would write over it; move it away");
     if (!is_sqlite_journal(companion, suffix))
       throw ResultsError(companion + ": not an SQLite journal, where SQLite keeps the history " +
                          path +

@@ -90,7 +90,10 @@ def check_ranges(args):
 
 # The first bytes of SQLite's rollback journal and of its write-ahead log (sqlite.org/fileformat).
 _JOURNAL_MAGIC = {"-journal": (b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7",),
-                  "-wal": (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")}
+                  "-wal": (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83"),
+                  # The shared-memory index's header version, 3007000, in either byte order
+                  # (SQLite writes it in place: the sixty-eighth adversarial pass).
+                  "-shm": (b"\x18\xe2\x2d\x00", b"\x00\x2d\xe2\x18")}
 
 
 def _is_sqlite_journal(path, suffix):
@@ -104,9 +107,11 @@ def _is_sqlite_journal(path, suffix):
     except OSError:
         return True  # what cannot be read, SQLite cannot take either: its own error follows
     # A live journal's magic is written only as it is synced: until then it begins with zeros.
+    if suffix == "-shm":
+        head = head[:4]
     return (not head or any(m.startswith(head) or head.startswith(m)
                             for m in _JOURNAL_MAGIC[suffix])
-            or (suffix == "-journal" and head == bytes(len(head))))
+            or (suffix in ("-journal", "-shm") and head == bytes(len(head))))
 
 
 def _sqlite_file_name(path):
@@ -178,7 +183,15 @@ def open_history(path):
         if not stat.S_ISREG(mode):
             raise UsageError(f"{file}{suffix}: {memrel_outputs.kind_name(mode)}, not a regular "
                              f"file: SQLite keeps the history {path}'s journal there; move it away")
-        if suffix != "-shm" and not _is_sqlite_journal(file + suffix, suffix):
+        if os.lstat(file + suffix).st_nlink > 1:  # the C++ reader's rule, and its words
+            raise UsageError(f"{file}{suffix}: has {os.lstat(file + suffix).st_nlink} names (hard "
+                             f"links), where SQLite keeps the history {path}'s journal: SQLite "
+                             "writes it in place, and every other name with it; move it away")
+        if suffix == "-shm" and not _is_sqlite_journal(file + suffix, suffix):
+            raise UsageError(f"{file}{suffix}: not SQLite's shared-memory index, where SQLite "
+                             f"keeps the history {path}'s: SQLite would write over it; move it "
+                             "away")
+        if not _is_sqlite_journal(file + suffix, suffix):
             raise UsageError(f"{file}{suffix}: not an SQLite journal, where SQLite keeps the "
                              f"history {path}'s: SQLite would take it for a stale one and remove "
                              "it; move it away")
