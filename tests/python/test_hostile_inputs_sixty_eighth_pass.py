@@ -70,3 +70,39 @@ def test_a_wal_history_with_its_own_shared_memory_index_is_read(tmp_path):
             assert r.returncode == 0, (command, r.stderr)
     finally:
         holder.close()
+
+
+def _with_huge_number(tmp_path, digits):
+    """host-run.json with an extra context key holding an integer of `digits` digits."""
+    text = open(HOST_RUN).read()
+    text = text.replace('"context": {', '"context": {"x": 1' + "0" * (digits - 1) + ", ", 1)
+    assert '"x": 1000' in text
+    (tmp_path / "huge.json").write_text(text)
+    return tmp_path / "huge.json"
+
+
+@needs_memrel
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_the_report_refuses_an_integer_no_double_holds_in_one_line(tmp_path, digits):
+    """c4-report-5000-digit-integer-exit4: an integer of 5000 digits anywhere in a results file
+    was "internal error: ValueError: Exceeds the limit (4300 digits)", exit 4; compare and
+    validate refuse it (a number no double holds), exit 2."""
+    huge = _with_huge_number(tmp_path, digits)
+    r = subprocess.run([MEMREL, "-q", "report", "--out", "rep", huge], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "huge.json" in r.stderr, r.stderr
+    assert "number overflow" in r.stderr and len(r.stderr) < 300, r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["validate"], ["compare", HOST_RUN], ["report", "--out", "rep"]])
+def test_a_number_too_large_is_not_echoed_whole(tmp_path, command):
+    """c4-cpp-reader-echoes-huge-number (arguable): a number of 300,000 digits was refused in one
+    line 300 KB long, the whole number echoed; it is cut, its length said."""
+    huge = _with_huge_number(tmp_path, 300_000)
+    r = subprocess.run([MEMREL, "-q", *command, huge], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300)
+    assert r.returncode == 2, r.stderr[:300]
+    assert r.stderr.count("\n") == 1 and len(r.stderr) < 300, r.stderr[:300]
+    assert "300000 characters" in r.stderr, r.stderr
