@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from test_hostile_inputs import MEMREL, ROOT, needs_memrel
+from test_hostile_inputs_sixty_sixth_pass import ab_side_setting_is_refused
 
 WORKLOAD = os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json")
 
@@ -45,10 +46,4 @@ def test_cell_result_fd_takes_a_regular_file_only(tmp_path, kind):
 def test_ab_env_takes_variable_names_only(tmp_path, setting, side):
     """c6-ab-env-name-not-a-name: `ab --candidate-env $'A\\nB=1'` (or 'A B=1') was taken, set
     for memrel_bench and recorded under a name no program can look up."""
-    r = subprocess.run([MEMREL, "-q", "ab", "-b", "null", "--quick", "--out", "ab",
-                        f"--{side}-env", setting], capture_output=True, text=True, cwd=tmp_path,
-                       timeout=300)
-    assert r.returncode == 2, r.stderr
-    assert r.stderr.count("\n") == 1 and f"--{side}-env" in r.stderr, r.stderr
-    assert "not a variable name" in r.stderr, r.stderr
-    assert not (tmp_path / "ab").exists()
+    ab_side_setting_is_refused(tmp_path, side, setting, "not a variable name")

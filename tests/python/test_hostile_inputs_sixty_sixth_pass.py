@@ -41,6 +41,18 @@ def _spoil(doc, how, tmp_path):
     return doc
 
 
+def ab_side_setting_is_refused(tmp_path, side, setting, words):
+    """`ab --SIDE-env SETTING` is refused, exit 2, in one line naming the option and holding
+    `words`, before anything is made."""
+    r = subprocess.run([MEMREL, "-q", "ab", "-b", "null", "--quick", "--out", "ab",
+                        f"--{side}-env", setting], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and f"--{side}-env" in r.stderr, r.stderr
+    assert words in r.stderr, r.stderr
+    assert not (tmp_path / "ab").exists()
+
+
 SPOILED = ["fonts-true-type-by-their-first-bytes-alone", "fields-of-the-wrong-type", "no-fonts"]
 
 
@@ -90,14 +102,7 @@ def test_ab_takes_no_search_path_of_the_working_folder_for_a_side(tmp_path, sett
     candidate's memrel_bench load ./libpwn.so (with LD_PRELOAD=libpwn.so) or a fake
     ./libbenchmark.so, where the same value in memrel's own environment is cleaned for children
     (docs/inputs.md, "Code"). A side's search path is refused, exit 2, before any round."""
-    setting = setting.format(cwd=tmp_path)
-    r = subprocess.run([MEMREL, "-q", "ab", "-b", "null", "--quick", "--out", "ab",
-                        f"--{side}-env", setting], capture_output=True, text=True, cwd=tmp_path,
-                       timeout=300)
-    assert r.returncode == 2, r.stderr
-    assert r.stderr.count("\n") == 1 and f"--{side}-env" in r.stderr, r.stderr
-    assert "working folder" in r.stderr, r.stderr
-    assert not (tmp_path / "ab").exists()
+    ab_side_setting_is_refused(tmp_path, side, setting.format(cwd=tmp_path), "working folder")
 
 
 @needs_memrel
