@@ -13,7 +13,8 @@ namespace memrel {
 
 ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path,
                           std::chrono::seconds limit,
-                          const std::vector<std::string>& removed_environment_prefixes) {
+                          const std::vector<std::string>& removed_environment_prefixes,
+                          const std::map<std::string, std::string>& environment) {
   ProgramAnswer answer;
   int out = -1;
   int err = -1;
@@ -27,6 +28,7 @@ ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path
     spec.stderr_fd = err;
     spec.search_path = search_path;
     spec.removed_environment_prefixes = removed_environment_prefixes;
+    spec.environment = environment;
     pid = start_child(spec);
   } catch (const std::runtime_error& e) {
     if (out >= 0) close(out);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,12 @@ struct ProgramAnswer {
 // InterruptRequests is in force: a hung program asked during a check held a SIGTERM for the whole
 // limit, then memrel said "did not answer" with the wrong exit code (the sixteenth adversarial
 // pass, c8-sig*-probe-*).
-// `removed_environment_prefixes`: variables of ours it does not get (ChildSpec).
+// `removed_environment_prefixes`: variables of ours it does not get; `environment`: settings added
+// to ours (ChildSpec).
 ProgramAnswer ask_program(const std::vector<std::string>& args, bool search_path,
                           std::chrono::seconds limit,
-                          const std::vector<std::string>& removed_environment_prefixes = {});
+                          const std::vector<std::string>& removed_environment_prefixes = {},
+                          const std::map<std::string, std::string>& environment = {});
 
 // How a program with wait status `status` ended: "exited N" or "died of signal N".
 std::string how_it_ended(int status);

@@ -33,6 +33,7 @@
 #include "platform/one_line_text.hpp"
 #include "platform/owned_fd.hpp"
 #include "platform/process_state.hpp"
+#include "platform/program_question.hpp"
 
 namespace memrel {
 namespace {
@@ -354,6 +355,27 @@ bool says_unavailable(const std::string& line) {
          line.find(" unavailable: ", start.size()) != std::string::npos;
 }
 
+// How many benchmarks the job's memrel_bench names when asked to list them as it was run (its
+// backend, filter and settings): 0 where it lists none or does not answer as a listing does.
+std::size_t benchmarks_listed(const BenchCommand& command, const BenchJob& job) {
+  std::vector<std::string> args = {command.bench};
+  if (!command.backends_dir.empty())
+    args.insert(args.end(), {"--backends-dir", command.backends_dir});
+  args.insert(args.end(), {"--backend", job.backend});
+  if (command.quick) args.push_back("--quick");
+  args.insert(args.end(), command.bench_args.begin(), command.bench_args.end());
+  args.push_back("--benchmark_list_tests=true");
+  const ProgramAnswer a = ask_program(args, false, std::chrono::seconds(10), {}, job.environment);
+  if (!a.ended || !WIFEXITED(a.status) || WEXITSTATUS(a.status) != 0) return 0;
+  std::size_t names = 0;
+  for (std::size_t start = 0; start < a.printed.size();) {
+    const std::size_t end = std::min(a.printed.find('\n', start), a.printed.size());
+    names += end > start;
+    start = end + 1;
+  }
+  return names;
+}
+
 // The outcome of a process that has ended; the JSON file put in place when it is whole.
 BenchOutcome outcome_of_ended(const BenchCommand& command, const BenchJob& job, const Running& r,
                               int status, bool timed_out) {
@@ -406,7 +428,17 @@ BenchOutcome outcome_of_ended(const BenchCommand& command, const BenchJob& job, 
     if (size == 0 && o.exit_code == 0 && !filtered)
       o.last_line = "exited 0 and ran no benchmark, though no filter was given" +
                     (o.last_line.empty() ? std::string() : "; its last line: " + o.last_line);
-    o.status = o.exit_code != 0 || size == kNotResults || (size == 0 && !filtered)
+    // Nor where it lists benchmarks of the filter when asked: a program that lists them and then
+    // writes an empty file has failed, and bench blamed the filter, exit 2, as ab did for its
+    // reference (the sixty-ninth adversarial pass, c8-bench-empty-output-blamed-on-filter,
+    // c8-ab-reference-empty-output-blamed-on-filter).
+    const std::size_t listed =
+        size == 0 && o.exit_code == 0 && filtered ? benchmarks_listed(command, job) : 0;
+    if (listed > 0)
+      o.last_line = "exited 0 and ran no benchmark, though it lists " + std::to_string(listed) +
+                    " of the filter when asked" +
+                    (o.last_line.empty() ? std::string() : "; its last line: " + o.last_line);
+    o.status = o.exit_code != 0 || size == kNotResults || (size == 0 && !filtered) || listed > 0
                    ? BenchStatus::kFailed
                : size < 0  ? BenchStatus::kUnavailable
                : size == 0 ? BenchStatus::kNoneMatched
