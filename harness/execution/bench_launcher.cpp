@@ -672,8 +672,12 @@ std::string bench_arg_problem(const std::string& argument) {
     const double seconds = number.empty() ? 0 : std::strtod(number.c_str(), &end);
     // Plain decimal digits: strtod also reads "0x1p-3", "+0.01" and " 0.01" (the eighteenth
     // adversarial pass, c4-bench-arg-warmup-hex), none a spelling of seconds memrel takes.
-    const bool plain = !number.empty() && number.front() >= '0' && number.front() <= '9' &&
-                       number.find_first_not_of("0123456789.eE-") == std::string::npos;
+    // A leading point too, as --min-time takes `.5` (the seventieth, c4-warmup-time-leading-point).
+    const bool plain =
+        !number.empty() &&
+        ((number.front() >= '0' && number.front() <= '9') ||
+         (number.front() == '.' && number.size() > 1 && number[1] >= '0' && number[1] <= '9')) &&
+        number.find_first_not_of("0123456789.eE-") == std::string::npos;
     const bool whole = plain && end == number.c_str() + number.size();
     if (!whole || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxBenchSeconds)
       return argument + ": expected a finite number of seconds above 0 (at most " +

@@ -25,6 +25,36 @@ bool is_workload_file(const fs::directory_entry& entry) {
   return is_workload_file_name(entry.path().string());
 }
 
+// A file's own name field, or its file name where it does not read (the reader says why later).
+std::string workload_file_own_name(const std::string& f) {
+  try {
+    return parse_workload_file(f).name;
+  } catch (const std::exception&) {
+    return fs::path(f).stem().string();
+  }
+}
+
+// The file of `dir` that `-w NAME` means when NAME is no path: NAME.json, NAME.memtrace, or the
+// one whose own name is NAME; "" when none, or when it is `item` itself (the working folder is
+// the workloads folder).
+std::string folder_workload_named(const std::string& item, const std::string& dir) {
+  std::vector<std::string> files;
+  for (const char* extension : {".json", ".memtrace"})
+    if (const fs::path p = fs::path(dir) / (item + extension); fs::is_regular_file(p))
+      files.push_back(p.string());
+  if (files.empty()) {
+    try {
+      for (const auto& f : all_workload_files(dir))
+        if (workload_file_own_name(f) == item) files.push_back(f);
+    } catch (const std::exception&) {  // an unreadable folder is said where it is read
+    }
+  }
+  std::error_code ec;
+  for (const std::string& f : files)
+    if (!fs::equivalent(f, item, ec)) return f;
+  return "";
+}
+
 }  // namespace
 
 bool is_workload_file_name(const std::string& path) {
@@ -52,14 +82,7 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
                                   dir + "'");
     return files;
   }
-  // A file's own name field, or its file name where it does not read (the reader says why later).
-  auto own_name = [](const std::string& f) {
-    try {
-      return parse_workload_file(f).name;
-    } catch (const std::exception&) {
-      return fs::path(f).stem().string();
-    }
-  };
+  auto own_name = [](const std::string& f) { return workload_file_own_name(f); };
   // ITEM found as a file name: unless that file calls itself otherwise and another file of the
   // folder is named ITEM, for `-w x` then means two workloads (x.json named "zz", y.json named
   // "x": it ran "zz", exit 0, the thirty-first adversarial pass, c6-w-name-is-stem-and-other-name).
@@ -75,6 +98,14 @@ std::vector<std::string> resolve_workloads(const std::vector<std::string>& names
   for (const auto& item : names_or_paths) {
     std::error_code ec;
     if (fs::exists(item, ec) && !fs::is_directory(item, ec)) {
+      // A bare word that is a file here and a workload of the folder too: the file ran, without
+      // a word, where `-b` takes the name first (`-w temp-then-delete` with ./temp-then-delete
+      // holding another workload: the seventieth adversarial pass, c6-w-name-shadowed-by-cwd-file).
+      if (item.find('/') == std::string::npos)
+        if (const std::string other = folder_workload_named(item, dir); !other.empty())
+          throw std::invalid_argument("workload '" + item + "' is both the file " + item +
+                                      " here and " + other + " of " + dir + ": give ./" + item +
+                                      " for the file, or " + other);
       // A FIFO or a device too: the reader refuses it by the input rules, naming what it is.
       // /dev/stdin and its kin by the file they name here: each cell opens the path again.
       out.push_back(file_behind_own_descriptor(item));
