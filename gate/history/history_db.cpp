@@ -325,12 +325,13 @@ void check_sqlite_companions(const std::string& given) {
                          " names (hard links), where SQLite keeps the history " + path +
                          "'s journal: SQLite writes it in place, and every other name with it; "
                          "move it away");
-    if (!is_sqlite_journal(companion, suffix) && suffix == std::string("-shm"))
+    const bool sqlites = is_sqlite_journal(companion, suffix);
+    if (!sqlites && suffix == std::string("-shm"))
       throw ResultsError(companion +
                          ": not SQLite's shared-memory index, where SQLite keeps the "
                          "history " +
                          path + "'s: SQLite would write over it; move it away");
-    if (!is_sqlite_journal(companion, suffix))
+    if (!sqlites)
       throw ResultsError(companion + ": not an SQLite journal, where SQLite keeps the history " +
                          path +
                          "'s: SQLite would take it for a stale one and remove it; move it "

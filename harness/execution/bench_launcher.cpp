@@ -355,14 +355,22 @@ bool says_unavailable(const std::string& line) {
          line.find(" unavailable: ", start.size()) != std::string::npos;
 }
 
-// How many benchmarks the job's memrel_bench names when asked to list them as it was run (its
-// backend, filter and settings): 0 where it lists none or does not answer as a listing does.
-std::size_t benchmarks_listed(const BenchCommand& command, const BenchJob& job) {
+// The job's memrel_bench and what it runs: the program, its backends folder, the backend and
+// --quick. The run adds its output and then the caller's arguments; a listing asks with the
+// caller's arguments too.
+std::vector<std::string> bench_job_arguments(const BenchCommand& command, const BenchJob& job) {
   std::vector<std::string> args = {command.bench};
   if (!command.backends_dir.empty())
     args.insert(args.end(), {"--backends-dir", command.backends_dir});
   args.insert(args.end(), {"--backend", job.backend});
   if (command.quick) args.push_back("--quick");
+  return args;
+}
+
+// How many benchmarks the job's memrel_bench names when asked to list them as it was run (its
+// backend, filter and settings): 0 where it lists none or does not answer as a listing does.
+std::size_t benchmarks_listed(const BenchCommand& command, const BenchJob& job) {
+  std::vector<std::string> args = bench_job_arguments(command, job);
   args.insert(args.end(), command.bench_args.begin(), command.bench_args.end());
   args.push_back("--benchmark_list_tests=true");
   const ProgramAnswer a = ask_program(args, false, std::chrono::seconds(10), {}, job.environment);
@@ -732,11 +740,7 @@ std::string bench_temporary_path(const BenchJob& job) {
 }
 
 std::vector<std::string> bench_arguments(const BenchCommand& command, const BenchJob& job) {
-  std::vector<std::string> args = {command.bench};
-  if (!command.backends_dir.empty())
-    args.insert(args.end(), {"--backends-dir", command.backends_dir});
-  args.insert(args.end(), {"--backend", job.backend});
-  if (command.quick) args.push_back("--quick");
+  std::vector<std::string> args = bench_job_arguments(command, job);
   args.push_back("--benchmark_out=" + bench_temporary_path(job));
   args.push_back("--benchmark_out_format=json");
   args.insert(args.end(), command.bench_args.begin(), command.bench_args.end());

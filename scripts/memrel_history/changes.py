@@ -177,14 +177,15 @@ def open_history(path):
     file = _sqlite_file_name(path)
     for suffix in ("-journal", "-wal", "-shm"):
         try:
-            mode = os.lstat(file + suffix).st_mode
+            side = os.lstat(file + suffix)
         except OSError:
             continue
+        mode = side.st_mode
         if not stat.S_ISREG(mode):
             raise UsageError(f"{file}{suffix}: {memrel_outputs.kind_name(mode)}, not a regular "
                              f"file: SQLite keeps the history {path}'s journal there; move it away")
-        if os.lstat(file + suffix).st_nlink > 1:  # the C++ reader's rule, and its words
-            raise UsageError(f"{file}{suffix}: has {os.lstat(file + suffix).st_nlink} names (hard "
+        if side.st_nlink > 1:  # the C++ reader's rule, and its words
+            raise UsageError(f"{file}{suffix}: has {side.st_nlink} names (hard "
                              f"links), where SQLite keeps the history {path}'s journal: SQLite "
                              "writes it in place, and every other name with it; move it away")
         if suffix == "-shm" and not _is_sqlite_journal(file + suffix, suffix):
