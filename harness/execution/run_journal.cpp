@@ -47,6 +47,41 @@ bool first_line_is_ours(const std::string& first_line, bool whole) {
   return is_a_journal_header(first_line);
 }
 
+nlohmann::json writer_json(const ProcessIdentity& writer) {
+  return {{"pid", writer.pid}, {"start_ticks", writer.start_ticks}, {"boot", writer.boot}};
+}
+
+// A writer as writer_json writes one; nullopt for anything else.
+std::optional<ProcessIdentity> writer_from_json(const nlohmann::json& value) {
+  if (!value.is_object() || value.size() != 3) return std::nullopt;
+  for (const char* key : {"pid", "start_ticks"})
+    if (!value.contains(key) || !value[key].is_number_unsigned()) return std::nullopt;
+  if (!value.contains("boot") || !value["boot"].is_string()) return std::nullopt;
+  const std::uint64_t pid = value["pid"].get<std::uint64_t>();
+  const std::string boot = value["boot"].get<std::string>();
+  if (pid == 0 || pid > 0x7fffffff || boot.size() > 64) return std::nullopt;
+  return ProcessIdentity{static_cast<pid_t>(pid), value["start_ticks"].get<std::uint64_t>(), boot};
+}
+
+const char* const kWriterShape =
+    "\"writer\" must be {\"pid\": N, \"start_ticks\": N, \"boot\": \"ID\"} (the process that wrote "
+    "it)";
+
+// Whether the journal was written last by a process other than this one that still runs: a run
+// still going, though no lock is held on this file (a copy of its journal, put in its place).
+bool written_by_a_live_run(const std::optional<ProcessIdentity>& writer) {
+  return writer && writer->pid != getpid() && process_still_runs(*writer);
+}
+
+// Whether another open of the file holds its lock: the run writing it.
+bool locked_by_another(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return held;
+}
+
 std::string not_ours(const std::string& path) {
   return path + ": is not a journal memrel wrote: move it away (it is where the journal goes)";
 }
@@ -135,8 +170,16 @@ JournalContent read_journal(const std::string& path) {
         if (!strings)
           throw ResultsError(where + "context: \"resumed\" must be a list of strings (UTC times)");
       }
+      if (j.contains("writer")) {
+        content.writer = writer_from_json(j["writer"]);
+        if (!content.writer) throw ResultsError(where + kWriterShape);
+      }
       content.run = j["run"];
       content.context = j["context"];
+    } else if (j.is_object() && j.size() == 1 && j.contains("writer")) {
+      // A resume's own process (RunJournal::resume): from here on, the run writing it.
+      content.writer = writer_from_json(j["writer"]);
+      if (!content.writer) throw ResultsError(where + kWriterShape);
     } else if (j.is_object() && j.size() == 1 && j.contains("resumed")) {
       // A resumption (RunJournal::record_resumption): the results list every one. Only the last
       // reached them when a resumed run was stopped and resumed again (the forty-fifth
@@ -217,7 +260,14 @@ std::string journal_place_taken(const std::string& path, const std::string& jour
   }
   // Held: a run still going (one that made its journal the plain way, a moment before writing
   // its first line).
-  const bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  // Or a copy of a live run's journal put in its place, which that run does not lock: its header
+  // names the run's process. Removed as "holding no cell", a second run started beside the first.
+  if (!held && whole_lines > 0) {
+    const nlohmann::json header = nlohmann::json::parse(first_line, nullptr, false);
+    held = header.is_object() && header.contains("writer") &&
+           written_by_a_live_run(writer_from_json(header["writer"]));
+  }
   if (!held && !first_line_is_ours(first_line, whole_lines > 0)) {
     close(fd);
     return not_ours(path);
@@ -245,7 +295,9 @@ RunJournal RunJournal::start(const std::string& path, const nlohmann::json& run,
           "(the same options), or remove it");
       !taken.empty())
     throw ResultsError(taken);
-  const nlohmann::json header = {{"schema", kJournalSchema}, {"run", run}, {"context", context}};
+  nlohmann::json header = {{"schema", kJournalSchema}, {"run", run}, {"context", context}};
+  if (std::optional<ProcessIdentity> writer = this_process_identity())
+    header["writer"] = writer_json(*writer);
   try {
     return RunJournal(DurableAppendFile::create_new(path, header.dump() + "\n"));
   } catch (const FileInUse&) {
@@ -254,12 +306,22 @@ RunJournal RunJournal::start(const std::string& path, const nlohmann::json& run,
 }
 
 RunJournal RunJournal::resume(const std::string& path, const JournalContent& content) {
+  const std::string in_use = ": in use by a run that is still going";
+  const std::string what_then =
+      "a --resume of a live run would run its cells again): wait for it, or stop it first";
+  // Named by a live run, though no lock may be held on this file: a copy put in place of that
+  // run's journal. Asked before the file is opened to append, which cuts it.
+  if (written_by_a_live_run(content.writer) && !locked_by_another(path))
+    throw ResultsError(path + in_use + " (process " + std::to_string(content.writer->pid) +
+                       ", whose journal was replaced by this file, which it does not hold; " +
+                       what_then);
   try {
-    return RunJournal(DurableAppendFile::open_existing(path, content.whole_bytes));
+    RunJournal journal(DurableAppendFile::open_existing(path, content.whole_bytes));
+    if (std::optional<ProcessIdentity> writer = this_process_identity())
+      journal.file_.append(nlohmann::json({{"writer", writer_json(*writer)}}).dump() + "\n");
+    return journal;
   } catch (const FileInUse&) {
-    throw ResultsError(path +
-                       ": in use by a run that is still going (a --resume of a live run would "
-                       "run its cells again): wait for it, or stop it first");
+    throw ResultsError(path + in_use + " (" + what_then);
   }
 }
 

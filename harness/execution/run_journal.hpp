@@ -18,6 +18,7 @@
 #include "harness/results/results.hpp"
 #include "platform/durable_append.hpp"
 #include "platform/journal_header.hpp"  // kJournalSchema
+#include "platform/process_identity.hpp"
 
 namespace memrel {
 
@@ -30,6 +31,9 @@ struct JournalContent {
   nlohmann::json context;
   std::map<std::size_t, CellResult> cells;
   std::uint64_t whole_bytes = 0;  // up to the end of the last whole line
+  // The process that wrote it last: the run that started it (the header's "writer"), or the
+  // last resume (a {"writer": ...} line); nullopt for a journal of an older memrel.
+  std::optional<ProcessIdentity> writer;
 };
 
 // Throws ResultsError naming the file and the line. A last line without its newline (the
@@ -51,14 +55,16 @@ std::string journal_mismatch(const nlohmann::json& journal_run, const nlohmann::
 void check_journal_cells(const std::string& path, const std::map<std::size_t, CellResult>& cells,
                          const std::vector<std::pair<std::string, std::string>>& matrix);
 
-// A journal is held (flock) by the run writing it: a second run (a --resume while the first is
-// live) is refused with ResultsError, and nothing in the journal is touched.
+// A journal is held (flock) by the run writing it, and names that run's process (its header's
+// "writer", and a resume's {"writer": ...} line): a second run (a --resume while the first is
+// live, also when the journal was replaced by a copy, which no lock holds) is refused with
+// ResultsError, and nothing in the journal is touched.
 class RunJournal {
  public:
   // A new journal; ResultsError when one is already there (an interrupted run, not to be lost).
   static RunJournal start(const std::string& path, const nlohmann::json& run,
                           const nlohmann::json& context);
-  // Appends to the journal that `content` was read from.
+  // Appends to the journal that `content` was read from, first a line naming this process.
   static RunJournal resume(const std::string& path, const JournalContent& content);
 
   // On disk when it returns.

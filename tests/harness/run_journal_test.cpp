@@ -164,6 +164,87 @@ TEST(RunJournal, DamageIsOneLineNamingTheFileAndLine) {
   }
 }
 
+// The seventieth adversarial pass, c5-resume-live-after-journal-replaced: a live run's journal
+// replaced by a copy (an editor's save by rename) is a file no run locks, and a --resume ran the
+// cells again beside the live run. The header names the run's process, which is asked.
+TEST(RunJournal, AJournalWhoseRunStillGoesIsNeitherResumedNorReplaced) {
+  testing::TempDir dir;
+  const std::string path = dir.file("run.json.journal");
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t run = fork();
+  ASSERT_GE(run, 0);
+  if (run == 0) {  // the live run: its journal started, no cell finished yet
+    close(ready[0]);
+    RunJournal journal = RunJournal::start(path, kRun, kContext);
+    (void)!write(ready[1], "x", 1);
+    pause();
+    _exit(0);
+  }
+  close(ready[1]);
+  char started = 0;
+  ASSERT_EQ(read(ready[0], &started, 1), 1);
+  close(ready[0]);
+  const std::string copy = dir.file("copy");
+  testing::write_text(copy, testing::read_text(path));
+  ASSERT_EQ(std::rename(copy.c_str(), path.c_str()), 0);
+
+  JournalContent content = read_journal(path);
+  ASSERT_TRUE(content.writer.has_value());
+  EXPECT_EQ(content.writer->pid, run);
+  try {
+    RunJournal::resume(path, content);
+    ADD_FAILURE() << "the journal of a live run was resumed";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": in use by a run that is still going (process " +
+                                         std::to_string(run) + ", whose journal was replaced"),
+              std::string::npos)
+        << e.what();
+  }
+  // Nor replaced by a fresh run as "holding no cell" (which let two runs run at once).
+  try {
+    RunJournal::start(path, kRun, kContext);
+    ADD_FAILURE() << "the journal of a live run was started over";
+  } catch (const ResultsError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": in use by a run that is still going");
+  }
+  EXPECT_EQ(read_journal(path).writer, content.writer);
+
+  kill(run, SIGKILL);
+  ASSERT_EQ(waitpid(run, nullptr, 0), run);
+  // Ended: resumed, and the resume names itself as the journal's writer from then on.
+  RunJournal::resume(path, read_journal(path)).record(0, cell("a"));
+  EXPECT_EQ(read_journal(path).writer, this_process_identity());
+}
+
+// A pid is reused: a writer is its pid and the tick it started at, so a journal whose run ended
+// is resumed although another process now has the pid.
+TEST(RunJournal, AnotherProcessWithTheWritersPidIsNotTheWriter) {
+  testing::TempDir dir;
+  const std::string path = dir.file("run.json.journal");
+  std::optional<ProcessIdentity> self = this_process_identity();
+  ASSERT_TRUE(self.has_value());
+  nlohmann::json header = {{"schema", kJournalSchema}, {"run", kRun}, {"context", kContext}};
+  header["writer"] = {{"pid", getppid()}, {"start_ticks", 1}, {"boot", self->boot}};
+  testing::write_text(path, header.dump() + "\n");
+  JournalContent content = read_journal(path);
+  ASSERT_TRUE(content.writer.has_value());
+  EXPECT_EQ(content.writer->pid, getppid());
+  EXPECT_NO_THROW(RunJournal::resume(path, content));
+  // A writer of another shape is damage, named as such.
+  header["writer"] = {{"pid", -1}, {"start_ticks", 1}, {"boot", self->boot}};
+  testing::write_text(path, header.dump() + "\n");
+  try {
+    read_journal(path);
+    ADD_FAILURE() << "a writer of pid -1 was read";
+  } catch (const ResultsError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path +
+                  ": line 1: \"writer\" must be {\"pid\": N, \"start_ticks\": N, \"boot\": "
+                  "\"ID\"} (the process that wrote it)");
+  }
+}
+
 TEST(RunJournal, ACellUnavailableThenIsRecordedAgainByTheResumeThatRanIt) {
   // A --resume runs an `unavailable` cell again (its tool may be installed now); the journal then
   // holds both records, and a later resume reads the second. A cell that ran is recorded once.

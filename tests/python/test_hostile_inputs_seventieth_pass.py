@@ -1,11 +1,12 @@
 """What the seventieth adversarial pass of issue 23 found and was fixed (docs/inputs.md,
-"Seventieth pass"). The refusal's test fails on the code before its fix; the other keeps the fix
+"Seventieth pass"). The refusals' tests fail on the code before their fix; the other keeps the fix
 from refusing a file that is the folder's own workload."""
 
 import json
 import os
 import shutil
 import subprocess
+import time
 
 from test_hostile_inputs import MEMREL, ROOT, needs_memrel
 
@@ -56,3 +57,34 @@ def test_a_warm_up_time_with_a_leading_point_is_taken_as_min_time_is(tmp_path):
                             f"--bench-arg=--benchmark_min_warmup_time={value}"],
                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
         assert r.returncode == code, (value, r.stderr)
+
+
+@needs_memrel
+def test_a_resume_of_a_live_run_whose_journal_was_replaced_is_refused(tmp_path):
+    """c5-resume-live-after-journal-replaced (left open by the pass, fixed the session after): a
+    live run's journal replaced by an edited copy (an editor's save by rename) is a file the run
+    does not lock, and `--resume` ran the cells again beside it. The journal names the run's
+    process; the resume asks whether it still goes."""
+    env = dict(os.environ, MEMREL_EXAMPLE_SLOWDOWN_NS="1000000", TMPDIR=str(tmp_path))
+    run = [MEMREL, "-q", "run", "-b", "pluggable-host-example,host-malloc", "-w",
+           "temp-then-delete,trace-transformer-varying-length", "-o", "j.json"]
+    first = subprocess.Popen(run, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        journal = tmp_path / "j.json.journal"
+        deadline = time.monotonic() + 120
+        while not (journal.exists() and journal.read_bytes().endswith(b"\n")):
+            assert first.poll() is None and time.monotonic() < deadline, "no journal was started"
+            time.sleep(0.05)
+        shutil.copy(journal, tmp_path / "edited")
+        os.replace(tmp_path / "edited", journal)
+        r = subprocess.run(run + ["--resume"], capture_output=True, text=True, cwd=tmp_path,
+                           env=env, timeout=120)
+        assert r.returncode == 2, r.stderr
+        assert first.poll() is None, "the first run ended before the resume: nothing was shown"
+        assert r.stderr.count("\n") == 1, r.stderr
+        assert f"in use by a run that is still going (process {first.pid}, whose journal was replaced" in r.stderr
+        assert not (tmp_path / "j.json").exists()
+    finally:
+        first.kill()
+        first.wait()
