@@ -296,6 +296,11 @@ std::string other_memrel_kind(const std::string& text, const std::string& what) 
     return "a memrel trace (it begins with MEMTRACE), not a " + what +
            ": a trace is a workload (-w)";
   if (is_a_journal(text)) return journal_words(what);
+  // A history: "malformed JSON at byte 16: a NUL byte" (the seventy-first adversarial pass,
+  // c10-history-db-not-told-by-content).
+  if (text.rfind(kSqliteMagic, 0) == 0)
+    return "an SQLite database (it begins with \"SQLite format 3\"), not a " + what +
+           ": a history is read with `memrel history --db` or `report --history`";
   return "";
 }
 

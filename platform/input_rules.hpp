@@ -59,8 +59,13 @@ nlohmann::json parse_input_json(const std::string& text, const std::string& file
 
 // Where `what` (a "backend file", a "grid file") was wanted, a file of memrel's own other kind,
 // told by its first bytes: the words that name it ("a memrel trace (it begins with MEMTRACE),
-// not a backend file: a trace is a workload (-w)"); "" for any other text.
+// not a backend file: a trace is a workload (-w)"), a journal or an SQLite database (a
+// history); "" for any other text.
 std::string other_memrel_kind(const std::string& text, const std::string& what);
+
+// The first 16 bytes of every SQLite database file, its header's "magic string": the history's
+// format (gate/history). Told by it, a history given where another file goes is named.
+inline const std::string kSqliteMagic("SQLite format 3\0", 16);
 
 // read_input_text, then other_memrel_kind refused, then parse_input_json.
 nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,

@@ -16,6 +16,7 @@
 #include "gate/history/history_figures.hpp"
 #include "platform/file_kind.hpp"
 #include "platform/file_size_limit.hpp"
+#include "platform/input_rules.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/iso8601_time.hpp"
 #include "platform/machine_state_error.hpp"
@@ -368,6 +369,24 @@ void check_wal_companions_can_be_made(const std::string& given) {
 }
 }  // namespace
 
+// Why the regular, non-empty file at PATH is no SQLite database ("" when it begins as one, or
+// cannot be read: SQLite then says why). SQLite takes a file shorter than its header for a new
+// database and writes its schema there: `history list` and `add` made a user's 1-byte file a
+// history, exit 0 (the seventy-first adversarial pass, c10-one-byte-file-taken-as-history). A
+// results file given as --db was SQLite's "file is not a database" (the same pass,
+// c10-history-db-not-told-by-content).
+static std::string not_an_sqlite_database(const std::string& path) {
+  const std::string head = read_input_head(path, 4096);
+  if (head.empty() || head.rfind(kSqliteMagic, 0) == 0) return "";
+  if (std::string kind = other_memrel_kind(head, "history database"); !kind.empty()) return kind;
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && head[first] == '{')
+    return "a JSON document (a results file?), not a history database: add a results file to a "
+           "history with `memrel history --db DB add FILE`";
+  return "not an SQLite database (it does not begin with \"SQLite format 3\"), so not a history "
+         "database (memrel history add makes one where no file is)";
+}
+
 HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   check_sqlite_companions(path);  // before a new database is linked into place beside them
   struct stat st {};
@@ -387,6 +406,9 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
     throw ResultsError(path +
                        ": an empty file, not a history database (memrel history add makes "
                        "one where no file is)");
+  if (exists)
+    if (std::string why = not_an_sqlite_database(path); !why.empty())
+      throw ResultsError(path + ": " + why);
   if (!exists) made_here_ = create_whole(path);
   check_wal_companions_can_be_made(path);
   open(SQLITE_OPEN_READWRITE);

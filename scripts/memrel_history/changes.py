@@ -155,6 +155,41 @@ def _check_wal_companions_can_be_made(path):
                          "PATH 'PRAGMA journal_mode=DELETE')")
 
 
+SQLITE_MAGIC = b"SQLite format 3\0"
+
+
+def _not_an_sqlite_database(path):
+    """Why the regular, non-empty file at path is no SQLite database ("" when it begins as one, or
+    cannot be read: SQLite then says why), in the C++ reader's words (gate/history/history_db.cpp,
+    not_an_sqlite_database): a 1-byte file was "an SQLite database, but not a memrel history"
+    (the seventy-first adversarial pass, c10-one-byte-file-taken-as-history), a results file
+    SQLite's "file is not a database" (c10-history-db-not-told-by-content)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        head = os.read(fd, 4096)
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+    if not head or head.startswith(SQLITE_MAGIC):
+        return ""
+    if head.startswith(b"MEMTRACE"):
+        return ("a memrel trace (it begins with MEMTRACE), not a history database: a trace is a "
+                "workload (-w)")
+    first = head.split(b"\n", 1)[0]
+    if b'"memrel.journal/1"' in first:
+        return ("a memrel journal (memrel.journal/1: the cells an interrupted run finished), not "
+                "a history database: finish that run with --resume")
+    if head.lstrip(b" \t\r\n").startswith(b"{"):
+        return ("a JSON document (a results file?), not a history database: add a results file "
+                "to a history with `memrel history --db DB add FILE`")
+    return ("not an SQLite database (it does not begin with \"SQLite format 3\"), so not a "
+            "history database (memrel history add makes one where no file is)")
+
+
 def open_history(path):
     # What is there, named as the C++ reader names it (gate/history/history_db.cpp): a FIFO, a
     # folder or an empty file was "no history database here", or "an SQLite database, but not a
@@ -171,6 +206,9 @@ def open_history(path):
     if st.st_size == 0:
         raise UsageError(f"{path}: an empty file, not a history database (memrel history add "
                          "makes one where no file is)")
+    why = _not_an_sqlite_database(path)
+    if why:
+        raise UsageError(f"{path}: {why}")
     # SQLite opens the files beside the database by their names: a FIFO at PATH-journal hung
     # `history changes` and the report's history pages in open() (the tenth adversarial pass,
     # c2-history-sqlite-journal-fifo-*). Each is absent or a regular file, as the C++ side says.

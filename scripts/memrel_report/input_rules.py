@@ -73,6 +73,12 @@ def read_text(path, cap):
     if data.startswith(b"MEMTRACE"):
         raise InputError(path, "a memrel trace (it begins with MEMTRACE), not a JSON document: a "
                                "trace is a workload (-w)")
+    # Nor a history (an SQLite database), as the C++ readers say it: "not UTF-8 text (byte 102)"
+    # (the seventy-first adversarial pass, c10-history-db-not-told-by-content).
+    if data.startswith(b"SQLite format 3\0"):
+        raise InputError(path, "an SQLite database (it begins with \"SQLite format 3\"), not a JSON "
+                               "document: a history is read with `memrel history --db` or "
+                               "`report --history`")
     try:
         # A leading byte order mark is passed over, as the C++ reader (nlohmann::json) does and
         # RFC 8259 allows: compare and history took such a file and report refused it (the

@@ -119,6 +119,14 @@ def _lines(path, f):
         if len(line) > MAX_LINE_BYTES:
             raise TraceInputError(path, f"line {number}", f"longer than {MAX_LINE_BYTES} "
                                                           "characters: not an RMM log row")
+        # A carriage return alone ends a line here (newline=""), and no line for `wc -l`, `grep
+        # -n` or an editor: a fault on the row after it was named a line too far (the
+        # seventy-first adversarial pass, c7-csv-bare-cr-line-number). RMM ends its lines with a
+        # line feed; CR LF is taken as one.
+        if line.endswith("\r"):
+            raise TraceInputError(path, f"line {number}", "a carriage return without a line feed "
+                                                          "ends it: RMM's log ends its lines with "
+                                                          "a line feed (or CR LF)")
         yield line
 
 

@@ -37,7 +37,7 @@ def make_db(path, application_id, version):
     ("absent", "no history database here"),
     ("other", "not a memrel history"),
     ("newer", "written by a newer memrel"),
-    ("text", "not a database"),
+    ("text", "not an SQLite database"),
 ])
 def test_unusable_databases_exit_2_with_one_line(tmp_path, case, what):
     # Checked before Otava is imported: any python3 will do.

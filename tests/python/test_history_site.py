@@ -136,7 +136,7 @@ def test_a_night_without_the_figure_is_a_gap_and_charts_share_their_scale(db):
 @pytest.mark.parametrize("args,what", [
     (["--history", "/nonexistent/history.sqlite"], "no history database here"),
     ([], "give RESULTS.json, --history DB, or both"),
-    (["--history", HOST_RUN], "not a database"),
+    (["--history", HOST_RUN], "a JSON document (a results file?), not a history database"),
     (["--history", "/nonexistent/history.sqlite", "--history-nights", "0"], "--history-nights"),
 ])
 def test_bad_history_input_exits_2_with_one_line(tmp_path, args, what):
