@@ -67,12 +67,10 @@ std::string canonical_setting_value(const BackendSetting& s, const std::string& 
       std::string range = "from " + canonical_bytes(static_cast<std::uint64_t>(s.min)) + " to " +
                           canonical_bytes(static_cast<std::uint64_t>(s.max));
       std::uint64_t bytes = 0;
-      if (!(whole_number(value) && value.find_first_not_of('0') == std::string::npos)) {
-        try {
-          bytes = parse_byte_size(value, s.key, static_cast<std::uint64_t>(s.max));
-        } catch (const std::invalid_argument&) {
-          refuse(s, value, "expected a size (bytes, or with KiB/MiB/GiB/TiB) " + range);
-        }
+      try {
+        bytes = parse_byte_size_or_zero(value, s.key, static_cast<std::uint64_t>(s.max));
+      } catch (const std::invalid_argument&) {
+        refuse(s, value, "expected a size (bytes, or with KiB/MiB/GiB/TiB) " + range);
       }
       if (static_cast<double>(bytes) < s.min)
         refuse(s, value, "expected a size (bytes, or with KiB/MiB/GiB/TiB) " + range);

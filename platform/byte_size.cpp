@@ -8,20 +8,35 @@
 
 namespace memrel {
 
-std::uint64_t parse_byte_size(const std::string& text, const std::string& option,
-                              std::uint64_t max_bytes) {
+namespace {
+
+// The number and the unit's bytes of "512KiB": ("512", 1024); of "4096": ("4096", 1).
+std::pair<std::string, std::uint64_t> number_and_scale(const std::string& text) {
   static const std::vector<std::pair<std::string, std::uint64_t>> units = {
       {"TiB", 1ull << 40}, {"GiB", 1ull << 30}, {"MiB", 1ull << 20}, {"KiB", 1ull << 10}, {"B", 1}};
-  std::string number = text;
-  std::uint64_t scale = 1;
-  for (const auto& [suffix, factor] : units) {
+  for (const auto& [suffix, factor] : units)
     if (text.size() > suffix.size() &&
-        text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      number = text.substr(0, text.size() - suffix.size());
-      scale = factor;
-      break;
-    }
-  }
+        text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return {text.substr(0, text.size() - suffix.size()), factor};
+  return {text, 1};
+}
+
+}  // namespace
+
+std::uint64_t parse_byte_size_or_zero(const std::string& text, const std::string& option,
+                                      std::uint64_t max_bytes) {
+  const std::string number = number_and_scale(text).first;
+  const std::size_t point = number.find('.');
+  const bool zero =
+      number.find_first_not_of("0.") == std::string::npos &&
+      number.find('0') != std::string::npos &&
+      (point == std::string::npos || number.find('.', point + 1) == std::string::npos);
+  return zero ? 0 : parse_byte_size(text, option, max_bytes);
+}
+
+std::uint64_t parse_byte_size(const std::string& text, const std::string& option,
+                              std::uint64_t max_bytes) {
+  const auto [number, scale] = number_and_scale(text);
   std::size_t used = 0;
   double value = 0;
   // Decimal digits only, with at most one point: std::stod alone also takes hexadecimal

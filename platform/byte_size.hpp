@@ -12,4 +12,10 @@ namespace memrel {
 std::uint64_t parse_byte_size(const std::string& text, const std::string& option,
                               std::uint64_t max_bytes);
 
+// As parse_byte_size, and 0 in any spelling of it ("0", "00", "0B", "0KiB", "0.0MiB"), for a size
+// that may be none (a tolerance, an allocator's threshold): "0" was taken and "0KiB" refused as
+// "not a positive size" (the seventy-second adversarial pass, c4-zero-with-unit-refused).
+std::uint64_t parse_byte_size_or_zero(const std::string& text, const std::string& option,
+                                      std::uint64_t max_bytes);
+
 }  // namespace memrel

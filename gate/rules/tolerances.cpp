@@ -50,10 +50,8 @@ ByteTolerance parse_byte_tolerance(const std::string& text) {
         throw std::invalid_argument(option + ": '" + part + "' is not a percentage from 0% to 99%");
       }
       t.relative = pct / 100.0;
-    } else if (part == "0") {
-      t.absolute = 0;
     } else {
-      t.absolute = parse_byte_size(part, option, kMaxRequestBytes);
+      t.absolute = parse_byte_size_or_zero(part, option, kMaxRequestBytes);
     }
   }
   return t;

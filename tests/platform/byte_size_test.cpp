@@ -47,3 +47,14 @@ TEST(ByteSize, TheErrorNamesTheOptionAndTheText) {
 
 }  // namespace
 }  // namespace memrel
+
+// The seventy-second adversarial pass, c4-zero-with-unit-refused: where 0 is a size, it is one
+// in every spelling; where it is not, in none.
+TEST(ByteSize, ZeroIsASizeInEverySpellingWhereZeroIsTaken) {
+  for (const char* zero : {"0", "00", "0B", "0KiB", "0.0MiB", ".0GiB", "0."})
+    EXPECT_EQ(memrel::parse_byte_size_or_zero(zero, "--x", 1024), 0u) << zero;
+  EXPECT_EQ(memrel::parse_byte_size_or_zero("1KiB", "--x", 1024), 1024u);
+  for (const char* bad : {"", ".", "B", "0.0.0", "0x0", "-0", "0 ", "0KB"})
+    EXPECT_THROW(memrel::parse_byte_size_or_zero(bad, "--x", 1024), std::invalid_argument) << bad;
+  EXPECT_THROW(memrel::parse_byte_size("0KiB", "--x", 1024), std::invalid_argument);
+}

@@ -44,7 +44,8 @@ def test_ab_refuses_a_setting_the_backends_library_refuses_before_any_round(tmp_
     whose = {"inherited": "the reference's backend: ",
              "--reference-env": "the reference's backend (with --reference-env): ",
              "--candidate-env": "the candidate's backend (with --candidate-env): "}[how]
-    refused(r, whose + "MEMREL_EXAMPLE_SLOWDOWN_NS: 'nan' is not whole nanoseconds")
+    # The backend file whose library refused it is named (the seventy-second pass).
+    refused(r, whose, f"{EXAMPLE}.json: MEMREL_EXAMPLE_SLOWDOWN_NS: 'nan' is not whole nanoseconds")
     assert not (tmp_path / "ab").exists()
 
 
