@@ -76,10 +76,9 @@ std::string seconds_text(double seconds) {
 std::string memory_limit_note() {
   std::string note;
   if (const std::optional<std::uint64_t> limit = address_space_limit_bytes())
-    note +=
-        "; under an address-space limit of " + std::to_string(*limit >> 20) + " MiB (ulimit -v)";
+    note += "; under an address-space limit of " + limit_size_text(*limit) + " (ulimit -v)";
   if (const std::optional<std::uint64_t> limit = data_limit_bytes())
-    note += "; under a data-segment limit of " + std::to_string(*limit >> 20) + " MiB (ulimit -d)";
+    note += "; under a data-segment limit of " + limit_size_text(*limit) + " (ulimit -d)";
   return note.empty() ? note
                       : note +
                             ": a run out of memory there ran out of the machine's limit, not the "

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "platform/address_space_limit.hpp"
+#include "platform/memory_limits.hpp"
 #include "platform/program_question.hpp"
 
 namespace memrel::cli {
@@ -27,11 +28,18 @@ std::string python_interpreter_problem(const std::string& python) {
                   true, std::chrono::seconds(10));
   // Under `ulimit -v` the interpreter may fail to start at all: said as the limit's, not as "not
   // a Python interpreter" (the fifteenth adversarial pass, c8-ulimit-v-* arguable).
-  const std::optional<std::uint64_t> limit = address_space_limit_bytes();
+  // And under `ulimit -d`, which bounds every private writable mapping: the interpreter's loader
+  // failed, and a working python3 was "cannot be run (not found, or not executable)" (the
+  // seventy-third adversarial pass, c8-data-limit-python-probe-wrong-words).
+  const std::optional<std::uint64_t> address_limit = address_space_limit_bytes();
+  const std::optional<std::uint64_t> data_limit = data_limit_bytes();
+  const bool limit = address_limit || data_limit;
   const std::string under_limit =
-      limit ? " under an address-space limit of " + std::to_string(*limit >> 20) +
-                  " MiB (ulimit -v: most likely out of memory; raise the limit)"
-            : "";
+      address_limit ? " under an address-space limit of " + limit_size_text(*address_limit) +
+                          " (ulimit -v: most likely out of memory; raise the limit)"
+      : data_limit ? " under a data-segment limit of " + limit_size_text(*data_limit) +
+                         " (ulimit -d: most likely out of memory; raise the limit)"
+                   : "";
   // And under a small open-files limit (`ulimit -n 6`): Python starts, cannot open what its
   // start-up needs, and exits 0 having printed nothing (the nineteenth adversarial pass,
   // c8-ulimit-n-python-misdiagnosed-*).
@@ -49,11 +57,11 @@ std::string python_interpreter_problem(const std::string& python) {
            (a.printed.empty() ? " and printed nothing)" : " and printed something else)") +
            under_files_limit;
   if (!a.ended) return "did not answer within 10 s";
-  if (WIFEXITED(a.status) && WEXITSTATUS(a.status) == 127 && a.printed.empty())
-    return "cannot be run (not found, or not executable)";
   if (a.printed.rfind("memrel-python-", 0) != 0 && limit && a.printed.empty())
     return "did not start (asked for its version, it " + how_it_ended(a.status) +
            " and printed nothing)" + under_limit;
+  if (WIFEXITED(a.status) && WEXITSTATUS(a.status) == 127 && a.printed.empty())
+    return "cannot be run (not found, or not executable)";
   if (a.printed.rfind("memrel-python-", 0) != 0)
     return "is not a Python interpreter (asked for its version, it " + how_it_ended(a.status) +
            (a.printed.empty() ? " and printed nothing)" : " and printed something else)");

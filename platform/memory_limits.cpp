@@ -30,13 +30,19 @@ bool within_reach(std::uint64_t used, std::uint64_t request, std::uint64_t limit
 
 std::optional<std::uint64_t> data_limit_bytes() { return soft_limit_bytes(RLIMIT_DATA); }
 
+std::string limit_size_text(std::uint64_t bytes) {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB"
+                           : std::to_string(bytes >> 10) + " KiB";
+}
+
 std::string memory_limit_reached(std::uint64_t request_bytes) {
   if (const std::optional<std::uint64_t> limit = address_space_limit_bytes();
       limit && within_reach(status_bytes("VmSize"), request_bytes, *limit))
-    return "an address-space limit of " + std::to_string(*limit >> 20) + " MiB (ulimit -v)";
+    return "an address-space limit of " + limit_size_text(*limit) + " (ulimit -v)";
   if (const std::optional<std::uint64_t> limit = data_limit_bytes();
       limit && within_reach(status_bytes("VmData"), request_bytes, *limit))
-    return "a data-segment limit of " + std::to_string(*limit >> 20) + " MiB (ulimit -d)";
+    return "a data-segment limit of " + limit_size_text(*limit) + " (ulimit -d)";
   return "";
 }
 

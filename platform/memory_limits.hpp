@@ -19,6 +19,11 @@ std::optional<std::uint64_t> data_limit_bytes();
 // what the process maps (VmSize, VmData) plus the request is within kLimitReach of the limit.
 std::string memory_limit_reached(std::uint64_t request_bytes);
 
+// A limit's size as `ulimit` sets it (in KiB): "512 MiB" when whole MiB, else "1000 KiB". A
+// data-segment limit of 1000 KiB was said as "0 MiB" (the seventy-third adversarial pass,
+// c8-data-limit-0-mib).
+std::string limit_size_text(std::uint64_t bytes);
+
 // How close counts: the allocator's own headers, alignment and arenas beside the request.
 constexpr std::uint64_t kLimitReach = std::uint64_t{64} << 20;
 

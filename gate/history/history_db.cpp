@@ -178,7 +178,8 @@ std::string history_text(Statement& q, int column, const std::string& path,
   else if (text.size() != static_cast<std::size_t>(sqlite3_column_bytes(q.get(), column)))
     problem = "text holding \\u0000, a control character";
   else if (std::string c = forbidden_name_character(text); !c.empty())
-    problem = "text holding " + c + ", a control, text-direction or noncharacter code point";
+    problem =
+        "text holding " + c + ", a control, invisible, text-direction or noncharacter code point";
   // A file name memrel wrote before it wrote names as JSON text (a byte 0xff as `\xff`).
   if (problem.empty()) return path_for_json(text);
   throw ResultsError(path + ": " + place + ": " + problem + "; not a memrel history");
@@ -580,7 +581,7 @@ const std::string& checked_text(const std::string& text, const InputFile& file,
   if (std::string c = forbidden_name_character(text); !c.empty())
     throw ResultsError(
         file.path + ": " + what + " '" + one_line_text(text) + "' holds " + c +
-        ", a control, text-direction or noncharacter code point: a history keeps none");
+        ", a control, invisible, text-direction or noncharacter code point: a history keeps none");
   return text;
 }
 

@@ -442,11 +442,13 @@ void expect_backend_name(const CellResult& cell) {
       bad("backend", nlohmann::json(cell.backend).dump() + " holds '" + std::string(1, c) +
                          "', which no backend's name holds");
   if (std::string c = forbidden_name_character(cell.backend); !c.empty())
-    bad("backend", "holds " + c + ", a control, text-direction or noncharacter code point");
+    bad("backend",
+        "holds " + c + ", a control, invisible, text-direction or noncharacter code point");
   // A workload's name too, as a workload file's is read: compare took ESC and BEL in one where
   // history refused them (the seventeenth adversarial pass, c6-report-results-hand-edited-*).
   if (std::string c = forbidden_name_character(cell.workload); !c.empty())
-    bad("workload", "holds " + c + ", a control, text-direction or noncharacter code point");
+    bad("workload",
+        "holds " + c + ", a control, invisible, text-direction or noncharacter code point");
 }
 
 // A ratio and its parts agree as memrel computes it (metrics.cpp), within a double's rounding.

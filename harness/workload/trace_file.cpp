@@ -107,9 +107,9 @@ class Loader {
     t.name = text(h, "name");
     // The workload name in results, tables and pages (platform/name_characters.hpp says why).
     if (std::string c = forbidden_name_character(t.name); !c.empty())
-      fail("header.name",
-           "holds " + c +
-               ", a control, text-direction or noncharacter code point: a name holds none");
+      fail("header.name", "holds " + c +
+                              ", a control, invisible, text-direction or noncharacter code point: "
+                              "a name holds none");
     // A workload's name rule (workload.cpp): a trace is one workload among the others of a run.
     if (t.name.find_first_of("[]") != std::string::npos)
       fail("header.name", "may not contain '[' or ']' (used for group members)");
@@ -190,9 +190,10 @@ class Loader {
       // twenty-eighth adversarial pass, c7-memtrace-header-unchecked); and the importer's
       // figures beside it are whole numbers.
       if (std::string c = forbidden_name_character(mark.label); !c.empty())
-        fail(where + ".label", "holds " + c +
-                                   ", a control, text-direction or noncharacter code point: a "
-                                   "label holds none");
+        fail(where + ".label",
+             "holds " + c +
+                 ", a control, invisible, text-direction or noncharacter code point: a "
+                 "label holds none");
       for (const char* figure : {"bytes", "time_us"})
         if (m.contains(figure) && !m[figure].is_null())
           exact_count(m[figure], where + "." + figure);

@@ -81,9 +81,9 @@ class Parser {
     }
     // Names go raw into results, tables and pages (platform/name_characters.hpp says why).
     if (std::string c = forbidden_name_character(s); !c.empty()) {
-      fail(location,
-           "'" + field + "' holds " + c +
-               ", a control, text-direction or noncharacter code point: a name holds none");
+      fail(location, "'" + field + "' holds " + c +
+                         ", a control, invisible, text-direction or noncharacter code point: a "
+                         "name holds none");
     }
     return s;
   }
@@ -201,6 +201,11 @@ class Parser {
         // pass, c6-mark-label-dedupe-collision-*).
         if (step.label.find('#') != std::string::npos)
           fail(where, "'mark' may not contain '#' (compare numbers a repeated label's marks: a#2)");
+        // '@' numbers the marks inside a repeat ("a@1"): a mark written "a@1" beside a repeat's
+        // "a" made two marks of one label in a cell (the seventy-third adversarial pass,
+        // c6-mark-at-suffix-collision).
+        if (step.label.find('@') != std::string::npos)
+          fail(where, "'mark' may not contain '@' (marks inside a repeat are numbered: a@1)");
         step.label += repetition_suffix(repetition);
       } else if (s.contains("sleep_ms")) {
         expect_only(s, {"sleep_ms"}, where);

@@ -269,12 +269,12 @@ def _check_types(path, row):
     figure_row, run_id = row[0], row[3]
     for (table, column, kind), value in zip(_COLUMNS, row[1:]):
         where = f"figures row {figure_row}" if table == "figures" else f"runs row {run_id}"
-        # Text memrel wrote holds no control, text-direction or noncharacter code point (names
+        # Text memrel wrote holds no control, invisible, text-direction or noncharacter code point (names
         # are checked before they go in); other text would reach the terminal and the Markdown raw.
         if kind is str and isinstance(value, str) and forbidden_name_character(value):
             raise UsageError(f"{path}: {where}, column {column}: text holding "
-                             f"{forbidden_name_character(value)}, a control, text-direction or "
-                             "noncharacter code point; not a memrel history")
+                             f"{forbidden_name_character(value)}, a control, invisible, text-direction "
+                             "or noncharacter code point; not a memrel history")
         if type(value) is not kind:
             shown = "a blob" if isinstance(value, bytes) else "NULL" if value is None else \
                 repr(value)[:40]

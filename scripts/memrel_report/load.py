@@ -271,7 +271,7 @@ def _names_as_written(path):
                 value = cell.get(name) if isinstance(cell, dict) else None
                 if isinstance(value, str) and (bad := forbidden_name_character(value)):
                     raise InputError(path, f"cells[{i}].{name}: holds {bad}, a control, "
-                                           "text-direction or noncharacter code point")
+                                           "invisible, text-direction or noncharacter code point")
     return check
 
 
@@ -298,7 +298,7 @@ def _check_cell(cell, where):
     # _names_as_written, before read_json makes it visible).
     for name in ("backend", "workload"):
         if bad := forbidden_name_character(cell[name]):
-            raise _Bad(f"{where}.{name}: holds {bad}, a control, text-direction or noncharacter "
+            raise _Bad(f"{where}.{name}: holds {bad}, a control, invisible, text-direction or noncharacter "
                        "code point")
     _check(cell["setup"], f"{where}.setup", _SETUP)
     # As harness/results/results.cpp reads it (expect_known_memory_space): empty only for a cell

@@ -118,7 +118,7 @@ def import_trace(args):
     name = args.name or as_text(os.path.splitext(os.path.basename(args.file))[0])
     if bad := forbidden_name_character(name):  # refused by every reader (name_characters.py)
         where = ("--name", "") if args.name else (args.file, "the name from the file name")
-        raise TraceInputError(*where, f"holds {bad}, a control, text-direction or noncharacter "
+        raise TraceInputError(*where, f"holds {bad}, a control, invisible, text-direction or noncharacter "
                                       "code point: a name holds none"
                                       + ("" if args.name else _NAME_HINT))
     if "[" in name or "]" in name:  # as a workload's name (harness/workload/workload.cpp)

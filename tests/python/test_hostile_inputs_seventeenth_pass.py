@@ -637,7 +637,7 @@ def test_every_reader_refuses_a_results_file_whose_names_hold_a_control_characte
     args = ["report", "--out", "rep", "e.json"] if reader == "report" else \
         ["compare", "e.json", "e.json"]
     refused(memrel("-q", *args, cwd=tmp_path, timeout=300), "e.json", name,
-            "control, text-direction or noncharacter")
+            "control, invisible, text-direction or noncharacter")
     assert sorted(os.listdir(tmp_path)) == ["e.json", "subset.json"]
 
 

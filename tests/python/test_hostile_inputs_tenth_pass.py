@@ -128,7 +128,7 @@ def test_history_add_refuses_a_name_its_readers_would_refuse(tmp_path, field):
     (tmp_path / "esc.json").write_text(json.dumps(results))
     before = (tmp_path / "h.sqlite").read_bytes()
     line = refused(memrel("-q", "history", "--db", "h.sqlite", "add", "esc.json", cwd=tmp_path),
-                   "esc.json", "control, text-direction or noncharacter code point")
+                   "esc.json", "control, invisible, text-direction or noncharacter code point")
     assert "\x1b" not in line and "\u202e" not in line
     assert (tmp_path / "h.sqlite").read_bytes() == before
     for command in (["list"], ["changes"]):
