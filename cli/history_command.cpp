@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "cli/exit_codes.hpp"
+#include "cli/passed_through_option.hpp"
 #include "cli/python_module.hpp"
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
@@ -297,6 +298,9 @@ RunSubcommand attach_history(CLI::App& sub, const GlobalOptions& global) {
                      [](const std::string& w) { return w == "--db" || w.rfind("--db=", 0) == 0; }))
       words.push_back("--db=" + args->db);
     for (const std::string& w : remaining) words.push_back(w);
+    // Its hot journal rolled back first: `changes` opens the history read-only.
+    const std::string named = passed_through_option(remaining, "--db");
+    roll_back_hot_journal(named.empty() ? args->db : named);
     return run_python_command("memrel history changes", "memrel_history", words,
                               "change points need Apache Otava (scripts/install-deps)",
                               changes_python());

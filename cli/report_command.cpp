@@ -6,8 +6,10 @@
 //
 // The interpreter is $MEMREL_PYTHON, else python3 on PATH; the package is found through
 // memrel's Python folder (cli/python_module.hpp).
+#include "cli/passed_through_option.hpp"
 #include "cli/python_module.hpp"
 #include "cli/subcommand.hpp"
+#include "gate/history/history_db.hpp"
 
 namespace memrel::cli {
 
@@ -18,6 +20,8 @@ RunSubcommand attach_report(CLI::App& sub, const GlobalOptions& global) {
   return [&sub, &global] {
     std::vector<std::string> args = python_verbosity_arguments(global.verbosity);
     for (const std::string& a : sub.remaining()) args.push_back(a);
+    // The history's hot journal rolled back first: the report opens it read-only.
+    roll_back_hot_journal(passed_through_option(sub.remaining(), "--history"));
     return run_python_command("memrel report", "memrel_report", args,
                               "the report needs Python 3.9+ with matplotlib "
                               "(scripts/install-deps)");

@@ -388,6 +388,18 @@ static std::string not_an_sqlite_database(const std::string& path) {
          "database (memrel history add makes one where no file is)";
 }
 
+void roll_back_hot_journal(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || lstat((path + "-journal").c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size == 0)
+    return;
+  try {
+    HistoryDb opened(path, false);  // its first read rolls the journal back
+  } catch (const std::exception&) {
+    // The reader says what is wrong with it, in the words it says every such history with.
+  }
+}
+
 HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   check_sqlite_companions(path);  // before a new database is linked into place beside them
   struct stat st {};

@@ -31,6 +31,15 @@ struct HistoryAdded {
   std::size_t figures = 0;
 };
 
+// A history whose rollback journal is hot (PATH-journal: a `history add` killed in its
+// transaction) is rolled back by SQLite only where it opens the database to write, as `history
+// list` and `show` do: the Python readers open it read-only, and `report --history` and `history
+// changes` said "attempt to write a readonly database", exit 2 (the seventy-fourth adversarial
+// pass, c9-hot-journal-readers). Opened here as `history list` opens it, before a Python reader
+// runs: the journal is rolled back. Nothing when there is no journal; a database that cannot be
+// opened is left for the reader to say what it is.
+void roll_back_hot_journal(const std::string& path);
+
 class HistoryDb {
  public:
   // Opens PATH, creating it (and its schema) when `create` is true and it does not exist.
