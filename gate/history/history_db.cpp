@@ -388,7 +388,32 @@ static std::string not_an_sqlite_database(const std::string& path) {
          "database (memrel history add makes one where no file is)";
 }
 
+// Why the hot journal beside PATH cannot be rolled back (its folder, the history or the journal
+// immutable or append-only), said as a reader's refusal; "" when there is none, or nothing stops
+// it. `history list` said "cannot write (disk I/O error ...); nothing added", exit 4, and `history
+// changes` "attempt to write a readonly database", exit 2 (the seventy-fifth adversarial pass,
+// c2-hot-journal-immutable-folder-reader).
+static std::string hot_journal_stuck(const std::string& path) {
+  const std::string journal = path + "-journal";
+  struct stat st {};
+  if (lstat(journal.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return "";
+  const std::string folder = std::filesystem::path(path).parent_path().string();
+  const std::pair<const char*, std::string> places[] = {
+      {"its folder", folder.empty() ? "." : folder},
+      {"the history", path},
+      {"the journal", journal}};
+  for (const auto& [what, file] : places)
+    if (std::string barrier = replace_barrier(file); !barrier.empty())
+      return journal +
+             ": the journal of a write that was stopped, which SQLite rolls back before "
+             "the history is read, and " +
+             what + " " + barrier + ": clear the attribute (chattr -i, -a) first";
+  return "";
+}
+
 void roll_back_hot_journal(const std::string& path) {
+  if (std::string stuck = path.empty() ? "" : hot_journal_stuck(path); !stuck.empty())
+    throw ResultsError(stuck);
   struct stat st {};
   if (path.empty() || lstat((path + "-journal").c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
       st.st_size == 0)
@@ -422,6 +447,8 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   if (exists)
     if (std::string why = not_an_sqlite_database(path); !why.empty())
       throw ResultsError(path + ": " + why);
+  if (exists)
+    if (std::string stuck = hot_journal_stuck(path); !stuck.empty()) throw ResultsError(stuck);
   if (!exists) made_here_ = create_whole(path);
   check_wal_companions_can_be_made(path);
   open(SQLITE_OPEN_READWRITE);

@@ -37,7 +37,8 @@ struct HistoryAdded {
 // changes` said "attempt to write a readonly database", exit 2 (the seventy-fourth adversarial
 // pass, c9-hot-journal-readers). Opened here as `history list` opens it, before a Python reader
 // runs: the journal is rolled back. Nothing when there is no journal; a database that cannot be
-// opened is left for the reader to say what it is.
+// opened is left for the reader to say what it is. ResultsError when an attribute (chattr +i,
+// +a) of its folder, the history or the journal keeps the journal from being rolled back.
 void roll_back_hot_journal(const std::string& path);
 
 class HistoryDb {

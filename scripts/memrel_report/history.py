@@ -102,7 +102,10 @@ def _interpreter_problem(python):
     if r.stdout.startswith("memrel-python-3.") and len(version) == 2 and \
             re.fullmatch("[0-9]{1,4}", version[1], flags=re.ASCII) and int(version[1]) >= 9:
         return ""
-    return f"is not a Python 3.9 or later (exit {r.returncode}, said {r.stdout[:40]!r})"
+    # A signal as a signal: "exit -11" is no process's status (the seventy-fifth adversarial
+    # pass, c8-report-history-python-signal-said-as-exit-minus-11).
+    how = f"exit {r.returncode}" if r.returncode >= 0 else f"died of signal {-r.returncode}"
+    return f"is not a Python 3.9 or later ({how}, said {r.stdout[:40]!r})"
 
 
 def change_points(path):
@@ -131,10 +134,14 @@ def change_points(path):
     with tempfile.TemporaryFile() as mark:
         # --db=PATH, one word: a database named -h.sqlite was read as an option (the twenty-third
         # adversarial pass, c10-report-history-dash-name).
-        r = subprocess.run([python, "-I", entry, "memrel_history", f"--db={path}", "--json"],
-                           capture_output=True, text=True, timeout=600, preexec_fn=die,
-                           pass_fds=(mark.fileno(),),
-                           env=dict(os.environ, MEMREL_ENTRY_FD=str(mark.fileno())))
+        try:
+            r = subprocess.run([python, "-I", entry, "memrel_history", f"--db={path}", "--json"],
+                               capture_output=True, text=True, timeout=600, preexec_fn=die,
+                               pass_fds=(mark.fileno(),),
+                               env=dict(os.environ, MEMREL_ENTRY_FD=str(mark.fileno())))
+        except subprocess.TimeoutExpired:
+            # Said as the page's note, not a traceback (noted by the seventy-fifth pass).
+            return [], f"change points not computed: {python} did not finish within 600 s"
         mark.seek(0)
         said = mark.read(4096)
     ran = said.startswith(b"memrel_entry.py ran\n")

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from test_hostile_inputs import MEMREL, ROOT, needs_memrel, refused
+from test_hostile_inputs_thirty_seventh_pass import _chattr, attributes_cleared  # noqa: F401
 
 HOST_RUN = os.path.join(ROOT, "tests", "data", "host-run.json")
 
@@ -68,3 +69,45 @@ def test_a_history_given_as_a_workload_is_named(tmp_path, how):
                        timeout=300)
     refused(r, "hist.json", "an SQLite database (it begins with \"SQLite format 3\"), not a "
                             "workload")
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["history", "--db", "HJ/h.sqlite", "list"],
+                                     ["history", "--db", "HJ/h.sqlite", "changes"],
+                                     ["report", "--out", "rep", "--history", "HJ/h.sqlite"]],
+                         ids=["history-list", "history-changes", "report"])
+def test_a_hot_journal_in_an_immutable_folder_is_one_refusal_for_every_reader(
+        tmp_path, attributes_cleared, command):
+    """c2-hot-journal-immutable-folder-reader (the seventy-fifth pass): with the history's
+    folder immutable (chattr +i) and a hot journal in it, `history list` said "cannot write
+    (disk I/O error ...); nothing added", exit 4, and `history changes` and `report --history`
+    SQLite's "attempt to write a readonly database", exit 2. One refusal, exit 2, naming the
+    journal and the attribute, for every reader."""
+    _history_with_a_hot_journal(tmp_path)
+    (tmp_path / "HJ").mkdir()
+    for name in ("h.sqlite", "h.sqlite-journal"):
+        os.rename(tmp_path / name, tmp_path / "HJ" / name)
+    attributes_cleared.append(tmp_path / "HJ")
+    _chattr("+i", tmp_path / "HJ")
+    r = subprocess.run([MEMREL, "-q", *command], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    refused(r, "HJ/h.sqlite-journal: the journal of a write that was stopped",
+            "its folder is immutable (chattr +i)")
+    assert (tmp_path / "HJ" / "h.sqlite-journal").exists()
+
+
+@needs_memrel
+def test_a_history_python_that_dies_of_a_signal_is_said_so(tmp_path):
+    """c8-report-history-python-signal-said-as-exit-minus-11 (the seventy-fifth pass, arguable):
+    `report --history` with a MEMREL_HISTORY_PYTHON that dies of SIGSEGV said "(exit -11, ...)",
+    a status no process has; `history changes` says "died of signal 11"."""
+    python = tmp_path / "segvpy"
+    python.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    python.chmod(0o755)
+    subprocess.run([MEMREL, "history", "--db", "h.sqlite", "add", HOST_RUN], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    r = subprocess.run([MEMREL, "-q", "report", "--history", "h.sqlite", "--out", "rep", HOST_RUN],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env=dict(os.environ, MEMREL_HISTORY_PYTHON=str(python)))
+    refused(r, "MEMREL_HISTORY_PYTHON", "died of signal 11", exit_code=4)
+    assert "exit -11" not in r.stderr
