@@ -227,7 +227,7 @@ def test_a_data_segment_limit_is_the_machines_as_an_address_space_limit_is(tmp_p
     assert r.returncode == 3, r.stderr
     cell = json.loads((tmp_path / "r.json").read_text())["cells"][0]
     assert cell["status"] == "error", cell
-    assert "under a data-segment limit of 97 MiB (ulimit -d): the machine's limit" in cell["reason"]
+    assert "under a data-segment limit of 100000 KiB (ulimit -d): the machine's limit" in cell["reason"]
 
 
 @needs_memrel
@@ -513,7 +513,7 @@ def test_bench_under_a_memory_limit_names_it_beside_the_failed_runs(tmp_path):
     if r.returncode == 0:
         pytest.skip("memrel_bench's runs fit in 300000 KiB here")
     assert r.returncode == 3, r.stderr
-    assert "under an address-space limit of 292 MiB (ulimit -v)" in r.stderr, r.stderr
+    assert "under an address-space limit of 300000 KiB (ulimit -v)" in r.stderr, r.stderr
 
 
 @needs_memrel
