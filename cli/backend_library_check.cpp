@@ -27,9 +27,8 @@ void refuse_backend_whose_library_fails(const RunOptions& options, const std::st
     std::map<std::string, std::string> environment = backend.cell_environment;
     for (const auto& [name, value] : check.environment) environment[name] = value;
     if (std::string skipped = preload_skipped_under(environment); !skipped.empty())
-      throw std::invalid_argument(
-          check.whose + "backend " + given +
-          ": the dynamic loader skips a library it is told to preload: " + skipped);
+      throw std::invalid_argument(check.whose + "backend " + given + ": " + kLoaderSkipsPreload +
+                                  skipped);
     return;
   }
   if (!machine_runs_space(backend.space)) return;

@@ -12,6 +12,11 @@
 
 namespace memrel {
 
+// What a refusal says before the loader's words: one wording for the library check of a backend
+// file and the start of memrel under an `ab` side's settings.
+inline constexpr const char* kLoaderSkipsPreload =
+    "the dynamic loader skips a library it is told to preload: ";
+
 // The loader's words for the first library it skipped, from a started program's standard error
 // ("object '/x.so' from LD_PRELOAD cannot be preloaded (cannot open shared object file)", its
 // "ERROR: ld.so: " and "ignored" left out); "" when it skipped none.

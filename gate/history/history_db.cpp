@@ -393,10 +393,15 @@ static std::string not_an_sqlite_database(const std::string& path) {
 // it. `history list` said "cannot write (disk I/O error ...); nothing added", exit 4, and `history
 // changes` "attempt to write a readonly database", exit 2 (the seventy-fifth adversarial pass,
 // c2-hot-journal-immutable-folder-reader).
+// Whether PATH-journal is there and holds something: a write that was stopped, to roll back.
+static bool has_hot_journal(const std::string& path) {
+  struct stat st {};
+  return lstat((path + "-journal").c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
 static std::string hot_journal_stuck(const std::string& path) {
   const std::string journal = path + "-journal";
-  struct stat st {};
-  if (lstat(journal.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return "";
+  if (!has_hot_journal(path)) return "";
   const std::string folder = std::filesystem::path(path).parent_path().string();
   const std::pair<const char*, std::string> places[] = {
       {"its folder", folder.empty() ? "." : folder},
@@ -412,12 +417,8 @@ static std::string hot_journal_stuck(const std::string& path) {
 }
 
 void roll_back_hot_journal(const std::string& path) {
-  if (std::string stuck = path.empty() ? "" : hot_journal_stuck(path); !stuck.empty())
-    throw ResultsError(stuck);
-  struct stat st {};
-  if (path.empty() || lstat((path + "-journal").c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_size == 0)
-    return;
+  if (path.empty() || !has_hot_journal(path)) return;
+  if (std::string stuck = hot_journal_stuck(path); !stuck.empty()) throw ResultsError(stuck);
   try {
     HistoryDb opened(path, false);  // its first read rolls the journal back
   } catch (const std::exception&) {

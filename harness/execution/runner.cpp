@@ -736,7 +736,7 @@ std::string check_backend_process(const RunOptions& options, const std::string& 
   // Loaded, but without a library its environment preloads: the loader skips one it cannot load
   // with a warning alone (platform/loader_preload.hpp).
   if (std::string skipped = skipped_preload(error); !skipped.empty())
-    return backend.file + ": the dynamic loader skips a library it is told to preload: " + skipped;
+    return backend.file + ": " + kLoaderSkipsPreload + skipped;
   if (!timed_out && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) return "";
   const std::string prefix = "memrel: ";
   if (error.compare(0, prefix.size(), prefix) == 0) error = error.substr(prefix.size());
