@@ -150,6 +150,11 @@ std::string read_input_head(const std::string& path, std::size_t bytes) {
   return head;
 }
 
+bool path_names_something(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 || errno != ENOENT;
+}
+
 InputFd::~InputFd() {
   if (fd_ >= 0) ::close(fd_);
 }

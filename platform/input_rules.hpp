@@ -76,6 +76,13 @@ nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
 // then refuses by the rules above. For telling a file's kind by its content, not its name.
 std::string read_input_head(const std::string& path, std::size_t bytes);
 
+// Whether PATH names something, though perhaps no file: true where lstat finds anything (a
+// folder, a link), or cannot look for a reason other than nothing being there (a link loop, a
+// path through a regular file, a folder it may not search). Where a lookup by name would say
+// "no such file" or "unknown", the reader of its kind then says what is there instead (the
+// seventy-sixth adversarial pass, c7-run-w-folder-said-no-such-file).
+bool path_names_something(const std::string& path);
+
 // "4 MiB", "512 MiB": a cap for an error message.
 std::string describe_cap(std::uint64_t bytes);
 

@@ -242,6 +242,12 @@ def _read_rows(path, rows, builder):
             freed[pointer] = number
             b.free(block)
         elif action == "allocate failure":
+            # RMM's logging adaptor writes a failure with nullptr: a pointer there is no log of
+            # RMM's, and was taken as a mark without a word (the seventy-sixth adversarial pass,
+            # c7-rmm-allocate-failure-nonnull-pointer).
+            if pointer != 0:
+                fail(number, f"allocate failure with Pointer {pointer:#x}: a failed allocation "
+                             "returns none, and RMM writes (nil) or 0x0 there")
             # Since the first row, and never before it: another thread's row can be older.
             b.mark("allocate-failure", number, time_us=max(0, now - first), bytes=size)
         else:

@@ -93,8 +93,7 @@ def _plain(value, budget=None, path=()):
             raise _SettingsError(f"nested more than {MAX_SETTINGS_DEPTH} deep")
         inner = path + (id(value),)
         if isinstance(value, dict):
-            return {_show(k) if not isinstance(k, str) else _utf8(k): _plain(v, budget, inner)
-                    for k, v in value.items()}
+            return _plain_dict(value, budget, inner)
         return [_plain(v, budget, inner) for v in value]
     if isinstance(value, str):
         return _utf8(value)
@@ -103,6 +102,24 @@ def _plain(value, budget=None, path=()):
             (isinstance(value, float) and math.isfinite(value)):
         return value
     return _show(value)
+
+
+def _plain_dict(value, budget, path):
+    """A dict's keys as JSON's text keys. Two keys one text (the int 1 and the str '1', a lone
+    surrogate and its written-out escape) are refused: one setting was dropped without a word (the
+    seventy-sixth adversarial pass, c7-snapshot-settings-key-collision-drops-setting)."""
+    out, keys = {}, {}
+    for k, v in value.items():
+        text = _utf8(k) if isinstance(k, str) else _show(k)
+        if text in keys:
+            # ascii(): a lone surrogate and its escape look alike otherwise.
+            first, second = (ascii(x)[:40] if isinstance(x, str) else _show(x)
+                             for x in (keys[text], k))
+            raise _SettingsError(f"the keys {first} and {second} are one key as text: one "
+                                 "setting would be lost")
+        keys[text] = k
+        out[text] = _plain(v, budget, path)
+    return out
 
 
 class _Reader:

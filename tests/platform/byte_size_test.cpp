@@ -34,6 +34,33 @@ TEST(ByteSize, AFractionOfAByteIsRefused) {
   }
 }
 
+// The seventy-sixth adversarial pass, c4-size-fraction-rounded-to-whole: a fraction a double cannot
+// hold was rounded to whole bytes and taken (4095.99999999999999999 ran as 4096). Decimal digits
+// are read exactly, however many; a fraction that makes whole bytes still does.
+TEST(ByteSize, AFractionTooFineForADoubleIsStillAFraction) {
+  for (const char* bad :
+       {"4095.99999999999999999", "1023.9999999999999999KiB",
+        "1.00000000000000000000000000000000000000000000001GiB", "9007199254740993.5"}) {
+    try {
+      parse_byte_size(bad, "--host-capacity", 1ull << 60);
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("not a whole number of bytes"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(parse_byte_size("9007199254740993", "--x", 1ull << 60), 9007199254740993u);
+  EXPECT_EQ(parse_byte_size("0.0009765625KiB", "--x", 1ull << 60), 1u);
+  EXPECT_EQ(parse_byte_size("1.000000000000000000000000000000GiB", "--x", 1ull << 60), 1ull << 30);
+  EXPECT_THROW(parse_byte_size("0.5B", "--x", 1ull << 60), std::invalid_argument);
+  // The limit, exactly: at it is taken, past it by a digit or a fraction is not.
+  EXPECT_EQ(parse_byte_size("1KiB", "--x", 1024), 1024u);
+  for (const char* past : {"1025", "1024.5", "1.0009765625KiB", "99999999999999999999999"})
+    EXPECT_THROW(parse_byte_size(past, "--x", 1024), std::invalid_argument) << past;
+  EXPECT_THROW(parse_byte_size("9", "--x", 5), std::invalid_argument);
+  EXPECT_EQ(parse_byte_size("5", "--x", 5), 5u);
+}
+
 TEST(ByteSize, TheErrorNamesTheOptionAndTheText) {
   try {
     parse_byte_size("lots", "--host-capacity", 1ull << 30);
