@@ -131,6 +131,19 @@ void finish_log(const BenchJob& job) {
   }
 }
 
+// The log of a job whose outcome could not be had, put in place where it can be, else removed;
+// never an error of its own.
+void keep_log_if_it_can_be(const BenchJob& job, int output) {
+  if (job.log_path.empty()) return;
+  try {
+    std::remove(log_temporary_path(job).c_str());  // one written before the failure
+    write_log_temporary(job, output);
+    finish_log(job);
+  } catch (const std::exception&) {
+    std::remove(log_temporary_path(job).c_str());
+  }
+}
+
 std::string last_line(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   std::size_t nl = text.rfind('\n');
@@ -481,9 +494,18 @@ BenchOutcome outcome_of(const BenchCommand& command, const BenchJob& job, const 
                                               o.status == BenchStatus::kNoneMatched);
     if (!o.log_pending) finish_log(job);
     return o;
-  } catch (...) {
+  } catch (const Interrupted&) {
+    // Stopped from outside: as memrel stopped itself, its temporaries go.
     std::remove(bench_temporary_path(job).c_str());
     if (!job.log_path.empty()) std::remove(log_temporary_path(job).c_str());
+    throw;
+  } catch (...) {
+    // Its results cut off (exit 4): the log is what says why, and is always put in place
+    // (docs/inputs.md, "Outputs"); it was removed with them (the seventy-seventh adversarial
+    // pass, c8-bench-cut-json-loses-log, c8-ab-cut-json-loses-round-log). A log that cannot be
+    // written or put in place either is not kept: the first error is the one said.
+    std::remove(bench_temporary_path(job).c_str());
+    keep_log_if_it_can_be(job, r.output.get());
     throw;
   }
 }
@@ -552,12 +574,7 @@ std::vector<BenchOutcome> schedule(
         // bench-NAME.json.tmp-PID stayed (the fiftieth adversarial pass,
         // c8-bench-stopped-leaves-tmp).
         std::remove(bench_temporary_path(job).c_str());
-        try {
-          write_log_temporary(job, r.output.get());
-          finish_log(job);
-        } catch (const std::exception&) {
-          if (!job.log_path.empty()) std::remove(log_temporary_path(job).c_str());
-        }
+        keep_log_if_it_can_be(job, r.output.get());
         running[slot].reset();
         throw MachineStateError(command.bench + " --backend " + backend + " (process " +
                                 std::to_string(stopped) + ")" + kStoppedFromOutside +
