@@ -110,10 +110,16 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   // adversarial pass, c10-advise-missing-input-message).
   if (struct stat input{}; stat(a.input.c_str(), &input) != 0)
     throw std::invalid_argument(a.input + ": cannot read (" + std::strerror(errno) + ")");
-  if (!needs_trace_import(a.input) && !is_trace_path(a.input))
+  if (!needs_trace_import(a.input) && !is_trace_path(a.input)) {
+    // memrel's other kinds named as such, as every reader names them (a history given to advise
+    // was only "not a trace": the seventy-seventh adversarial pass, noted by a tester).
+    if (std::string kind = other_memrel_kind(read_input_head(a.input, 4096), "trace");
+        !kind.empty())
+      throw std::invalid_argument(a.input + ": " + kind);
     throw std::invalid_argument(a.input +
                                 ": not a trace (.memtrace), a PyTorch snapshot (.pickle) or an "
                                 "RMM log (.csv)");
+  }
   // The sweep, every name checked before anything runs: -b's backends, or every compiled backend
   // that can run here; then the grid's configurations that can.
   // A backend file given by its path stays that path: by its name alone the runner found no such

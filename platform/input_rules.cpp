@@ -306,6 +306,12 @@ std::string other_memrel_kind(const std::string& text, const std::string& what) 
   if (text.rfind(kSqliteMagic, 0) == 0)
     return "an SQLite database (it begins with \"SQLite format 3\"), not a " + what +
            ": a history is read with `memrel history --db` or `report --history`";
+  // A pickle (protocol 2 or later: PROTO and its number), as the importer tells one
+  // (cli/trace_import.cpp): compare and merge said "malformed JSON at byte 5: a NUL byte" (the
+  // seventy-seventh adversarial pass, noted by a tester).
+  if (text.size() >= 2 && text[0] == '\x80' && text[1] >= 2 && text[1] <= 5)
+    return "a Python pickle (it begins with PROTO " + std::to_string(text[1]) + "), not a " + what +
+           ": a PyTorch snapshot is imported with `memrel trace import`, or run as -w";
   return "";
 }
 

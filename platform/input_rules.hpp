@@ -59,8 +59,8 @@ nlohmann::json parse_input_json(const std::string& text, const std::string& file
 
 // Where `what` (a "backend file", a "grid file") was wanted, a file of memrel's own other kind,
 // told by its first bytes: the words that name it ("a memrel trace (it begins with MEMTRACE),
-// not a backend file: a trace is a workload (-w)"), a journal or an SQLite database (a
-// history); "" for any other text.
+// not a backend file: a trace is a workload (-w)"), a journal, an SQLite database (a
+// history) or a pickle (a PyTorch snapshot); "" for any other text.
 std::string other_memrel_kind(const std::string& text, const std::string& what);
 
 // The first 16 bytes of every SQLite database file, its header's "magic string": the history's

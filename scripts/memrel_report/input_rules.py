@@ -79,6 +79,12 @@ def read_text(path, cap):
         raise InputError(path, "an SQLite database (it begins with \"SQLite format 3\"), not a JSON "
                                "document: a history is read with `memrel history --db` or "
                                "`report --history`")
+    # Nor a pickle (a PyTorch snapshot), as the C++ readers say it and the importer tells one:
+    # "not UTF-8 text (byte 0)" (the seventy-seventh adversarial pass, noted by a tester).
+    if len(data) >= 2 and data[0] == 0x80 and 2 <= data[1] <= 5:
+        raise InputError(path, f"a Python pickle (it begins with PROTO {data[1]}), not a JSON "
+                               "document: a PyTorch snapshot is imported with `memrel trace "
+                               "import`, or run as -w")
     try:
         # A leading byte order mark is passed over, as the C++ reader (nlohmann::json) does and
         # RFC 8259 allows: compare and history took such a file and report refused it (the

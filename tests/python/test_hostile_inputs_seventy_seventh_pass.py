@@ -4,7 +4,11 @@
 import os
 import subprocess
 
-from test_hostile_inputs import MEMREL, needs_bench
+import pytest
+
+from test_hostile_inputs import MEMREL, ROOT, needs_bench, needs_memrel, refused
+
+HOST_RUN = os.path.join(ROOT, "tests", "data", "host-run.json")
 
 BENCH = os.path.join(os.path.dirname(MEMREL), "benchmarks", "memrel_bench")
 
@@ -52,3 +56,45 @@ def test_ab_keeps_the_round_log_of_a_candidate_whose_results_were_cut_off(tmp_pa
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     _exit_4_keeping_the_log(r, tmp_path / "abo" / "rounds" / "candidate-null-1.log")
     assert (tmp_path / "abo" / "rounds" / "reference-null-1.log").is_file()
+
+
+def _a_pickle(tmp_path, name):
+    import pickle
+    with open(tmp_path / name, "wb") as f:
+        pickle.dump({"device_traces": [[]], "segments": []}, f)
+
+
+@needs_memrel
+@pytest.mark.parametrize("command,where", [(["compare", "c", "c"], "c/run.json"),
+                                           (["merge", "-o", "m.json", "s.json", "s.json"],
+                                            "s.json"),
+                                           (["report", "--out", "rep", "s.json"], "s.json"),
+                                           (["run", "-b", "./s.json", "-w", "temp-then-delete",
+                                             "-o", "r.json"], "./s.json")],
+                         ids=["compare", "merge", "report", "backend-file"])
+def test_a_pickle_where_a_json_document_goes_is_named_a_pickle(tmp_path, command, where):
+    """Noted by a tester: a pickle given as a results file was "malformed JSON at byte 5: a NUL
+    byte" (compare, merge), "not UTF-8 text (byte 0)" (report). Named by its first bytes, as the
+    importer tells one."""
+    (tmp_path / "c").mkdir()
+    _a_pickle(tmp_path, "c/run.json")
+    _a_pickle(tmp_path, "s.json")
+    refused(subprocess.run([MEMREL, "-q", *command], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120), where, "a Python pickle (it begins with PROTO",
+            "memrel trace import")
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["advise", "-q", "{}", "--out", "a"],
+                                     ["run", "-q", "-b", "host-malloc", "-w", "{}", "-o", "r.json"],
+                                     ["validate", "{}"]], ids=["advise", "run", "validate"])
+@pytest.mark.parametrize("name", ["h.sqlite", "h.memtrace"])
+def test_a_history_where_a_trace_goes_is_named_a_history(tmp_path, command, name):
+    """Noted by a tester: a history given to advise was "not a trace (.memtrace), a PyTorch
+    snapshot (.pickle) or an RMM log (.csv)", and named *.memtrace "no MEMTRACE magic: import it
+    with `memrel trace import`", which takes no history."""
+    subprocess.run([MEMREL, "history", "--db", name, "add", HOST_RUN], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    args = [a.replace("{}", name) for a in command]
+    refused(subprocess.run([MEMREL, *args], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=120), name, "an SQLite database", "history --db")
