@@ -167,6 +167,8 @@ def lies_in(path, folder):
 # The longest suffix memrel adds to an output's name for a file beside it (platform/atomic_file.hpp,
 # kOutputSuffixBytes): each name of an output's path leaves this much room under the limit.
 OUTPUT_SUFFIX_BYTES = 16
+# <limits.h>'s PATH_MAX on Linux, the longest path a system call takes, as the C++ check reads it.
+PATH_MAX = 4096
 
 
 def _check_name_lengths(path):
@@ -180,13 +182,24 @@ def _check_name_lengths(path):
         name_max = os.pathconf(existing, "PC_NAME_MAX")
     except (OSError, ValueError):
         name_max = 255
-    for part in os.fsencode(path).split(b"/"):
-        if len(part) + OUTPUT_SUFFIX_BYTES > name_max:
+    # Only the output's own name takes a suffix; a folder on its way needs no room past the
+    # file system's limit (the seventy-eighth adversarial pass, c8-existing-long-folder-output-
+    # refused), as the C++ writers say it (check_output_name_lengths).
+    parts = os.fsencode(path).rstrip(b"/").split(b"/")
+    for part in parts:
+        suffixed = part == parts[-1]
+        if len(part) + (OUTPUT_SUFFIX_BYTES if suffixed else 0) > name_max:
+            room = (f"{name_max - OUTPUT_SUFFIX_BYTES} at most ({name_max}, less "
+                    f"{OUTPUT_SUFFIX_BYTES} for the suffix of a temporary beside it)"
+                    if suffixed else f"{name_max} at most")
             raise OutputRuleError(path, f"the name '{os.fsdecode(part[:40])}...' is {len(part)} "
-                                        f"bytes; a name here holds "
-                                        f"{name_max - OUTPUT_SUFFIX_BYTES} at most ({name_max}, "
-                                        f"less {OUTPUT_SUFFIX_BYTES} for the suffix of a "
-                                        "temporary beside it)")
+                                        f"bytes; a name here holds {room}")
+    # Nor a path the system takes no more: `report --out` and `trace import -o` of a path past
+    # 4096 bytes were "internal error: OSError: [Errno 36]", or left their temporary behind
+    # (the seventy-eighth adversarial pass, c2-report-out-path-too-long-internal-error,
+    # c9-trace-import-long-out-leaves-tmp-file), as the C++ writers refuse it.
+    if len(os.fsencode(os.path.abspath(path))) + OUTPUT_SUFFIX_BYTES >= PATH_MAX:
+        raise OutputRuleError(path, f"the path is over {PATH_MAX - OUTPUT_SUFFIX_BYTES} bytes long")
 
 
 def _check_spelling(path):

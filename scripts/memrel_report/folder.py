@@ -21,9 +21,11 @@ import tempfile
 import memrel_outputs
 import memrel_outputs.last_word
 
+from .downloads import DATA_DIR
 from .input_rules import InputError
 
 MARKER = ".memrel-report"
+NAME_MAX = 255  # the longest name a report file may have (prepare.slug keeps them under it)
 PID_MAX_LIMIT = 1 << 22  # the kernel's PID_MAX_LIMIT on 64-bit: no process id is larger
 PARTIAL = ".memrel-report-partial"  # in DIR.tmp-PID from its first moment: a folder of ours
 REPLACED = ".memrel-report-replaced"  # in DIR as it becomes DIR.old-PID: a folder being replaced
@@ -98,6 +100,19 @@ def check(out_dir, inputs=()):
         memrel_outputs.check_folder(out_dir, inputs)
     except memrel_outputs.OutputRuleError as e:
         raise InputError(e.path, e.message) from None
+    # Its files lie in DIR.tmp-PID and its data/ folder, a name of up to 255 bytes each: a --out
+    # that leaves them no room under the system's limit on a path wrote half a report and then
+    # failed, "internal error: OSError: [Errno 36]", its folders left (the seventy-eighth
+    # adversarial pass, c2-report-out-path-near-max, c9-report-long-out-leaves-made-folders).
+    # Refused before any work, as the C++ writers refuse a folder output whose files would not fit.
+    longest = (len(os.fsencode(os.path.abspath(out_dir))) + memrel_outputs.OUTPUT_SUFFIX_BYTES +
+               len(f"/{DATA_DIR}/") + NAME_MAX)
+    if longest >= memrel_outputs.PATH_MAX:
+        most = memrel_outputs.PATH_MAX - (longest - len(os.fsencode(os.path.abspath(out_dir)))) - 1
+        raise InputError(out_dir, f"the path is over {most} bytes long: the report's files in it "
+                                  f"(names of up to {NAME_MAX} bytes, some in {DATA_DIR}/) would "
+                                  f"pass the {memrel_outputs.PATH_MAX}-byte limit of a path; "
+                                  "choose a shorter --out")
     # The report's temporary folders (matplotlib's) go to TMPDIR: one that is --out, or lies in
     # it, put them where the report then found a file "no report wrote", without naming TMPDIR
     # (the fifty-fourth adversarial pass, arguable).
