@@ -26,6 +26,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/read_folders.hpp"
 #include "cli/subcommand.hpp"
+#include "cli/threshold_options.hpp"
 #include "gate/read/input_file.hpp"
 #include "harness/execution/bench_launcher.hpp"
 #include "platform/address_space_limit.hpp"
@@ -372,7 +373,7 @@ RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--min-time", a->min_time,
                  "Google Benchmark's minimum time per repetition, in seconds (default: "
                  "memrel_bench's, docs/benchmarks.md)")
-      ->check(CLI::Range(1e-6, 86400.0));
+      ->check(finite_range(1e-6, 86400.0));
   app.add_option("--bench-arg", a->bench_args,
                  "An argument for every memrel_bench (repeatable; only those of docs/inputs.md), "
                  "e.g. "

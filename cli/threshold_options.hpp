@@ -7,6 +7,8 @@
 #include <cmath>
 #include <string>
 
+#include "platform/decimal_text.hpp"
+
 namespace memrel::cli {
 
 // The largest --latency-min-change: a median 11 times the baseline's must still be able to fail.
@@ -28,9 +30,18 @@ inline CLI::Validator finite_range(double lo, double hi) {
         // "-0" and "-0.0" are negative zero, >= 0 as a double: a sign the range does not allow,
         // taken (the seventeenth adversarial pass's successor, c4-compare-latmin).
         const bool negative = lo >= 0 && text.find('-') == 0;
-        if (parsed && !underflowed && !negative && std::isfinite(value) && value >= lo &&
+        // Past a bound in digits a double cannot hold: 0.50000000000000000001 read as 0.5 and
+        // taken (the seventy-eighth adversarial pass, c4-threshold-past-bound-rounds-in). The text
+        // is compared with the bounds exactly; a misspelt one is refused after the parse
+        // (misspelled_number).
+        const bool beyond =
+            is_decimal_text(text) && (compare_decimal_text(text, shortest_decimal_text(lo)) < 0 ||
+                                      compare_decimal_text(text, shortest_decimal_text(hi)) > 0);
+        if (parsed && !underflowed && !negative && !beyond && std::isfinite(value) && value >= lo &&
             value <= hi)
           return "";
+        if (underflowed)  // said as the Python side says it (memrel_help.finite_number)
+          return "'" + text + "' is too small for a number here (it reads as 0)";
         return "'" + text + "' is not a finite number from " + CLI::detail::to_string(lo) + " to " +
                CLI::detail::to_string(hi);
       },

@@ -166,10 +166,38 @@ def finite_number(text):
     if float(text) == 0 and re.search("[1-9]", mantissa):
         raise argparse.ArgumentTypeError(f"{text!r}: too small for a number here (it reads as 0)")
     _refuse_negative_zero(text)
-    return float(text)
+    value = _Written(text)
+    value.text = text
+    return value
 
 
 finite_number.__name__ = "finite number"
+
+
+class _Written(float):
+    """A number that keeps its text, so that a range is checked against what was written: a float
+    reads 10.0000000000000000001 as 10 (see outside)."""
+    text = None
+
+
+def outside(value, low, high):
+    """Whether value lies outside [low, high] as it was written, exactly (a finite_number's text):
+    `--min-magnitude 10.0000000000000000001` was 10 as a float and taken (the seventy-eighth
+    adversarial pass, c4-threshold-past-bound-rounds-in), as the C++ options now compare their
+    text with their bounds (platform/decimal_text.hpp)."""
+    import decimal
+
+    if not low <= value <= high:
+        return True
+    text = getattr(value, "text", None)
+    if text is None:
+        return False
+    exact = decimal.Context(Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    try:
+        written = exact.create_decimal(text)
+    except decimal.InvalidOperation:  # an exponent past even Decimal's: the float decides
+        return False
+    return not decimal.Decimal(repr(low)) <= written <= decimal.Decimal(repr(high))
 
 
 def _refuse_empty(parser, action, arg_strings):

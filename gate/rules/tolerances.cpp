@@ -4,6 +4,7 @@
 
 #include "harness/workload/workload.hpp"
 #include "platform/byte_size.hpp"
+#include "platform/decimal_text.hpp"
 
 namespace memrel {
 
@@ -46,7 +47,10 @@ ByteTolerance parse_byte_tolerance(const std::string& text) {
       const bool plain = number.size() > first_digit && number[first_digit] >= '0' &&
                          number[first_digit] <= '9' &&
                          number.find_first_not_of("0123456789.") == std::string::npos;
-      if (!plain || used != number.size() || !(pct >= 0) || pct > 99) {
+      // Compared with 99 as written: 99.0000000000000000001% was 99 % as a double, taken (the
+      // seventy-eighth adversarial pass, c4-threshold-past-bound-rounds-in).
+      if (!plain || used != number.size() || !(pct >= 0) || pct > 99 ||
+          compare_decimal_text(number, "99") > 0) {
         throw std::invalid_argument(option + ": '" + part + "' is not a percentage from 0% to 99%");
       }
       t.relative = pct / 100.0;

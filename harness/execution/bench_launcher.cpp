@@ -25,6 +25,7 @@
 #include "harness/results/results.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
+#include "platform/cpu_time_limit.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/file_kind.hpp"
 #include "platform/input_rules.hpp"
@@ -807,6 +808,13 @@ std::string bench_end_text(const BenchOutcome& o) {
       o.last_line.empty() ? std::string("it printed nothing") : one_line_text(o.last_line);
   switch (o.status) {
     case BenchStatus::kCrashed:
+      // Killed by the machine's CPU-time limit, said as a run's cell says it: it was the
+      // backend's crash, the limit unnamed (the seventy-ninth adversarial pass,
+      // c8-bench-cpu-limit-blamed-on-backend, c8-ab-cpu-limit-blamed-on-reference).
+      if (const std::optional<std::uint64_t> limit = cpu_limit_that_killed(o.exit_code, o.seconds))
+        return "rc " + std::to_string(128 + o.exit_code) + " (killed by " +
+               signal_name(o.exit_code) + " under a CPU-time limit of " + std::to_string(*limit) +
+               " s, ulimit -t: the machine's limit, not the backend's; raise or lift it): " + why;
       return "rc " + std::to_string(128 + o.exit_code) + " (killed by " + signal_name(o.exit_code) +
              "): " + why;
     case BenchStatus::kTimeout:

@@ -29,6 +29,7 @@
 #include "platform/address_space_limit.hpp"
 #include "platform/child_process.hpp"
 #include "platform/cpu_time_limit.hpp"
+#include "platform/durable_append.hpp"
 #include "platform/file_size_limit.hpp"
 #include "platform/files_unchanged.hpp"
 #include "platform/input_rules.hpp"
@@ -553,17 +554,9 @@ class Scheduler {
       const std::string killed = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) +
                                  ")" + (stderr_tail.empty() ? "" : ": " + stderr_tail);
       // The machine's CPU-time limit, not the allocator's crash: SIGXCPU at the soft limit,
-      // SIGKILL at the hard one (platform/cpu_time_limit.hpp). Only a cell that can have used
-      // that much CPU time (its wall time on every CPU): under `ulimit -t 1000` a cell killed
-      // after milliseconds (by the OOM killer, or itself) was blamed on the limit (the
-      // twenty-second adversarial pass, c8-sigkill-blamed-on-cpu-limit).
-      const CpuTimeLimit cpu = cpu_time_limit();
-      const std::optional<std::uint64_t> limit = sig == SIGXCPU   ? cpu.soft_seconds
-                                                 : sig == SIGKILL ? cpu.hard_seconds
-                                                                  : std::nullopt;
-      const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-      if (limit && static_cast<double>(wall_ns) * 1e-9 * static_cast<double>(cpus) >=
-                       static_cast<double>(*limit)) {
+      // SIGKILL at the hard one (platform/cpu_time_limit.hpp).
+      if (const std::optional<std::uint64_t> limit =
+              cpu_limit_that_killed(sig, static_cast<double>(wall_ns) * 1e-9)) {
         const std::uint64_t seconds = *limit;
         cell = failed_cell(m.backend.name, m.name, m.path, "error",
                            killed + "; under a CPU-time limit of " + std::to_string(seconds) +
@@ -955,7 +948,18 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
     journal.emplace(RunJournal::start(options.journal_path, run, context));
   }
 
-  Scheduler(options, matrix, std::move(inputs), progress).run(done, journal ? &*journal : nullptr);
+  try {
+    Scheduler(options, matrix, std::move(inputs), progress)
+        .run(done, journal ? &*journal : nullptr);
+  } catch (const MachineStateError&) {
+    // Stopped by the machine before any cell finished (a cell that cannot start under `ulimit
+    // -n 9`): a fresh run's journal holds no cell and is this run's own, removed as the line says
+    // nothing is kept; it was left beside -o (the seventy-ninth adversarial pass,
+    // c8-ulimit-n9-run-leaves-journal). A resumed run's journal is kept as it was.
+    if (journal && !options.resume && done.empty())
+      remove_if_same_file(options.journal_path, journal->identity());
+    throw;
+  }
   if (journal && journal_out) journal_out->emplace(std::move(*journal));
 
   RunResults results;

@@ -71,17 +71,24 @@ MIN_PVALUE, MAX_PVALUE = 1e-9, 0.5
 MAX_MAGNITUDE = 10.0
 
 
+def _as_written(value):
+    """A number as the user wrote it (a finite_number's text), or as Python shows it."""
+    return getattr(value, "text", None) or value
+
+
 def check_ranges(args):
     """Every threshold in its range (docs/inputs.md, "Numbers"): nan, inf or a negative number
     would switch the analysis off, and window 0 is no window at all."""
-    if not (math.isfinite(args.max_pvalue) and MIN_PVALUE <= args.max_pvalue <= MAX_PVALUE):
-        raise UsageError(f"--max-pvalue: {args.max_pvalue}: must be a number from {MIN_PVALUE:g} "
-                         f"to {MAX_PVALUE:g}")
+    if not math.isfinite(args.max_pvalue) or \
+            memrel_help.outside(args.max_pvalue, MIN_PVALUE, MAX_PVALUE):
+        raise UsageError(f"--max-pvalue: {_as_written(args.max_pvalue)}: must be a number from "
+                         f"{MIN_PVALUE:g} to {MAX_PVALUE:g}")
     # math.copysign: "-0.0" is >= 0, a sign the range does not allow.
-    if not (math.isfinite(args.min_magnitude) and 0 <= args.min_magnitude <= MAX_MAGNITUDE) or \
+    if not math.isfinite(args.min_magnitude) or \
+            memrel_help.outside(args.min_magnitude, 0, MAX_MAGNITUDE) or \
             math.copysign(1, args.min_magnitude) < 0:
-        raise UsageError(f"--min-magnitude: {args.min_magnitude}: must be a finite number from 0 "
-                         f"to {MAX_MAGNITUDE:g} (a relative change: 10 is 1000 %)")
+        raise UsageError(f"--min-magnitude: {_as_written(args.min_magnitude)}: must be a finite "
+                         f"number from 0 to {MAX_MAGNITUDE:g} (a relative change: 10 is 1000 %)")
     if not 2 <= args.window <= 1_000_000:
         raise UsageError(f"--window: {args.window}: must be a whole number from 2 to 1000000")
     if not 1 <= args.min_runs <= 1_000_000:

@@ -78,6 +78,27 @@ class _CannotWrite(Exception):
     pass
 
 
+def _refuse_other_memrel_kind(path, head):
+    """memrel's own other kinds named by their first bytes, as every reader names them
+    (read_input_json's other_memrel_kind): a history named h.csv was "neither a PyTorch snapshot
+    pickle nor an RMM log", a journal named j.pickle "truncated or malformed pickle" (the
+    seventy-ninth adversarial pass, c10-importer-misnames-kind)."""
+    if head.startswith(b"SQLite format 3\0"):
+        raise TraceInputError(path, "", "an SQLite database (it begins with \"SQLite format 3\"), "
+                                        "not a PyTorch snapshot or an RMM log: a history is read "
+                                        "with `memrel history --db` or `report --history`")
+    first, newline, _ = head.partition(b"\n")
+    if head.startswith(b"{") and newline:
+        try:
+            header = json.loads(first)
+        except (ValueError, RecursionError):
+            header = None
+        if isinstance(header, dict) and header.get("schema") == "memrel.journal/1":
+            raise TraceInputError(path, "", "a memrel journal (memrel.journal/1: the cells an "
+                                            "interrupted run finished), not a PyTorch snapshot or "
+                                            "an RMM log: finish that run with --resume")
+
+
 def import_trace(args):
     if args.name is not None:
         try:
@@ -89,7 +110,7 @@ def import_trace(args):
     f, source_bytes = open_source(args.file)  # a regular file under the cap, before a byte is read
     builder_module.use_numpy_for(source_bytes)
     with f:
-        head = f.read(64)
+        head = f.read(4096)  # a journal's header line, for _refuse_other_memrel_kind
     # Told by content before the name: a memrel trace named t.pickle was "truncated or malformed
     # pickle (UnicodeDecodeError ...)" (the fifty-fifth adversarial pass,
     # c10-import-trace-named-pickle), as the other readers name it (read_input_json).
@@ -97,6 +118,7 @@ def import_trace(args):
         raise TraceInputError(args.file, "", "a memrel trace already (it begins with MEMTRACE), "
                                              "not a PyTorch snapshot or an RMM log: nothing to "
                                              "import; a trace is a workload (-w)")
+    _refuse_other_memrel_kind(args.file, head)
     if rmm_log.is_rmm_log(head):
         source = rmm_log
     elif torch_snapshot.is_snapshot(args.file, head):

@@ -125,3 +125,53 @@ def test_a_tmpdir_of_a_long_name_imports_a_runs_trace(tmp_path):
     r = _memrel("run", "-b", "null", "--include-null", "-w", "log.csv", "-o", "r.json",
                 cwd=tmp_path, env={**os.environ, "TMPDIR": str(long)})
     assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("option,value", [("--byte-tolerance", "99.0000000000000000001%"),
+                                          ("--latency-min-change", "10.0000000000000000001"),
+                                          ("--alpha", "0.50000000000000000001"),
+                                          ("--alpha", "0.00000000099999999999999999")])
+def test_a_threshold_past_its_bound_in_far_digits_is_refused(tmp_path, option, value):
+    """c4-threshold-past-bound-rounds-in: a value past a threshold's range only in digits a double
+    cannot hold was read as the bound and taken, exit 0; compared as written now."""
+    refused(_memrel("compare", HOST_RUN, HOST_RUN, option, value, cwd=tmp_path), option, value)
+
+
+@needs_memrel
+@pytest.mark.parametrize("option,value", [("--byte-tolerance", "99.000%"),
+                                          ("--latency-min-change", "1e1"),
+                                          ("--alpha", "0.5000"), ("--alpha", "1e-9")])
+def test_a_threshold_at_its_bound_in_any_spelling_is_taken(tmp_path, option, value):
+    r = _memrel("compare", HOST_RUN, HOST_RUN, option, value, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", [["bench", "-b", "null", "--quick", "-o", "o"],
+                                     ["ab", "-b", "null", "--quick", "--out", "o"]])
+def test_min_time_past_its_bound_in_far_digits_is_refused(tmp_path, command):
+    refused(_memrel(*command, "--min-time", "86400.00000000000000001", cwd=tmp_path),
+            "--min-time", "86400.00000000000000001")
+    assert not (tmp_path / "o").exists()
+
+
+@needs_memrel
+@pytest.mark.parametrize("option,value", [("--min-magnitude", "10.0000000000000000001"),
+                                          ("--max-pvalue", "0.50000000000000000001")])
+def test_history_changes_thresholds_are_compared_as_written(tmp_path, option, value):
+    subprocess.run([MEMREL, "history", "--db", "h.sqlite", "add", HOST_RUN], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    refused(_memrel("history", "--db", "h.sqlite", "changes", option, value, cwd=tmp_path),
+            option, value)
+    r = _memrel("history", "--db", "h.sqlite", "changes", option, value[:4].rstrip("."),
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+def test_a_threshold_too_small_for_a_double_says_so(tmp_path):
+    """Noted with c4-threshold-past-bound-rounds-in: `--latency-min-change 1e-400` was "not a
+    finite number from 0 to 10", which it is; the Python side says "too small"."""
+    refused(_memrel("compare", HOST_RUN, HOST_RUN, "--latency-min-change", "1e-400",
+                    cwd=tmp_path), "--latency-min-change", "too small for a number here")
