@@ -668,7 +668,8 @@ RunSubcommand attach_ab(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--min-time", a.min_time,
                  "Google Benchmark's minimum time per repetition, in seconds (default: "
                  "memrel_bench's, docs/benchmarks.md)")
-      ->check(finite_range(1e-6, 86400.0));
+      ->check(CLI::Range(1e-6, 86400.0))
+      ->check(exact_bounds(1e-6, 86400.0));
   sub.add_option("--bench-arg", a.bench_args,
                  "An argument for memrel_bench on both sides (repeatable; only those of "
                  "docs/inputs.md), e.g. --bench-arg=--benchmark_repetitions=9")

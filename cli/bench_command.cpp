@@ -373,7 +373,8 @@ RunSubcommand attach_bench(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--min-time", a->min_time,
                  "Google Benchmark's minimum time per repetition, in seconds (default: "
                  "memrel_bench's, docs/benchmarks.md)")
-      ->check(finite_range(1e-6, 86400.0));
+      ->check(CLI::Range(1e-6, 86400.0))
+      ->check(exact_bounds(1e-6, 86400.0));
   app.add_option("--bench-arg", a->bench_args,
                  "An argument for every memrel_bench (repeatable; only those of docs/inputs.md), "
                  "e.g. "

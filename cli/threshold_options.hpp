@@ -48,6 +48,22 @@ inline CLI::Validator finite_range(double lo, double hi) {
       "FINITE in [" + CLI::detail::to_string(lo) + " - " + CLI::detail::to_string(hi) + "]");
 }
 
+// The bounds of a CLI::Range compared with the text as written, for an option whose misspelt
+// values CLI::Range and misspelled_number say better (--min-time): a decimal past a bound only
+// in digits a double cannot hold (86400.00000000000000001) passed CLI::Range as the bound (the
+// seventy-eighth adversarial pass, c4-threshold-past-bound-rounds-in).
+inline CLI::Validator exact_bounds(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        if (!is_decimal_text(text) || (compare_decimal_text(text, shortest_decimal_text(lo)) >= 0 &&
+                                       compare_decimal_text(text, shortest_decimal_text(hi)) <= 0))
+          return "";
+        return "'" + text + "' is not a number from " + CLI::detail::to_string(lo) + " to " +
+               CLI::detail::to_string(hi);
+      },
+      "");
+}
+
 // --latency-min-change and --alpha, shared by compare and ab.
 inline CLI::Validator latency_min_change_range() { return finite_range(0, kMaxLatencyMinChange); }
 inline CLI::Validator alpha_range() { return finite_range(1e-9, 0.5); }

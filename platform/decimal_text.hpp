@@ -13,7 +13,9 @@ namespace memrel {
 bool is_decimal_text(const std::string& text);
 
 // -1, 0 or 1 as the number A is written less than, equal to or more than B, exactly, however many
-// digits either has. Both are decimal text (is_decimal_text).
+// digits either has. Both are decimal text (is_decimal_text). An exponent is read up to 2^40 in
+// size: two numbers past 10^(2^40) (or below its inverse) may compare equal, each past every
+// bound memrel has.
 int compare_decimal_text(const std::string& a, const std::string& b);
 
 // The shortest decimal text that reads back as VALUE ("0.5", "1e-09"): a bound to compare with.

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -48,10 +50,16 @@ std::string path_spelling_problem(const std::string& path) {
     }, lexical{};
     std::error_code ec;
     const fs::path lexical_path = fs::absolute(so_far, ec).lexically_normal();
+    // Said as what stops it: out of a regular file it was "which does not exist" of a file
+    // that does (the eightieth adversarial pass, c1-output-dotdot-through-regular-file).
     if (stat(so_far.c_str(), &system) != 0)
       return "goes up (..) out of " + before +
-             ", which does not exist: the system and memrel would read two different folders; "
-             "spell the path without ..";
+             (errno == ENOENT ? std::string(", which does not exist")
+              : errno == ENOTDIR
+                  ? std::string(", which is not a folder")
+                  : ", which cannot be reached (" + std::string(strerror(errno)) + ")") +
+             ": the system and memrel would read two different folders; spell the path "
+             "without ..";
     if (ec || stat(lexical_path.c_str(), &lexical) != 0 || !same_folder(system, lexical))
       return "goes up (..) out of " + before +
              ", which is reached through a symbolic link: the system goes up from the link's "

@@ -16,9 +16,10 @@ std::string label() {
   return "/tmp (TMPDIR is not set)";
 }
 
-// The room memrel leaves for its own paths below the folder: a folder of its own, and a name
-// of up to 255 bytes in it.
-constexpr std::size_t kTemporaryRoom = 320;
+// The room memrel leaves for its own paths below the folder: its longest there, an imported
+// trace's temporary (memrel-run-XXXXXX/.trace-1.memtrace-PID-HEX.tmp) or a cell's files, take
+// about 60 bytes; twice that leaves them room.
+constexpr std::size_t kTemporaryRoom = 128;
 
 }  // namespace
 

@@ -192,7 +192,9 @@ def outside(value, low, high):
     text = getattr(value, "text", None)
     if text is None:
         return False
-    exact = decimal.Context(Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    # As many digits as the text has: the default context's 28 rounded 10.000...0001 (30
+    # digits) onto 10.
+    exact = decimal.Context(prec=len(text) + 2, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
     try:
         written = exact.create_decimal(text)
     except decimal.InvalidOperation:  # an exponent past even Decimal's: the float decides

@@ -1,6 +1,10 @@
 #include "gate/read/pairing.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -34,8 +38,14 @@ bool is_results_file_name(const std::string& path) { return fs::path(path).exten
 
 std::vector<InputPair> pair_inputs(const std::string& baseline, const std::string& current) {
   for (const auto& p : {baseline, current}) {
-    std::error_code ec;
-    if (!fs::exists(p, ec)) throw ResultsError(p + ": cannot open (no such file or folder)");
+    // The system's reason: b.json/../b.json was "no such file or folder" (the eightieth
+    // adversarial pass, c1-input-dotdot-through-regular-file), where stat says Not a directory
+    // (std::filesystem::exists reads both as "not found").
+    if (struct stat st{}; stat(p.c_str(), &st) != 0)
+      throw ResultsError(p + ": cannot open (" +
+                         (errno == ENOENT ? std::string("no such file or folder")
+                                          : std::string(std::strerror(errno))) +
+                         ")");
   }
   bool base_dir = fs::is_directory(baseline), cur_dir = fs::is_directory(current);
   if (base_dir != cur_dir) {

@@ -137,7 +137,6 @@ void finish_log(const BenchJob& job) {
 void keep_log_if_it_can_be(const BenchJob& job, int output) {
   if (job.log_path.empty()) return;
   try {
-    std::remove(log_temporary_path(job).c_str());  // one written before the failure
     write_log_temporary(job, output);
     finish_log(job);
   } catch (const std::exception&) {
@@ -488,17 +487,12 @@ BenchOutcome outcome_of_ended(const BenchCommand& command, const BenchJob& job, 
 // c10-bench-logs-failure-deletes-previous-log).
 BenchOutcome outcome_of(const BenchCommand& command, const BenchJob& job, const Running& r,
                         int status, bool timed_out) {
+  BenchOutcome o;
   try {
-    BenchOutcome o = outcome_of_ended(command, job, r, status, timed_out);
-    write_log_temporary(job, r.output.get());
-    o.log_pending = !job.log_path.empty() && (o.status == BenchStatus::kUnavailable ||
-                                              o.status == BenchStatus::kNoneMatched);
-    if (!o.log_pending) finish_log(job);
-    return o;
+    o = outcome_of_ended(command, job, r, status, timed_out);
   } catch (const Interrupted&) {
     // Stopped from outside: as memrel stopped itself, its temporaries go.
     std::remove(bench_temporary_path(job).c_str());
-    if (!job.log_path.empty()) std::remove(log_temporary_path(job).c_str());
     throw;
   } catch (...) {
     // Its results cut off (exit 4): the log is what says why, and is always put in place
@@ -507,6 +501,16 @@ BenchOutcome outcome_of(const BenchCommand& command, const BenchJob& job, const 
     // written or put in place either is not kept: the first error is the one said.
     std::remove(bench_temporary_path(job).c_str());
     keep_log_if_it_can_be(job, r.output.get());
+    throw;
+  }
+  try {
+    write_log_temporary(job, r.output.get());
+    o.log_pending = !job.log_path.empty() && (o.status == BenchStatus::kUnavailable ||
+                                              o.status == BenchStatus::kNoneMatched);
+    if (!o.log_pending) finish_log(job);
+    return o;
+  } catch (...) {  // the log's own failure, said as it is (write_log_temporary, finish_log)
+    if (!job.log_path.empty()) std::remove(log_temporary_path(job).c_str());
     throw;
   }
 }

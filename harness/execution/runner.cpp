@@ -304,7 +304,15 @@ class Scheduler {
             // A cell that cannot start (out of descriptors under `ulimit -n`): the machine's,
             // said with what the run keeps, as every other stop of the machine's says it (the
             // fifty-ninth adversarial pass, c8-fd-limit-midrun-journal-not-said).
-            if (!journal || done.empty()) throw;
+            if (!journal) throw;
+            if (done.empty()) {
+              // Before any cell finished, the line says nothing is kept: a fresh run's journal,
+              // of no cell and this run's own, goes (it was left beside -o under `ulimit -n 9`:
+              // the seventy-ninth adversarial pass, c8-ulimit-n9-run-leaves-journal). A
+              // resumed run's is kept as it was.
+              if (!options_.resume) remove_if_same_file(options_.journal_path, journal->identity());
+              throw;
+            }
             throw MachineStateError(std::string(e.what()) + "; the run stopped, " +
                                     finished_kept(end_all()) +
                                     " (continue with the same options and --resume)");
@@ -948,18 +956,7 @@ RunResults run_suite(const RunOptions& options, std::ostream& progress,
     journal.emplace(RunJournal::start(options.journal_path, run, context));
   }
 
-  try {
-    Scheduler(options, matrix, std::move(inputs), progress)
-        .run(done, journal ? &*journal : nullptr);
-  } catch (const MachineStateError&) {
-    // Stopped by the machine before any cell finished (a cell that cannot start under `ulimit
-    // -n 9`): a fresh run's journal holds no cell and is this run's own, removed as the line says
-    // nothing is kept; it was left beside -o (the seventy-ninth adversarial pass,
-    // c8-ulimit-n9-run-leaves-journal). A resumed run's journal is kept as it was.
-    if (journal && !options.resume && done.empty())
-      remove_if_same_file(options.journal_path, journal->identity());
-    throw;
-  }
+  Scheduler(options, matrix, std::move(inputs), progress).run(done, journal ? &*journal : nullptr);
   if (journal && journal_out) journal_out->emplace(std::move(*journal));
 
   RunResults results;

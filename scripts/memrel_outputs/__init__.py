@@ -198,8 +198,18 @@ def _check_name_lengths(path):
     # 4096 bytes were "internal error: OSError: [Errno 36]", or left their temporary behind
     # (the seventy-eighth adversarial pass, c2-report-out-path-too-long-internal-error,
     # c9-trace-import-long-out-leaves-tmp-file), as the C++ writers refuse it.
-    if len(os.fsencode(os.path.abspath(path))) + OUTPUT_SUFFIX_BYTES >= PATH_MAX:
-        raise OutputRuleError(path, f"the path is over {PATH_MAX - OUTPUT_SUFFIX_BYTES} bytes long")
+    # Spelt absolute as given (`..` kept, as the system reads it and the C++ check measures it);
+    # PATH_MAX counts the terminating NUL.
+    if len(absolute_as_given(path)) + OUTPUT_SUFFIX_BYTES >= PATH_MAX:
+        raise OutputRuleError(path, f"the path is over {PATH_MAX - OUTPUT_SUFFIX_BYTES - 1} bytes "
+                                    "long")
+
+
+def absolute_as_given(path):
+    """PATH's bytes spelt absolute without collapsing `..` (os.path.abspath collapses it, and a
+    long path of `x/../` then measured short)."""
+    path = os.fsencode(path)
+    return path if path.startswith(b"/") else os.getcwdb().rstrip(b"/") + b"/" + path
 
 
 def _check_spelling(path):

@@ -3,6 +3,7 @@
 each is refused. Python's os.path.normpath and abspath read `..` lexically, so a report checked
 `rep/missing/..` as absent and then replaced ./rep (the twelfth adversarial pass)."""
 
+import errno
 import os
 import stat
 
@@ -34,9 +35,14 @@ def spelling_problem(path):
             continue
         try:
             system = os.stat(so_far)
-        except (OSError, ValueError):
-            return (f"goes up (..) out of {before}, which does not exist: the system and memrel "
-                    "would read two different folders; spell the path without ..")
+        except (OSError, ValueError) as e:
+            # Said as what stops it, as the C++ writers say it (platform/path_spelling.cpp).
+            err = getattr(e, "errno", None)
+            why = ("which does not exist" if err in (errno.ENOENT, None) else
+                   "which is not a folder" if err == errno.ENOTDIR else
+                   f"which cannot be reached ({e.strerror})")
+            return (f"goes up (..) out of {before}, {why}: the system and memrel would read two "
+                    "different folders; spell the path without ..")
         try:
             lexical = os.stat(os.path.normpath(os.path.abspath(so_far)))
         except (OSError, ValueError):

@@ -105,10 +105,10 @@ def check(out_dir, inputs=()):
     # failed, "internal error: OSError: [Errno 36]", its folders left (the seventy-eighth
     # adversarial pass, c2-report-out-path-near-max, c9-report-long-out-leaves-made-folders).
     # Refused before any work, as the C++ writers refuse a folder output whose files would not fit.
-    longest = (len(os.fsencode(os.path.abspath(out_dir))) + memrel_outputs.OUTPUT_SUFFIX_BYTES +
-               len(f"/{DATA_DIR}/") + NAME_MAX)
+    spelt = len(memrel_outputs.absolute_as_given(out_dir))
+    longest = spelt + memrel_outputs.OUTPUT_SUFFIX_BYTES + len(f"/{DATA_DIR}/") + NAME_MAX
     if longest >= memrel_outputs.PATH_MAX:
-        most = memrel_outputs.PATH_MAX - (longest - len(os.fsencode(os.path.abspath(out_dir)))) - 1
+        most = memrel_outputs.PATH_MAX - (longest - spelt) - 1
         raise InputError(out_dir, f"the path is over {most} bytes long: the report's files in it "
                                   f"(names of up to {NAME_MAX} bytes, some in {DATA_DIR}/) would "
                                   f"pass the {memrel_outputs.PATH_MAX}-byte limit of a path; "

@@ -53,6 +53,10 @@ _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 2, 40, 40
 # allocator_settings, copied into the header: a handful of values in every real snapshot.
 MAX_SETTINGS_VALUES, MAX_SETTINGS_DEPTH = 10_000, 32
+# And their text, counted as expanded: one 200,000-character string named by 9,999 keys (a 299 KB
+# pickle) was a 2 GB header built in memory before the loader's 16 MiB cap refused it, 4 GB and
+# 12 s (the eightieth adversarial pass, c7-shared-settings-string-expanded).
+MAX_SETTINGS_TEXT = 1 << 20
 
 
 def _show(value):
@@ -81,11 +85,14 @@ class _SettingsError(Exception):
 
 def _plain(value, budget=None, path=()):
     """JSON's share of a value: what JSON cannot hold (NaN, bytes, ...) as its repr. At most
-    MAX_SETTINGS_VALUES values, MAX_SETTINGS_DEPTH deep, and no cycle (_SettingsError)."""
-    budget = budget if budget is not None else [MAX_SETTINGS_VALUES]
+    MAX_SETTINGS_VALUES values and MAX_SETTINGS_TEXT characters of text, MAX_SETTINGS_DEPTH
+    deep, and no cycle (_SettingsError)."""
+    budget = budget if budget is not None else [MAX_SETTINGS_VALUES, MAX_SETTINGS_TEXT]
     budget[0] -= 1
     if budget[0] < 0:
         raise _SettingsError(f"more than {MAX_SETTINGS_VALUES} values (expanded)")
+    if isinstance(value, str):
+        _spend_text(budget, value)
     if isinstance(value, (dict, list, tuple)):
         if id(value) in path:
             raise _SettingsError("cyclic: a value holds itself")
@@ -104,12 +111,22 @@ def _plain(value, budget=None, path=()):
     return _show(value)
 
 
+def _spend_text(budget, text):
+    """Counts TEXT against the settings' text budget, before any copy of it is made."""
+    budget[1] -= len(text)
+    if budget[1] < 0:
+        raise _SettingsError(f"more than {MAX_SETTINGS_TEXT} characters of text (expanded: a "
+                             "string named more than once counts each time)")
+
+
 def _plain_dict(value, budget, path):
     """A dict's keys as JSON's text keys. Two keys one text (the int 1 and the str '1', a lone
     surrogate and its written-out escape) are refused: one setting was dropped without a word (the
     seventy-sixth adversarial pass, c7-snapshot-settings-key-collision-drops-setting)."""
     out, keys = {}, {}
     for k, v in value.items():
+        if isinstance(k, str):
+            _spend_text(budget, k)
         text = _utf8(k) if isinstance(k, str) else _show(k)
         if text in keys:
             # ascii(): a lone surrogate and its escape look alike otherwise.

@@ -57,7 +57,7 @@ def test_trace_import_o_past_the_limit_is_refused_before_any_write(tmp_path):
     (tmp_path / "log.csv").write_text(RMM_LOG)
     out = "new/" + _relative_path_of(tmp_path, 4070, "n") + "/t.memtrace"
     refused(_memrel("trace", "import", "log.csv", "-o", out, cwd=tmp_path),
-            "the path is over 4080 bytes long")
+            "the path is over 4079 bytes long")
     assert _leftovers(tmp_path) == ["log.csv"]
 
 
@@ -175,3 +175,36 @@ def test_a_threshold_too_small_for_a_double_says_so(tmp_path):
     finite number from 0 to 10", which it is; the Python side says "too small"."""
     refused(_memrel("compare", HOST_RUN, HOST_RUN, "--latency-min-change", "1e-400",
                     cwd=tmp_path), "--latency-min-change", "too small for a number here")
+
+
+@needs_memrel
+def test_a_threshold_past_its_bound_beyond_28_digits_is_refused_by_history_changes(tmp_path):
+    """The review of this pass's fix: the Python check read the text in 28 digits (Decimal's
+    default), and 10.00000000000000000000000000001 was 10 again."""
+    subprocess.run([MEMREL, "history", "--db", "h.sqlite", "add", HOST_RUN], check=True,
+                   capture_output=True, cwd=tmp_path, timeout=120)
+    value = "10." + "0" * 40 + "1"
+    refused(_memrel("history", "--db", "h.sqlite", "changes", "--min-magnitude", value,
+                    cwd=tmp_path), "--min-magnitude")
+
+
+@needs_memrel
+def test_a_tmpdir_with_room_for_memrels_own_names_is_taken(tmp_path):
+    """The review of this pass's fix: 320 bytes were kept under the limit for memrel's names in
+    TMPDIR, which take about 60; a TMPDIR of 3900 bytes, spelt absolute, ran no cell."""
+    tmpdir = _relative_path_of(tmp_path, 3900, "t")
+    os.makedirs(tmp_path / tmpdir)
+    (tmp_path / "log.csv").write_text(RMM_LOG)
+    r = _memrel("run", "-b", "null", "--include-null", "-w", "log.csv", "-o", "r.json",
+                cwd=tmp_path, env={**os.environ, "TMPDIR": tmpdir})
+    assert r.returncode == 0, r.stderr
+
+
+@needs_memrel
+def test_a_path_of_exactly_the_longest_length_is_said_so(tmp_path):
+    """The review of this pass's fix: a path of 4080 bytes was refused as "over 4080 bytes long";
+    with its 16-byte suffix and the terminating NUL it is one too long, and the line says 4079."""
+    out = _relative_path_of(tmp_path, 4080, "p")
+    os.makedirs(tmp_path / os.path.dirname(out))
+    refused(_memrel("run", "-b", "null", "--include-null", "-w", "temp-then-delete", "-o", out,
+                    cwd=tmp_path), "the path is over 4079 bytes long")

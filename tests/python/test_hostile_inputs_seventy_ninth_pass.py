@@ -83,3 +83,28 @@ def test_a_run_the_machine_stops_before_its_first_cell_leaves_no_journal(tmp_pat
                    exit_code=4)
     assert "journal" not in line
     assert sorted(os.listdir(tmp_path)) == ["log.csv"]
+
+
+
+@needs_memrel
+def test_a_fresh_run_whose_input_vanishes_keeps_the_journal_it_says_it_kept(tmp_path):
+    """The review of this pass's fix: a fresh run stopped by the machine before any cell finished
+    said "kept in r.json.journal (put the file back and continue with --resume)" of a journal it
+    had removed. Only a cell that cannot start (a descriptor limit) removes it."""
+    import shutil
+    import time
+
+    shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "temp-then-delete.json"),
+                tmp_path / "w.json")
+    # Each call of the host example slowed by 0.3 s: the input goes while the first cell runs.
+    p = subprocess.Popen([MEMREL, "-q", "run", "-b", "pluggable-host-example", "-w", "./w.json",
+                          "-o", "r.json"], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "MEMREL_TEST_HOST_EXAMPLE_DELAY_US": "300000"})
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None and \
+            not (tmp_path / "r.json.journal").exists():
+        time.sleep(0.005)
+    (tmp_path / "w.json").unlink()
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 4 and "kept in r.json.journal" in err, (p.returncode, err)
+    assert (tmp_path / "r.json.journal").exists()
