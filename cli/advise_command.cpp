@@ -113,7 +113,8 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   if (!needs_trace_import(a.input) && !is_trace_path(a.input)) {
     // memrel's other kinds named as such, as every reader names them (a history given to advise
     // was only "not a trace": the seventy-seventh adversarial pass, noted by a tester).
-    if (std::string kind = other_memrel_kind(read_input_head(a.input, 4096), "trace");
+    if (std::string kind =
+            other_memrel_kind(read_input_head(a.input, kOtherKindHeadBytes), "trace");
         !kind.empty())
       throw std::invalid_argument(a.input + ": " + kind);
     throw std::invalid_argument(a.input +

@@ -63,6 +63,10 @@ nlohmann::json parse_input_json(const std::string& text, const std::string& file
 // history) or a pickle (a PyTorch snapshot); "" for any other text.
 std::string other_memrel_kind(const std::string& text, const std::string& what);
 
+// How much of a file to read for other_memrel_kind where only its head is read: a journal's
+// first line holds its run's whole context (tens of KiB with many backends and workloads).
+inline constexpr std::size_t kOtherKindHeadBytes = 1 << 20;
+
 // The first 16 bytes of every SQLite database file, its header's "magic string": the history's
 // format (gate/history). Told by it, a history given where another file goes is named.
 inline const std::string kSqliteMagic("SQLite format 3\0", 16);

@@ -377,7 +377,7 @@ void check_wal_companions_can_be_made(const std::string& given) {
 // results file given as --db was SQLite's "file is not a database" (the same pass,
 // c10-history-db-not-told-by-content).
 static std::string not_an_sqlite_database(const std::string& path) {
-  const std::string head = read_input_head(path, 4096);
+  const std::string head = read_input_head(path, kOtherKindHeadBytes);
   if (head.empty() || head.rfind(kSqliteMagic, 0) == 0) return "";
   if (std::string kind = other_memrel_kind(head, "history database"); !kind.empty()) return kind;
   const std::size_t first = head.find_first_not_of(" \t\r\n");

@@ -49,9 +49,18 @@ class Loader {
     if (std::memcmp(prefix, kMagic, sizeof kMagic) != 0) {
       // memrel's other kinds named as such: a history named *.memtrace was to be imported (the
       // seventy-seventh adversarial pass, noted by a tester).
-      if (std::string kind = other_memrel_kind(read_input_head(path_, 4096), "trace");
-          !kind.empty())
-        fail("", kind);
+      // A journal's header line holds the run's whole context: read far enough for it (the
+      // eighty-first adversarial pass, c10-journal-unnamed-by-advise-and-trace).
+      const std::string head = read_input_head(path_, kOtherKindHeadBytes);
+      if (std::string kind = other_memrel_kind(head, "trace"); !kind.empty()) fail("", kind);
+      // A JSON document (a results file, a workload) is none the importer takes either: its
+      // advice to import it was refused by the importer (the same pass,
+      // c10-trace-show-wrong-advice).
+      if (const std::size_t first = head.find_first_not_of(" \t\r\n");
+          first != std::string::npos && head[first] == '{')
+        fail("",
+             "a JSON document (a workload or a results file?), not a memrel trace: a "
+             "workload runs as it is (-w), a results file is read by compare and report");
       fail("", "not a memrel trace (no MEMTRACE magic): import it with `memrel trace import`");
     }
     std::uint32_t header_bytes = 0, record_bytes = 0;

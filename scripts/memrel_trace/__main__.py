@@ -97,6 +97,11 @@ def _refuse_other_memrel_kind(path, head):
             raise TraceInputError(path, "", "a memrel journal (memrel.journal/1: the cells an "
                                             "interrupted run finished), not a PyTorch snapshot or "
                                             "an RMM log: finish that run with --resume")
+    # A JSON document (a results file, a workload): said so, as the trace loader says it.
+    if head.lstrip(b" \t\r\n").startswith(b"{"):
+        raise TraceInputError(path, "", "a JSON document (a workload or a results file?), not a "
+                                        "PyTorch snapshot or an RMM log: a workload runs as it is "
+                                        "(-w), a results file is read by compare and report")
 
 
 def import_trace(args):
@@ -110,7 +115,9 @@ def import_trace(args):
     f, source_bytes = open_source(args.file)  # a regular file under the cap, before a byte is read
     builder_module.use_numpy_for(source_bytes)
     with f:
-        head = f.read(4096)  # a journal's header line, for _refuse_other_memrel_kind
+        # A journal's header line, for _refuse_other_memrel_kind: it holds the run's whole
+        # context (the eighty-first adversarial pass, c10-journal-unnamed-by-advise-and-trace).
+        head = f.read(1 << 20)
     # Told by content before the name: a memrel trace named t.pickle was "truncated or malformed
     # pickle (UnicodeDecodeError ...)" (the fifty-fifth adversarial pass,
     # c10-import-trace-named-pickle), as the other readers name it (read_input_json).

@@ -90,8 +90,12 @@ INSTANTIATE_TEST_SUITE_P(
     Defects, TraceFileDefect,
     ::testing::Values(
         Defect{"Empty", [] { return std::string(); }, "truncated: 0 bytes, less than the prefix"},
-        Defect{"NotATrace", [] { return std::string("{\"schema\": \"memrel.workload/1\"}  "); },
+        Defect{"NotATrace", [] { return std::string("Thread,Time,Action,Pointer,Size"); },
                "not a memrel trace (no MEMTRACE magic): import it with `memrel trace import`"},
+        // Named as the document it is: "import it" was advice the importer then refused (the
+        // eighty-first adversarial pass, c10-trace-show-wrong-advice).
+        Defect{"AJsonDocument", [] { return std::string("{\"schema\": \"memrel.workload/1\"}  "); },
+               "a JSON document (a workload or a results file?), not a memrel trace"},
         Defect{"OtherRecordSize",
                [] { return testing::trace_bytes(testing::trace_header(kRecords), kRecords, 24); },
                "records of 24 bytes: this memrel reads memrel.trace/1 (16-byte records)"},
