@@ -1,23 +1,16 @@
 """What the eightieth adversarial pass of issue 23 found and was fixed (docs/inputs.md,
 "Eightieth pass"). Each test fails on the code before its fix."""
 
-import os
 import pickle
 import resource
-import subprocess
 
 import pytest
 
-from test_hostile_inputs import MEMREL, ROOT, needs_memrel, refused
+from test_hostile_inputs import needs_memrel, refused
+from test_hostile_inputs_seventy_eighth_pass import HOST_RUN, _memrel
 
-HOST_RUN = os.path.join(ROOT, "tests", "data", "host-run.json")
 TRACE = [{"action": "alloc", "addr": 4096, "size": 16, "stream": 0, "time_us": 1},
          {"action": "free_completed", "addr": 4096, "size": 16, "stream": 0, "time_us": 2}]
-
-
-def _memrel(*args, cwd, preexec_fn=None):
-    return subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, preexec_fn=preexec_fn)
 
 
 def _one_gib_of_address_space():

@@ -14,9 +14,11 @@ RMM_LOG = ("Thread,Time,Action,Pointer,Size,Stream\n1,08:00:00.000001,allocate,0
            "1,08:00:00.000002,free,0x10,100,0x1\n")
 
 
-def _memrel(*args, cwd, env=None):
+def _memrel(*args, cwd, **options):
+    """memrel -q ARGS in CWD; options (env, preexec_fn) go to subprocess.run. Shared by the
+    later passes' tests."""
     return subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, env=env)
+                          timeout=300, **options)
 
 
 def _relative_path_of(tmp_path, total, letter):

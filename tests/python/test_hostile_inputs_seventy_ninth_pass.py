@@ -8,15 +8,7 @@ import subprocess
 import pytest
 
 from test_hostile_inputs import MEMREL, ROOT, needs_bench, needs_memrel, refused
-
-HOST_RUN = os.path.join(ROOT, "tests", "data", "host-run.json")
-RMM_LOG = ("Thread,Time,Action,Pointer,Size,Stream\n1,00:00:00.1,allocate,0x1000,10,0x0\n"
-           "1,00:00:00.2,free,0x1000,10,0x0\n")
-
-
-def _memrel(*args, cwd, preexec_fn=None):
-    return subprocess.run([MEMREL, "-q", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, preexec_fn=preexec_fn)
+from test_hostile_inputs_seventy_eighth_pass import HOST_RUN, RMM_LOG, _memrel
 
 
 def _a_history(tmp_path, name):
