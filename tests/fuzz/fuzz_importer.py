@@ -101,6 +101,15 @@ def seeds():
     out.append(pickle.dumps(dict(snapshot, device_traces=[[dict(entries[1], size=-5),
                                                            dict(entries[4], size=4096)]]),
                             protocol=4))
+    # The seventy-sixth and eightieth passes': settings keys that are one text (1 and "1"), one
+    # string shared by many settings (its text counted each time), and an RMM allocate failure
+    # that carries a pointer.
+    out.append(pickle.dumps(dict(snapshot, allocator_settings={1: "a", "1": "b"}), protocol=4))
+    text = "y" * 20000
+    out.append(pickle.dumps(dict(snapshot, allocator_settings={f"k{i}": text for i in range(99)}),
+                            protocol=4))
+    out.append(b"Thread,Time,Action,Pointer,Size,Stream\n"
+               b"1,12:00:00.000001,allocate failure,0x1000,4096,0x0\n")
     return out
 
 
