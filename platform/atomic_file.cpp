@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "platform/child_process.hpp"
+#include "platform/error_text.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/file_kind.hpp"
 #include "platform/folders_made_here.hpp"
@@ -511,8 +512,7 @@ namespace {
 
 void write_and_sync(int fd, const std::string& content, const std::string& path) {
   write_all(fd, content, path);
-  if (::fsync(fd) != 0)
-    throw std::runtime_error(path + ": cannot sync (" + std::strerror(errno) + ")");
+  if (::fsync(fd) != 0) throw MachineStateError(path + ": cannot sync (" + error_text(errno) + ")");
 }
 
 // BASE, else BASE.1, BASE.2, ...: the first name `take` takes (false with errno EEXIST: taken
@@ -581,7 +581,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
       fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
       return fd >= 0;
     });
-    if (fd < 0) throw std::runtime_error(tmp + ": cannot create (" + std::strerror(errno) + ")");
+    if (fd < 0) throw MachineStateError(tmp + ": cannot create (" + error_text(errno) + ")");
     try {
       write_and_sync(fd, content, tmp);
     } catch (...) {
@@ -603,7 +603,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename into place (" + std::strerror(err) + ")");
+    throw MachineStateError(path + ": cannot rename into place (" + error_text(err) + ")");
   }
   fs::path folder = fs::path(path).parent_path();
   int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -17,6 +17,7 @@
 
 #include "platform/error_text.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/machine_state_error.hpp"
 #include "platform/temporary_folder.hpp"
 
 namespace memrel {
@@ -176,7 +177,7 @@ pid_t start_child(const ChildSpec& spec) {
   // to 0..3 below, even with one of them closed in the parent.
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0)
-    throw std::runtime_error("cannot make a pipe: " + error_text(errno));
+    throw MachineStateError("cannot make a pipe: " + error_text(errno));
   for (int& end : report) {
     const int high = fcntl(end, F_DUPFD_CLOEXEC, 10);
     if (high >= 0) {
@@ -190,7 +191,7 @@ pid_t start_child(const ChildSpec& spec) {
     const int err = errno;
     close(report[0]);
     close(report[1]);
-    throw std::runtime_error(std::string("fork failed: ") + std::strerror(err));
+    throw MachineStateError(std::string("fork failed: ") + error_text(err));
   }
   if (pid == 0) {
     if (spec.own_process_group) setpgid(0, 0);
@@ -352,7 +353,7 @@ int anonymous_file() {
   std::string tmpl = base + "/memrel-XXXXXX";
   fd = mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0)
-    throw std::runtime_error(
+    throw MachineStateError(
         "cannot create a temporary file in " + base + " (" +
         (errno == EMFILE ? error_text(errno) : "TMPDIR: " + std::string(std::strerror(errno))) +
         ")");

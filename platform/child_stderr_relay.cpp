@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "platform/error_text.hpp"
+#include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
 
 namespace memrel {
@@ -56,7 +58,7 @@ ChildStderrRelay::ChildStderrRelay(std::vector<std::string> foreign_starts)
     : foreign_starts_(std::move(foreign_starts)) {
   int ends[2];
   if (pipe2(ends, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("cannot make a pipe (") + std::strerror(errno) + ")");
+    throw MachineStateError("cannot make a pipe: " + error_text(errno));
   read_end_ = OwnedFd(ends[0]);
   write_end_ = OwnedFd(ends[1]);
 }

@@ -11,13 +11,14 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "platform/error_text.hpp"
 #include "platform/machine_state_error.hpp"
 
 namespace memrel {
 namespace {
 
-std::runtime_error failure(const std::string& path, const std::string& what) {
-  return std::runtime_error(path + ": " + what + " (" + std::strerror(errno) + ")");
+MachineStateError failure(const std::string& path, const std::string& what) {
+  return MachineStateError(path + ": " + what + " (" + error_text(errno) + ")");
 }
 
 // An exclusive flock for as long as the file is open: a second writer is refused, not let in to

@@ -26,6 +26,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/cpu_time_limit.hpp"
+#include "platform/error_text.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/file_kind.hpp"
 #include "platform/input_rules.hpp"
@@ -127,8 +128,8 @@ void finish_log(const BenchJob& job) {
   if (std::rename(tmp.c_str(), job.log_path.c_str()) != 0) {
     const int err = errno;
     std::remove(tmp.c_str());
-    throw std::runtime_error(job.log_path + ": cannot put the log in place (" + std::strerror(err) +
-                             ")");
+    throw MachineStateError(job.log_path + ": cannot put the log in place (" + error_text(err) +
+                            ")");
   }
 }
 
@@ -249,7 +250,7 @@ long long finish_file(const BenchCommand& command, const BenchJob& job, int exit
     return kNotResults;
   }
   int fd = open(tmp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(tmp + ": cannot read back (" + std::strerror(errno) + ")");
+  if (fd < 0) throw MachineStateError(tmp + ": cannot read back (" + error_text(errno) + ")");
   std::string content = read_whole_fd(fd);
   close(fd);
   // Google Benchmark does not check its writes: past `ulimit -f` (SIGXFSZ is ignored, and stays
