@@ -26,6 +26,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/cpu_time_limit.hpp"
+#include "platform/decimal_text.hpp"
 #include "platform/error_text.hpp"
 #include "platform/executable_path.hpp"
 #include "platform/file_kind.hpp"
@@ -710,7 +711,13 @@ std::string bench_arg_problem(const std::string& argument) {
          (number.front() == '.' && number.size() > 1 && number[1] >= '0' && number[1] <= '9')) &&
         number.find_first_not_of("0123456789.eE-") == std::string::npos;
     const bool whole = plain && end == number.c_str() + number.size();
-    if (!whole || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxBenchSeconds)
+    // The bound compared with the text as written: 86400.000000000000000001 reads as the double
+    // 86400 and was taken (the eighty-second adversarial pass, c4-warmup-time-exact-bound), as
+    // every other bound is compared (platform/decimal_text.hpp).
+    const bool past_bound =
+        !whole || !is_decimal_text(number) ||
+        compare_decimal_text(number, shortest_decimal_text(kMaxBenchSeconds)) > 0;
+    if (past_bound || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxBenchSeconds)
       return argument + ": expected a finite number of seconds above 0 (at most " +
              std::to_string(static_cast<int>(kMaxBenchSeconds)) + "), in digits without a unit";
     return "";

@@ -3,10 +3,11 @@
 
 import os
 import resource
+import subprocess
 
 import pytest
 
-from test_hostile_inputs import needs_bench, needs_memrel, refused
+from test_hostile_inputs import MEMREL, needs_bench, needs_memrel, refused
 from test_hostile_inputs_seventy_eighth_pass import _memrel
 
 TINY = ('{"schema": "memrel.workload/1", "name": "tiny", "description": "one allocation", '
@@ -44,3 +45,18 @@ def test_bench_under_an_open_files_limit_says_the_limit_not_an_internal_error(tm
                            cwd=tmp_path, preexec_fn=_open_files_limit(limit)),
                    f"the open-files limit, ulimit -n, is {limit}", exit_code=4)
     assert "internal error" not in line
+
+
+@needs_memrel
+@pytest.mark.parametrize("command", ["bench", "ab"])
+@pytest.mark.parametrize("seconds", ["86400.000000000000000001", "8.6400000000000000001e4"])
+def test_the_warm_up_time_is_compared_with_its_bound_as_written(tmp_path, command, seconds):
+    """c4-warmup-time-exact-bound: `--bench-arg=--benchmark_min_warmup_time=` followed by
+    86400.000000000000000001 read as the double 86400 and memrel_bench started, past the
+    documented "at most 86400"."""
+    argument = f"--benchmark_min_warmup_time={seconds}"
+    r = subprocess.run([MEMREL, "-q", command, "-b", "null", f"--bench-arg={argument}",
+                        "--out" if command == "ab" else "-o", str(tmp_path / "o")],
+                       capture_output=True, text=True, timeout=30)
+    refused(r, "--bench-arg", argument, "at most 86400")
+    assert not (tmp_path / "o").exists()
