@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "platform/byte_size.hpp"
+#include "platform/decimal_text.hpp"
 #include "platform/unusable_input.hpp"
 
 namespace memrel {
@@ -24,9 +25,21 @@ std::string number_text(double v) {
   return out.str();
 }
 
+// No leading zero, as in every whole number memrel reads (docs/inputs.md, "Numbers on the command
+// line"): `arena_max=007` was taken as 7.
 bool whole_number(const std::string& text) {
   return !text.empty() && text.size() <= 18 &&
-         text.find_first_not_of("0123456789") == std::string::npos;
+         text.find_first_not_of("0123456789") == std::string::npos &&
+         (text.size() == 1 || text[0] != '0');
+}
+
+// TEXT within [MIN, MAX] (above MIN where OPEN_BELOW) as written, not as the double it rounds to:
+// `per_process_memory_fraction=1.00000000000000000001` read as 1 and was taken (the
+// eighty-second adversarial pass, c4-warmup-time-exact-bound, of every bound alike).
+bool within_as_written(const std::string& text, double min, double max, bool open_below) {
+  const int below = compare_decimal_text(text, shortest_decimal_text(min));
+  return (open_below ? below > 0 : below >= 0) &&
+         compare_decimal_text(text, shortest_decimal_text(max)) <= 0;
 }
 
 }  // namespace
@@ -57,9 +70,8 @@ std::string canonical_setting_value(const BackendSetting& s, const std::string& 
       std::string range = "from " + number_text(s.min) + " to " + number_text(s.max);
       std::string what = s.power_of_two ? "a power of two " + range : "a whole number " + range;
       if (!whole_number(value)) refuse(s, value, "expected " + what);
-      double v = std::stod(value);
       std::uint64_t n = std::stoull(value);
-      if (v < s.min || v > s.max || (s.power_of_two && (n & (n - 1)) != 0))
+      if (!within_as_written(value, s.min, s.max, false) || (s.power_of_two && (n & (n - 1)) != 0))
         refuse(s, value, "expected " + what);
       return std::to_string(n);
     }
@@ -79,11 +91,12 @@ std::string canonical_setting_value(const BackendSetting& s, const std::string& 
     case BackendSetting::Type::kFraction: {
       std::string what =
           "a number above " + number_text(s.min) + " and at most " + number_text(s.max);
-      char* end = nullptr;
-      double v = value.empty() ? NAN : std::strtod(value.c_str(), &end);
-      if (value.empty() || end == nullptr || *end != '\0' || !std::isfinite(v) || v <= s.min ||
-          v > s.max)
+      // Decimal digits as every number memrel reads is spelt: strtod also took `0x0.8`, `+0.5`
+      // and ` 0.5`.
+      if (!is_decimal_text(value) || !within_as_written(value, s.min, s.max, true))
         refuse(s, value, "expected " + what);
+      const double v = std::strtod(value.c_str(), nullptr);
+      if (!std::isfinite(v) || v <= s.min) refuse(s, value, "expected " + what);
       return number_text(v);
     }
     case BackendSetting::Type::kChoice: {

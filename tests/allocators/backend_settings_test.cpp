@@ -99,6 +99,34 @@ TEST(BackendSettings, EveryBadSettingIsOneLineNamingIt) {
     EXPECT_EQ(error_of(spec).find('\n'), std::string::npos) << spec;
 }
 
+// Numbers are read as every number memrel reads (docs/inputs.md): bounds compared as written, not
+// as the double the text rounds to; no leading zero; no spelling strtod alone takes.
+TEST(BackendSettings, NumbersAreComparedWithTheirBoundsAsWritten) {
+  EXPECT_NE(
+      error_of("torch-native:per_process_memory_fraction=1.00000000000000000001").find("at most 1"),
+      std::string::npos);
+  EXPECT_NE(error_of("torch-native:per_process_memory_fraction=0.9,"
+                     "garbage_collection_threshold=0.9999990000000000000001")
+                .find("at most 0.999999"),
+            std::string::npos);
+  for (const char* spelling : {"0x0.8", "+0.5", " 0.5", "0.5 ", "inf", "1e-400"}) {
+    EXPECT_NE(error_of(std::string("torch-native:per_process_memory_fraction=") + spelling)
+                  .find("expected a number above 0"),
+              std::string::npos)
+        << spelling;
+  }
+  EXPECT_NE(error_of("host-malloc:arena_max=007").find("a whole number from 1 to 1024"),
+            std::string::npos);
+  EXPECT_NE(error_of("host-malloc:mmap_max=00").find("a whole number"), std::string::npos);
+  // The bounds themselves, and other spellings of a number within them, are taken.
+  EXPECT_EQ(error_of("torch-native:per_process_memory_fraction=1.000000000000000000000"), "");
+  EXPECT_EQ(error_of("torch-native:per_process_memory_fraction=.5"), "");
+  EXPECT_EQ(error_of("torch-native:per_process_memory_fraction=5e-1"), "");
+  EXPECT_EQ(error_of("host-malloc:arena_max=1024"), "");
+  EXPECT_EQ(error_of("host-malloc:mmap_max=0"), "");
+  EXPECT_NE(error_of("host-malloc:arena_max=1025").find("from 1 to 1024"), std::string::npos);
+}
+
 TEST(BackendSettings, ABackendListSplitsBetweenBackendsNotBetweenSettings) {
   EXPECT_EQ(split_backend_list({"torch-native:a=1,b=2,host-malloc", "null"}),
             (std::vector<std::string>{"torch-native:a=1,b=2", "host-malloc", "null"}));
