@@ -21,7 +21,7 @@ import memrel_help  # the help layout of every memrel subcommand (scripts/memrel
 import memrel_outputs
 import memrel_outputs.last_word
 import memrel_outputs.stopping
-from memrel_outputs import unnamed_file
+from memrel_outputs import memrel_kinds, unnamed_file
 from memrel_outputs.address_space import user_limit_bytes
 from memrel_outputs.replace_barrier import replace_barrier
 from memrel_trace.name_characters import forbidden_name_character
@@ -162,7 +162,6 @@ def _check_wal_companions_can_be_made(path):
                          "PATH 'PRAGMA journal_mode=DELETE')")
 
 
-SQLITE_MAGIC = b"SQLite format 3\0"
 
 
 def _not_an_sqlite_database(path):
@@ -176,21 +175,24 @@ def _not_an_sqlite_database(path):
     except OSError:
         return ""
     try:
-        head = os.read(fd, 4096)
+        head = b""
+        while len(head) < memrel_kinds.HEAD_BYTES:
+            more = os.read(fd, memrel_kinds.HEAD_BYTES - len(head))
+            if not more:
+                break
+            head += more
     except OSError:
         return ""
     finally:
         os.close(fd)
-    if not head or head.startswith(SQLITE_MAGIC):
+    if not head or memrel_kinds.is_history(head):
         return ""
-    if head.startswith(b"MEMTRACE"):
-        return ("a memrel trace (it begins with MEMTRACE), not a history database: a trace is a "
-                "workload (-w)")
-    first = head.split(b"\n", 1)[0]
-    if b'"memrel.journal/1"' in first:
-        return ("a memrel journal (memrel.journal/1: the cells an interrupted run finished), not "
-                "a history database: finish that run with --resume")
-    if head.lstrip(b" \t\r\n").startswith(b"{"):
+    # memrel's own other kinds, in every reader's words: a pickle too, which was "not an SQLite
+    # database (it does not begin ...)".
+    kind = memrel_kinds.other_memrel_kind(head, "history database")
+    if kind:
+        return kind
+    if memrel_kinds.is_json_document(head):
         return ("a JSON document (a results file?), not a history database: add a results file "
                 "to a history with `memrel history --db DB add FILE`")
     return ("not an SQLite database (it does not begin with \"SQLite format 3\"), so not a "

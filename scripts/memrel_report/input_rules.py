@@ -14,6 +14,7 @@ import re
 import stat
 
 import memrel_outputs
+from memrel_outputs import memrel_kinds
 from memrel_outputs.one_line import one_line, visible
 
 
@@ -69,22 +70,12 @@ def read_text(path, cap):
     data = read_bytes(path, cap)
     # memrel's own other kind of file, named so, as the C++ readers say it (read_input_json): a
     # trace was "not UTF-8 text (byte 3833)" (the thirty-first adversarial pass,
-    # c10-other-kind-said-malformed-or-old).
-    if data.startswith(b"MEMTRACE"):
-        raise InputError(path, "a memrel trace (it begins with MEMTRACE), not a JSON document: a "
-                               "trace is a workload (-w)")
-    # Nor a history (an SQLite database), as the C++ readers say it: "not UTF-8 text (byte 102)"
-    # (the seventy-first adversarial pass, c10-history-db-not-told-by-content).
-    if data.startswith(b"SQLite format 3\0"):
-        raise InputError(path, "an SQLite database (it begins with \"SQLite format 3\"), not a JSON "
-                               "document: a history is read with `memrel history --db` or "
-                               "`report --history`")
-    # Nor a pickle (a PyTorch snapshot), as the C++ readers say it and the importer tells one:
-    # "not UTF-8 text (byte 0)" (the seventy-seventh adversarial pass, noted by a tester).
-    if len(data) >= 2 and data[0] == 0x80 and 2 <= data[1] <= 5:
-        raise InputError(path, f"a Python pickle (it begins with PROTO {data[1]}), not a JSON "
-                               "document: a PyTorch snapshot is imported with `memrel trace "
-                               "import`, or run as -w")
+    # c10-other-kind-said-malformed-or-old), a history "not UTF-8 text (byte 102)" (the
+    # seventy-first), a pickle "not UTF-8 text (byte 0)" (the seventy-seventh), a journal "Extra
+    # data" (the forty-ninth, c10-journal-as-results).
+    kind = memrel_kinds.other_memrel_kind(data, "JSON document")
+    if kind:
+        raise InputError(path, kind)
     try:
         # A leading byte order mark is passed over, as the C++ reader (nlohmann::json) does and
         # RFC 8259 allows: compare and history took such a file and report refused it (the
@@ -94,21 +85,6 @@ def read_text(path, cap):
         raise InputError(path, f"not UTF-8 text (byte {e.start})") from None
     if not text.strip():
         raise InputError(path, "empty file")
-    # Nor a journal: a header line naming memrel.journal/1, then a line per finished cell (the
-    # forty-ninth adversarial pass, c10-journal-as-results: "Extra data"), as the C++ readers say.
-    first, newline, _ = text.partition("\n")
-    if text.startswith("{") and newline:
-        try:
-            header = json.loads(first)
-        except (ValueError, RecursionError):
-            # Nested past Python's recursion limit: no journal's header; the JSON reader below
-            # says how deep, as for the same text without its newline (the sixty-third
-            # adversarial pass, c10-report-journal-sniff-deep-json-exit4).
-            header = None
-        if isinstance(header, dict) and header.get("schema") == "memrel.journal/1":
-            raise InputError(path, "a memrel journal (memrel.journal/1: the cells an interrupted "
-                                   "run finished), not a JSON document: finish that run with "
-                                   "--resume")
     return text
 
 

@@ -15,6 +15,7 @@ import signal
 import sys
 
 import memrel_outputs
+from memrel_outputs import memrel_kinds
 from memrel_outputs import last_word, standard_output
 from memrel_outputs.file_name_text import as_text  # the C++ tools' path_for_json, in Python
 from memrel_outputs.one_line import one_line
@@ -80,25 +81,16 @@ class _CannotWrite(Exception):
 
 def _refuse_other_memrel_kind(path, head):
     """memrel's own other kinds named by their first bytes, as every reader names them
-    (read_input_json's other_memrel_kind): a history named h.csv was "neither a PyTorch snapshot
+    (memrel_outputs.memrel_kinds): a history named h.csv was "neither a PyTorch snapshot
     pickle nor an RMM log", a journal named j.pickle "truncated or malformed pickle" (the
     seventy-ninth adversarial pass, c10-importer-misnames-kind)."""
-    if head.startswith(b"SQLite format 3\0"):
-        raise TraceInputError(path, "", "an SQLite database (it begins with \"SQLite format 3\"), "
-                                        "not a PyTorch snapshot or an RMM log: a history is read "
-                                        "with `memrel history --db` or `report --history`")
-    first, newline, _ = head.partition(b"\n")
-    if head.startswith(b"{") and newline:
-        try:
-            header = json.loads(first)
-        except (ValueError, RecursionError):
-            header = None
-        if isinstance(header, dict) and header.get("schema") == "memrel.journal/1":
-            raise TraceInputError(path, "", "a memrel journal (memrel.journal/1: the cells an "
-                                            "interrupted run finished), not a PyTorch snapshot or "
-                                            "an RMM log: finish that run with --resume")
+    what = "PyTorch snapshot or an RMM log"
+    if memrel_kinds.is_history(head):
+        raise TraceInputError(path, "", memrel_kinds.history_words(what))
+    if memrel_kinds.is_journal(head):
+        raise TraceInputError(path, "", memrel_kinds.journal_words(what))
     # A JSON document (a results file, a workload): said so, as the trace loader says it.
-    if head.lstrip(b" \t\r\n").startswith(b"{"):
+    if memrel_kinds.is_json_document(head):
         raise TraceInputError(path, "", "a JSON document (a workload or a results file?), not a "
                                         "PyTorch snapshot or an RMM log: a workload runs as it is "
                                         "(-w), a results file is read by compare and report")
@@ -117,7 +109,7 @@ def import_trace(args):
     with f:
         # A journal's header line, for _refuse_other_memrel_kind: it holds the run's whole
         # context (the eighty-first adversarial pass, c10-journal-unnamed-by-advise-and-trace).
-        head = f.read(1 << 20)
+        head = f.read(memrel_kinds.HEAD_BYTES)
     # Told by content before the name: a memrel trace named t.pickle was "truncated or malformed
     # pickle (UnicodeDecodeError ...)" (the fifty-fifth adversarial pass,
     # c10-import-trace-named-pickle), as the other readers name it (read_input_json).
