@@ -50,6 +50,7 @@
 #include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/journal_header.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
 #include "platform/own_descriptor_path.hpp"
@@ -81,6 +82,29 @@ struct AdviseArgs {
 
 std::string default_grid() { return install_layout().data_dir + "/advise/grid.json"; }
 
+// Whether PATH is what advise writes there, told by its content, not its name: the frontier
+// (memrel.advise/1), or the journal of a sweep it began. A user's notes named advise.json, or a
+// results file so named, made a folder advise's, and advise replaced them and the results.json
+// beside them (the eighty-third adversarial pass, c10-advise-out-told-by-name-replaces-results).
+bool is_advice(const std::string& path) {
+  try {
+    const nlohmann::json doc = read_input_json(path, kMaxResultsFileBytes, "advise document");
+    return doc.is_object() && doc.contains("schema") && doc["schema"] == kAdviseSchema;
+  } catch (const std::exception&) {
+    return false;  // not there, not a regular file, not JSON: not advise's
+  }
+}
+
+bool is_sweep_journal(const std::string& path) {
+  try {
+    const std::string head = read_input_head(path, kOtherKindHeadBytes);
+    const std::size_t end = head.find('\n');
+    return end != std::string::npos && is_a_journal_header(head.substr(0, end));
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // --out is a folder advise wrote (its advise.json, or the journal of a sweep it began), or one
 // where advise would replace nothing: a user's folder holding a results.json or an advise.html
 // of its own had them written over (the twelfth adversarial pass,
@@ -90,13 +114,16 @@ void refuse_folder_advise_did_not_write(const std::string& out_dir) {
   auto exists = [&](const char* name) {
     return lstat((fs::path(out_dir) / name).c_str(), &st) == 0;
   };
-  if (exists("advise.json") || exists("results.json.journal")) return;
-  for (const char* name :
-       {"results.json", "advise.html", "advise-frontier.png", "advise-frontier.svg"})
+  if (is_advice((fs::path(out_dir) / "advise.json").string()) ||
+      is_sweep_journal((fs::path(out_dir) / "results.json.journal").string()))
+    return;
+  for (const char* name : {"advise.json", "results.json.journal", "results.json", "advise.html",
+                           "advise-frontier.png", "advise-frontier.svg"})
     if (exists(name))
       throw std::invalid_argument("--out " + out_dir + ": holds a " + name +
-                                  " but no advise.json: not a folder advise wrote, and advise "
-                                  "would write over it; choose another --out");
+                                  " but no advise.json of advise's (" + kAdviseSchema +
+                                  "): not a folder advise wrote, and advise would write over "
+                                  "it; choose another --out");
 }
 
 int run_advise(AdviseArgs& a, const GlobalOptions& global) {

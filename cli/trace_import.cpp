@@ -16,6 +16,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/python_module.hpp"
 #include "harness/workload/trace_file.hpp"
+#include "platform/error_text.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/temporary_folder.hpp"
@@ -32,6 +33,11 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // memrel-run-* folder is locked while its run lives.
 constexpr const char* kRunFolderPrefix = "memrel-run-";
 constexpr const char* kNewFolderPrefix = "memrel-new-";
+// Made in a run's folder before it is renamed into a memrel-run-* one: what tells a run's folder
+// from a user's of that name holding trace-N.memtrace files, which a later run removed (the
+// eighty-third adversarial pass, c9-run-removes-user-trace-folder-in-tmpdir), as the report's
+// marker tells its folders.
+constexpr const char* kRunFolderMarker = ".memrel-run-folder";
 
 // A run folder whose owner is gone: its lock (flock on the folder itself, released by the kernel
 // however the owner died, PID reuse or not) can be taken. A memrel-new-* one is never locked: it
@@ -48,17 +54,23 @@ bool abandoned(const std::string& folder, bool is_new) {
   return unowned;
 }
 
-// Only what a run puts there: trace-N.memtrace and the importer's hidden .memtrace-*.tmp. A
-// folder holding anything else is not a run's (a user's memrel-run-notes), and is kept.
-bool holds_only_traces(const std::string& folder) {
+// Only what a run puts there: its marker, trace-N.memtrace and the importer's hidden
+// .memtrace-*.tmp. A folder holding anything else is not a run's (a user's memrel-run-notes), and
+// is kept; so is one without the marker (a memrel-new-* folder a run left before it made its
+// marker is empty, and goes).
+bool holds_only_what_a_run_puts(const std::string& folder, bool is_new) {
   std::error_code ec;
+  bool marked = false, empty = true;
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    empty = false;
     const std::string name = entry.path().filename().string();
+    const bool marker = name == kRunFolderMarker;
     const bool trace = name.rfind("trace-", 0) == 0 && ends_with(name, ".memtrace");
     const bool partial = name.rfind(".memtrace-", 0) == 0 && ends_with(name, ".tmp");
-    if (!(trace || partial) || !entry.is_regular_file(ec)) return false;
+    if (!(marker || trace || partial) || !entry.is_regular_file(ec)) return false;
+    marked = marked || marker;
   }
-  return !ec;
+  return !ec && (marked || (is_new && empty));
 }
 
 // What runs killed outright (SIGKILL, the OOM killer) left: their folders of imported traces.
@@ -68,7 +80,8 @@ void remove_abandoned_run_folders(const std::string& tmp) {
     const std::string name = entry.path().filename().string();
     const bool is_new = name.rfind(kNewFolderPrefix, 0) == 0;
     if (!is_new && name.rfind(kRunFolderPrefix, 0) != 0) continue;
-    if (abandoned(entry.path().string(), is_new) && holds_only_traces(entry.path().string()))
+    if (abandoned(entry.path().string(), is_new) &&
+        holds_only_what_a_run_puts(entry.path().string(), is_new))
       std::filesystem::remove_all(entry.path(), ec);
   }
 }
@@ -128,13 +141,19 @@ std::string ImportedTraces::next_trace() {
                               ") for the imported traces: " + std::strerror(errno) +
                               "; set TMPDIR to a folder with room that memrel can write in");
     const std::string folder = tmp + "/" + kRunFolderPrefix + made.substr(made.size() - 6);
-    lock_fd_ = open(made.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const std::string marker = made + "/" + kRunFolderMarker;
+    const int marker_fd =
+        open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (marker_fd >= 0) close(marker_fd);
+    lock_fd_ = marker_fd < 0 ? -1 : open(made.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0 ||
         renameat2(AT_FDCWD, made.c_str(), AT_FDCWD, folder.c_str(), RENAME_NOREPLACE) != 0) {
       const int error = errno;
       if (lock_fd_ >= 0) close(lock_fd_);
+      unlink(marker.c_str());
       rmdir(made.c_str());
-      throw std::runtime_error("cannot prepare " + made + ": " + std::strerror(error));
+      throw MachineStateError("cannot prepare " + made + ": " + error_text(error) +
+                              "; set TMPDIR to a folder with room that memrel can write in");
     }
     folder_ = folder;
   }

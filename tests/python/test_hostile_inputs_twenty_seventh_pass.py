@@ -1027,6 +1027,7 @@ def test_any_run_removes_what_a_killed_run_left_in_tmpdir(tmp_path):
     tmp = tmp_path / "tmp"
     left = tmp / "memrel-run-Ab12Cd"
     left.mkdir(parents=True)
+    (left / ".memrel-run-folder").touch()  # a run's marker, made before its folder is named so
     shutil.copy(os.path.join(ROOT, "benchmarks", "workloads", "trace-transformer-varying-length.memtrace"),
                 left / "trace-1.memtrace")
     r = subprocess.run([MEMREL, "-q", "run", "-b", "null", "--include-null", "-w", "temp-then-delete",
