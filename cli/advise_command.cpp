@@ -50,7 +50,6 @@
 #include "platform/input_rules.hpp"
 #include "platform/install_layout.hpp"
 #include "platform/interrupt.hpp"
-#include "platform/journal_header.hpp"
 #include "platform/machine_state_error.hpp"
 #include "platform/one_line_text.hpp"
 #include "platform/own_descriptor_path.hpp"
@@ -82,48 +81,47 @@ struct AdviseArgs {
 
 std::string default_grid() { return install_layout().data_dir + "/advise/grid.json"; }
 
-// Whether PATH is what advise writes there, told by its content, not its name: the frontier
-// (memrel.advise/1), or the journal of a sweep it began. A user's notes named advise.json, or a
-// results file so named, made a folder advise's, and advise replaced them and the results.json
-// beside them (the eighty-third adversarial pass, c10-advise-out-told-by-name-replaces-results).
+// Whether PATH is the frontier advise writes (memrel.advise/1), told by its content, not its name:
+// a user's notes named advise.json, or a results file so named, made a folder advise's, and advise
+// replaced them and the results.json beside them (the eighty-third adversarial pass,
+// c10-advise-out-told-by-name-replaces-results).
 bool is_advice(const std::string& path) {
   try {
     const nlohmann::json doc = read_input_json(path, kMaxResultsFileBytes, "advise document");
     return doc.is_object() && doc.contains("schema") && doc["schema"] == kAdviseSchema;
+  } catch (const MachineStateError&) {
+    throw;  // the machine's (out of descriptors), said as such, not as a folder of the user's
   } catch (const std::exception&) {
     return false;  // not there, not a regular file, not JSON: not advise's
-  }
-}
-
-bool is_sweep_journal(const std::string& path) {
-  try {
-    const std::string head = read_input_head(path, kOtherKindHeadBytes);
-    const std::size_t end = head.find('\n');
-    return end != std::string::npos && is_a_journal_header(head.substr(0, end));
-  } catch (const std::exception&) {
-    return false;
   }
 }
 
 // --out is a folder advise wrote (its advise.json, or the journal of a sweep it began), or one
 // where advise would replace nothing: a user's folder holding a results.json or an advise.html
 // of its own had them written over (the twelfth adversarial pass,
-// c1-advise-out-existing-user-folder), where report refuses a folder without its marker.
+// c1-advise-out-existing-user-folder), where report refuses a folder without its marker. A
+// journal there is judged as run judges one (journal_place_taken, the resume): a foreign file, a
+// FIFO or one that cannot be continued in place is refused in its own words, and an empty one (a
+// sweep killed before its header) or a cut header is a sweep's, replaced.
 void refuse_folder_advise_did_not_write(const std::string& out_dir) {
   struct stat st {};
   auto exists = [&](const char* name) {
     return lstat((fs::path(out_dir) / name).c_str(), &st) == 0;
   };
-  if (is_advice((fs::path(out_dir) / "advise.json").string()) ||
-      is_sweep_journal((fs::path(out_dir) / "results.json.journal").string()))
-    return;
-  for (const char* name : {"advise.json", "results.json.journal", "results.json", "advise.html",
-                           "advise-frontier.png", "advise-frontier.svg"})
+  if (exists("results.json.journal")) return;
+  if (exists("advise.json")) {
+    if (is_advice((fs::path(out_dir) / "advise.json").string())) return;
+    throw std::invalid_argument("--out " + out_dir +
+                                ": holds an advise.json that is not advise's (" + kAdviseSchema +
+                                "): not a folder advise wrote, and advise would write over it; "
+                                "choose another --out");
+  }
+  for (const char* name :
+       {"results.json", "advise.html", "advise-frontier.png", "advise-frontier.svg"})
     if (exists(name))
       throw std::invalid_argument("--out " + out_dir + ": holds a " + name +
-                                  " but no advise.json of advise's (" + kAdviseSchema +
-                                  "): not a folder advise wrote, and advise would write over "
-                                  "it; choose another --out");
+                                  " but no advise.json: not a folder advise wrote, and advise "
+                                  "would write over it; choose another --out");
 }
 
 int run_advise(AdviseArgs& a, const GlobalOptions& global) {

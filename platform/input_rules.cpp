@@ -264,10 +264,13 @@ class CheckingSax {
 // a line per finished cell. Given where a JSON document goes, it was "malformed JSON at byte
 // 1669: [json.exception...]" (the forty-ninth adversarial pass, c10-journal-as-results; the
 // fiftieth, c10-validate-run-journal-as-malformed-json, for workloads).
+// A header line naming memrel.journal/1, then a line per finished cell; after a byte order mark
+// too, as nlohmann passes one over and the Python readers' twin (memrel_kinds.is_journal) does.
 static bool is_a_journal(const std::string& text) {
-  const std::size_t end = text.find('\n');
-  return text.rfind('{', 0) == 0 && end != std::string::npos &&
-         is_a_journal_header(text.substr(0, end));
+  const std::size_t start = text.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0;
+  const std::size_t end = text.find('\n', start);
+  return text.compare(start, 1, "{") == 0 && end != std::string::npos &&
+         is_a_journal_header(text.substr(start, end - start));
 }
 
 static std::string journal_words(const std::string& what) {

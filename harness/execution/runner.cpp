@@ -464,7 +464,9 @@ class Scheduler {
       try {
         return Running{index, start(spec, options_.cell_timeout_s, true, zygote), "zygote"};
       } catch (const MachineStateError&) {
-        throw;  // the zygote stopped from outside: no cell of the run's can be judged now
+        // The zygote stopped from outside, or the machine cannot make the cell's files, pipes
+        // or process: no cell of the run's can be judged now.
+        throw;
       } catch (const std::runtime_error& e) {
         refuse(m, zygotes_[zygote_key(m)], e.what());
       }

@@ -30,16 +30,21 @@ def pickle_protocol(head):
     return None
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
 def is_journal(head):
     """A header line naming memrel.journal/1, then a line per finished cell (a leading byte order
-    mark passed over, as the JSON readers pass it over)."""
+    mark passed over, as the JSON readers pass it over): platform/input_rules.cpp's is_a_journal."""
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
     first, newline, _ = head.partition(b"\n")
     if not head.startswith(b"{") or not newline:
         return False
     try:
-        header = json.loads(first)
+        # NaN and Infinity are no JSON: the C++ readers' header (nlohmann) refuses them too.
+        header = json.loads(first, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         # Not JSON, or nested past Python's recursion limit: no journal's header (the sixty-third
         # adversarial pass, c10-report-journal-sniff-deep-json-exit4).

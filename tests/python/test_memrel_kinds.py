@@ -17,6 +17,9 @@ KINDS = {
     "pickle": pickle.dumps({"segments": []}, protocol=4),
     "journal": JOURNAL,
     "json-document": b'{"schema": "memrel.results/1"}',
+    # One reading on both sides: a byte order mark before a journal, and a NaN in its header.
+    "journal-after-a-byte-order-mark": b"\xef\xbb\xbf" + JOURNAL,
+    "journal-header-with-a-nan": b'{"schema": "memrel.journal/1", "x": NaN}\n{"index": 0}\n',
 }
 
 
@@ -38,6 +41,8 @@ def test_each_kind_is_told_by_its_first_bytes_alone():
     assert told["pickle"].startswith("a Python pickle (it begins with PROTO 4), not a X")
     assert told["journal"].startswith("a memrel journal (memrel.journal/1: ")
     assert told["json-document"] == ""  # what the JSON readers want: their own parser says more
+    assert told["journal-after-a-byte-order-mark"] == told["journal"]
+    assert told["journal-header-with-a-nan"] == ""  # NaN is no JSON: no journal's header
     assert memrel_kinds.other_memrel_kind(b"SQLite format 3\0" + bytes(84), "X").startswith(
         'an SQLite database (it begins with "SQLite format 3"), not a X')
     # A first line that is not a journal's header, or no second line: no journal.
