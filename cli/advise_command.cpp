@@ -138,13 +138,20 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
   if (!needs_trace_import(a.input) && !is_trace_path(a.input)) {
     // memrel's other kinds named as such, as every reader names them (a history given to advise
     // was only "not a trace": the seventy-seventh adversarial pass, noted by a tester).
-    if (std::string kind =
-            other_memrel_kind(read_input_head(a.input, kOtherKindHeadBytes), "trace");
-        !kind.empty())
+    const std::string head = read_input_head(a.input, kOtherKindHeadBytes);
+    if (std::string kind = other_memrel_kind(head, "trace"); !kind.empty())
       throw std::invalid_argument(a.input + ": " + kind);
-    throw std::invalid_argument(a.input +
-                                ": not a trace (.memtrace), a PyTorch snapshot (.pickle) or an "
-                                "RMM log (.csv)");
+    // A JSON document named so, as the trace loader and the importer name one: advise said only
+    // what it takes (the eighty-fifth adversarial pass, a1).
+    const std::string kinds =
+        "a trace (.memtrace), a PyTorch snapshot (.pickle) or an RMM log (.csv)";
+    if (const std::size_t first = head.find_first_not_of(" \t\r\n");
+        first != std::string::npos && head[first] == '{')
+      throw std::invalid_argument(
+          a.input + ": a JSON document (a workload or a results file?), not " + kinds +
+          ": advise replays a program's trace; a workload runs as "
+          "it is (run -w), a results file is read by compare and report");
+    throw std::invalid_argument(a.input + ": not " + kinds);
   }
   // The sweep, every name checked before anything runs: -b's backends, or every compiled backend
   // that can run here; then the grid's configurations that can.

@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include "platform/machine_state_error.hpp"
+
 namespace memrel {
 
 // The cell's exit code for it; no other exit of `memrel cell` uses 5 (an allocator might: the
@@ -15,10 +17,12 @@ constexpr int kCellResultNotWritten = 5;
 constexpr const char* kCellResultNotWrittenLine = "memrel cell: the result could not be written";
 
 // Thrown by the runner when a cell exits with kCellResultNotWritten: the run stops (exit 4), the
-// finished cells stay in the journal.
-class CellResultNotWritten : public std::runtime_error {
+// finished cells stay in the journal. The machine's state (a full TMPDIR, `ulimit -f`), said as
+// such: it was "internal error: null x log: the cell ran but could not write its result" (the
+// eighty-fifth adversarial pass, F10, F11).
+class CellResultNotWritten : public MachineStateError {
  public:
-  using std::runtime_error::runtime_error;
+  using MachineStateError::MachineStateError;
 };
 
 }  // namespace memrel

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "platform/cut_json.hpp"
 #include "platform/file_kind.hpp"
 #include "platform/input_rules.hpp"
 #include "platform/iso8601_time.hpp"
@@ -42,8 +43,9 @@ bool is_utc_time(const std::string& text) {
 bool first_line_is_ours(const std::string& first_line, bool whole) {
   static const std::string start = "{\"context\":";
   if (!whole)
-    return start.rfind(first_line, 0) == 0 || first_line.rfind(start, 0) == 0 ||
-           first_line.find(std::string("\"") + kJournalSchema + "\"") != std::string::npos;
+    return start.rfind(first_line, 0) == 0 ||
+           (first_line.rfind(start, 0) == 0 &&
+            (is_a_journal_header(first_line) || is_cut_json(first_line)));
   return is_a_journal_header(first_line);
 }
 
