@@ -34,7 +34,9 @@ bool is_utc_time(const std::string& text) {
 
 // Whether a journal's first line is memrel's: a header naming the journal's schema, or, cut before
 // its end (`whole` false), the start of one (nlohmann writes its keys in order, "context" first)
-// or text naming the schema; an empty file is the start of one too. Only such a file is replaced
+// or of one naming the schema (an older memrel's, "schema" first), as JSON cut short: a user's
+// line naming the schema, or beginning so and going on as text, was replaced (the eighty-fifth
+// adversarial pass, J21); an empty file is the start of one too. Only such a file is replaced
 // as a journal holding no cell, or read by --resume: a user's one-line file of that name was
 // removed (the forty-eighth adversarial pass, c2-journal-foreign-file-deleted), and a trace or a
 // pretty-printed results file there was "the journal of an interrupted run: continue it with
@@ -44,7 +46,8 @@ bool first_line_is_ours(const std::string& first_line, bool whole) {
   static const std::string start = "{\"context\":";
   if (!whole)
     return start.rfind(first_line, 0) == 0 ||
-           (first_line.rfind(start, 0) == 0 &&
+           ((first_line.rfind(start, 0) == 0 ||
+             first_line.find(std::string("\"") + kJournalSchema + "\"") != std::string::npos) &&
             (is_a_journal_header(first_line) || is_cut_json(first_line)));
   return is_a_journal_header(first_line);
 }
