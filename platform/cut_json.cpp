@@ -27,16 +27,15 @@ class StopPosition : public nlohmann::json_sax<nlohmann::json> {
     stopped_at = position;
     return false;
   }
-  std::size_t stopped_at = 0;  // 0: no error, a whole document
+  std::size_t stopped_at = 0;
 };
 
 }  // namespace
 
-bool is_cut_json(const std::string& text) {
-  if (text.empty()) return false;
+JsonTextKind json_text_kind(const std::string& text) {
   StopPosition stop;
-  nlohmann::json::sax_parse(text, &stop);
-  return stop.stopped_at == text.size() + 1;
+  if (nlohmann::json::sax_parse(text, &stop)) return JsonTextKind::kWhole;
+  return stop.stopped_at == text.size() + 1 ? JsonTextKind::kCutShort : JsonTextKind::kNotJson;
 }
 
 }  // namespace memrel

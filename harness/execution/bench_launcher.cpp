@@ -26,6 +26,7 @@
 #include "platform/atomic_file.hpp"
 #include "platform/child_process.hpp"
 #include "platform/cpu_time_limit.hpp"
+#include "platform/cut_json.hpp"
 #include "platform/decimal_text.hpp"
 #include "platform/error_text.hpp"
 #include "platform/executable_path.hpp"
@@ -186,37 +187,6 @@ std::optional<int> exited(const Running& r) {
   return std::nullopt;
 }
 
-// What a results file's text is as JSON, read once: whole; cut off (a prefix of a document, as a
-// write cut off by a full disk or a file size limit leaves it); or something else.
-enum class JsonText { kWhole, kCutOff, kNotJson };
-
-JsonText json_text(const std::string& text) {
-  // Every value accepted; the parse error's byte tells a prefix (it ran out at the end) from text
-  // that went wrong before its end.
-  struct Reader : nlohmann::json_sax<nlohmann::json> {
-    std::size_t error_at = 0;
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return true; }
-    bool key(string_t&) override { return true; }
-    bool end_object() override { return true; }
-    bool start_array(std::size_t) override { return true; }
-    bool end_array() override { return true; }
-    bool parse_error(std::size_t at, const std::string&,
-                     const nlohmann::detail::exception&) override {
-      error_at = at;
-      return false;
-    }
-  } reader;
-  if (nlohmann::json::sax_parse(text, &reader)) return JsonText::kWhole;
-  return reader.error_at >= text.size() ? JsonText::kCutOff : JsonText::kNotJson;
-}
-
 // Once the process has exited by itself: its temporary file put in place whole, when it wrote
 // one with something in it (a benchmark that failed, exit 3, still leaves the others' figures).
 // Returns the file's size, -1 when there is none. Google Benchmark writes an empty file when its
@@ -261,16 +231,16 @@ long long finish_file(const BenchCommand& command, const BenchJob& job, int exit
   // Cut off by a process that failed, it is that process's failure, not the disk's: an
   // allocator's exit(1) was "a full disk?", exit 4, and the backends after it never ran (the
   // twenty-second adversarial pass, c8-bench-allocator-exit1-blamed-on-disk).
-  const JsonText shape = json_text(content);
-  if (exit_code != 0 && shape != JsonText::kWhole) return kCutOffByItsExit;
+  const JsonTextKind shape = json_text_kind(content);
+  if (exit_code != 0 && shape != JsonTextKind::kWhole) return kCutOffByItsExit;
   // Cut off is JSON that ends too soon; text that goes wrong before its end (`notjson`, NUL
   // bytes) was never JSON: the process wrote something else, its failure, not the disk's (the
   // forty-ninth adversarial pass, c8-bench-non-json-output-said-full-disk).
-  if (shape == JsonText::kNotJson) {
+  if (shape == JsonTextKind::kNotJson) {
     why_not_results = "not JSON";
     return kNotResults;
   }
-  if (shape == JsonText::kCutOff)
+  if (shape == JsonTextKind::kCutShort)
     throw MachineStateError(job.json_path + ": memrel_bench's output is cut off at byte " +
                             std::to_string(content.size()) +
                             ", not whole JSON (a full disk or a file size limit?); not kept");
