@@ -145,8 +145,7 @@ int run_advise(AdviseArgs& a, const GlobalOptions& global) {
     // what it takes (the eighty-fifth adversarial pass, a1).
     const std::string kinds =
         "a trace (.memtrace), a PyTorch snapshot (.pickle) or an RMM log (.csv)";
-    if (const std::size_t first = head.find_first_not_of(" \t\r\n");
-        first != std::string::npos && head[first] == '{')
+    if (begins_as_json_document(head))
       throw std::invalid_argument(
           a.input + ": a JSON document (a workload or a results file?), not " + kinds +
           ": advise replays a program's trace; a workload runs as "

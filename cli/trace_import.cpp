@@ -103,8 +103,7 @@ bool needs_trace_import(const std::string& path) {
   if (head.rfind("\xef\xbb\xbf", 0) == 0) head = head.substr(3);
   if (head.rfind("Thread,Time,Action,Pointer,Size,Stream", 0) == 0) return true;
   if (is_trace_path(path)) return false;
-  const std::size_t first = head.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && head[first] == '{') return false;
+  if (begins_as_json_document(head)) return false;
   return ends_with(path, ".pickle") || ends_with(path, ".pkl") || ends_with(path, ".csv");
 }
 

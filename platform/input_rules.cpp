@@ -318,6 +318,11 @@ std::string other_memrel_kind(const std::string& text, const std::string& what) 
   return "";
 }
 
+bool begins_as_json_document(const std::string& head) {
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && head[first] == '{';
+}
+
 nlohmann::json read_input_json(const std::string& path, std::uint64_t max_bytes,
                                const std::string& what) {
   std::string text = read_input_text(path, max_bytes, what);

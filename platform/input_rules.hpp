@@ -63,6 +63,11 @@ nlohmann::json parse_input_json(const std::string& text, const std::string& file
 // history) or a pickle (a PyTorch snapshot); "" for any other text.
 std::string other_memrel_kind(const std::string& text, const std::string& what);
 
+// Whether a file's first bytes begin a JSON object (after blanks): a workload, a results file, a
+// backend file. One test for every reader that names such a document given where it takes none
+// (the trace loader, advise, the history, run's importer dispatch).
+bool begins_as_json_document(const std::string& head);
+
 // How much of a file to read for other_memrel_kind where only its head is read: a journal's
 // first line holds its run's whole context (tens of KiB with many backends and workloads).
 inline constexpr std::size_t kOtherKindHeadBytes = 1 << 20;

@@ -380,8 +380,7 @@ static std::string not_an_sqlite_database(const std::string& path) {
   const std::string head = read_input_head(path, kOtherKindHeadBytes);
   if (head.empty() || head.rfind(kSqliteMagic, 0) == 0) return "";
   if (std::string kind = other_memrel_kind(head, "history database"); !kind.empty()) return kind;
-  const std::size_t first = head.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && head[first] == '{')
+  if (begins_as_json_document(head))
     return "a JSON document (a results file?), not a history database: add a results file to a "
            "history with `memrel history --db DB add FILE`";
   return "not an SQLite database (it does not begin with \"SQLite format 3\"), so not a history "

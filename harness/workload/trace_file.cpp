@@ -59,8 +59,7 @@ class Loader {
       // A JSON document (a results file, a workload) is none the importer takes either: its
       // advice to import it was refused by the importer (the same pass,
       // c10-trace-show-wrong-advice).
-      if (const std::size_t first = head.find_first_not_of(" \t\r\n");
-          first != std::string::npos && head[first] == '{')
+      if (begins_as_json_document(head))
         fail("",
              "a JSON document (a workload or a results file?), not a memrel trace: a "
              "workload runs as it is (-w), a results file is read by compare and report");
@@ -366,8 +365,7 @@ bool is_trace_path(const std::string& path) {
   // Content before name, as run's dispatcher tells a file (cli/trace_import.cpp): a JSON object
   // named *.memtrace is the workload it is (it was "no MEMTRACE magic", where the same file
   // named *.pickle ran: the nineteenth adversarial pass, c10-run-workload-json-named-memtrace).
-  const std::size_t first = head.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && head[first] == '{') return false;
+  if (begins_as_json_document(head)) return false;
   const std::string ext = kTraceExtension;
   return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
 }

@@ -191,7 +191,11 @@ def advise_grids():
             "host-malloc:mmap_threshold=1MiB,trim_threshold=0", "torch-expandable:max_split_size_mb=256",
             "rmm-pool:initial=8GiB,maximum=16GiB", "host-malloc:arena_max=0", "host-mallok:trim_threshold=0",
             "torch-native:garbage_collection_threshold=0.6", "torch-native:backend=cudaMallocAsync,expandable_segments=True",
-            "host-malloc:trim_threshold=0,trim_threshold=1", ":,=,:=", "host-malloc:")):
+            "host-malloc:trim_threshold=0,trim_threshold=1", ":,=,:=", "host-malloc:",
+            # Numbers read as written (the eighty-second adversarial pass): past a bound in far
+            # digits, strtod's hex, a leading zero.
+            "torch-native:per_process_memory_fraction=1.00000000000000000001",
+            "torch-native:per_process_memory_fraction=0x0.8", "host-malloc:arena_max=007")):
         _put(d, f"seed-{i}", text)
 
 
