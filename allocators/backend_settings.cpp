@@ -33,15 +33,6 @@ bool whole_number(const std::string& text) {
          (text.size() == 1 || text[0] != '0');
 }
 
-// TEXT within [MIN, MAX] (above MIN where OPEN_BELOW) as written, not as the double it rounds to:
-// `per_process_memory_fraction=1.00000000000000000001` read as 1 and was taken (the
-// eighty-second adversarial pass, c4-warmup-time-exact-bound, of every bound alike).
-bool within_as_written(const std::string& text, double min, double max, bool open_below) {
-  const int below = compare_decimal_text(text, shortest_decimal_text(min));
-  return (open_below ? below > 0 : below >= 0) &&
-         compare_decimal_text(text, shortest_decimal_text(max)) <= 0;
-}
-
 }  // namespace
 
 std::string canonical_bytes(std::uint64_t bytes) {
@@ -71,7 +62,7 @@ std::string canonical_setting_value(const BackendSetting& s, const std::string& 
       std::string what = s.power_of_two ? "a power of two " + range : "a whole number " + range;
       if (!whole_number(value)) refuse(s, value, "expected " + what);
       std::uint64_t n = std::stoull(value);
-      if (!within_as_written(value, s.min, s.max, false) || (s.power_of_two && (n & (n - 1)) != 0))
+      if (!decimal_text_within(value, s.min, s.max) || (s.power_of_two && (n & (n - 1)) != 0))
         refuse(s, value, "expected " + what);
       return std::to_string(n);
     }
@@ -93,7 +84,7 @@ std::string canonical_setting_value(const BackendSetting& s, const std::string& 
           "a number above " + number_text(s.min) + " and at most " + number_text(s.max);
       // Decimal digits as every number memrel reads is spelt: strtod also took `0x0.8`, `+0.5`
       // and ` 0.5`.
-      if (!is_decimal_text(value) || !within_as_written(value, s.min, s.max, true))
+      if (!is_decimal_text(value) || !decimal_text_within(value, s.min, s.max, true))
         refuse(s, value, "expected " + what);
       const double v = std::strtod(value.c_str(), nullptr);
       if (!std::isfinite(v) || v <= s.min) refuse(s, value, "expected " + what);

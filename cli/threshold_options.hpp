@@ -34,9 +34,7 @@ inline CLI::Validator finite_range(double lo, double hi) {
         // taken (the seventy-eighth adversarial pass, c4-threshold-past-bound-rounds-in). The text
         // is compared with the bounds exactly; a misspelt one is refused after the parse
         // (misspelled_number).
-        const bool beyond =
-            is_decimal_text(text) && (compare_decimal_text(text, shortest_decimal_text(lo)) < 0 ||
-                                      compare_decimal_text(text, shortest_decimal_text(hi)) > 0);
+        const bool beyond = is_decimal_text(text) && !decimal_text_within(text, lo, hi);
         if (parsed && !underflowed && !negative && !beyond && std::isfinite(value) && value >= lo &&
             value <= hi)
           return "";
@@ -55,9 +53,7 @@ inline CLI::Validator finite_range(double lo, double hi) {
 inline CLI::Validator exact_bounds(double lo, double hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {
-        if (!is_decimal_text(text) || (compare_decimal_text(text, shortest_decimal_text(lo)) >= 0 &&
-                                       compare_decimal_text(text, shortest_decimal_text(hi)) <= 0))
-          return "";
+        if (!is_decimal_text(text) || decimal_text_within(text, lo, hi)) return "";
         return "'" + text + "' is not a number from " + CLI::detail::to_string(lo) + " to " +
                CLI::detail::to_string(hi);
       },

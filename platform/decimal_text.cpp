@@ -96,4 +96,10 @@ std::string shortest_decimal_text(double value) {
   return error == std::errc() ? std::string(buffer, end) : std::string("0");
 }
 
+bool decimal_text_within(const std::string& text, double lo, double hi, bool lo_open) {
+  const int against_lo = compare_decimal_text(text, shortest_decimal_text(lo));
+  return (lo_open ? against_lo > 0 : against_lo >= 0) &&
+         compare_decimal_text(text, shortest_decimal_text(hi)) <= 0;
+}
+
 }  // namespace memrel

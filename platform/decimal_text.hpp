@@ -21,4 +21,8 @@ int compare_decimal_text(const std::string& a, const std::string& b);
 // The shortest decimal text that reads back as VALUE ("0.5", "1e-09"): a bound to compare with.
 std::string shortest_decimal_text(double value);
 
+// Whether the decimal TEXT lies from LO to HI as written (above LO, not at it, where LO_OPEN):
+// one range check for every number memrel reads against bounds it states.
+bool decimal_text_within(const std::string& text, double lo, double hi, bool lo_open = false);
+
 }  // namespace memrel

@@ -685,8 +685,7 @@ std::string bench_arg_problem(const std::string& argument) {
     // 86400 and was taken (the eighty-second adversarial pass, c4-warmup-time-exact-bound), as
     // every other bound is compared (platform/decimal_text.hpp).
     const bool past_bound =
-        !whole || !is_decimal_text(number) ||
-        compare_decimal_text(number, shortest_decimal_text(kMaxBenchSeconds)) > 0;
+        !whole || !is_decimal_text(number) || !decimal_text_within(number, 0, kMaxBenchSeconds);
     if (past_bound || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxBenchSeconds)
       return argument + ": expected a finite number of seconds above 0 (at most " +
              std::to_string(static_cast<int>(kMaxBenchSeconds)) + "), in digits without a unit";
